@@ -1,0 +1,23 @@
+// The ruleplane subcommands. Each takes its arguments (after the subcommand
+// name) and the output streams, and returns the process exit code:
+//   0 success, 1 a finding (lint error, failed test, evaluation error),
+//   2 bad usage or unreadable input.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace ruleplane::cli {
+
+using Args = std::vector<std::string>;
+
+enum ExitCode { kExitOk = 0, kExitFinding = 1, kExitUsage = 2 };
+
+int RunEval(const Args& args, std::ostream& out, std::ostream& err);
+int RunLint(const Args& args, std::ostream& out, std::ostream& err);
+int RunTest(const Args& args, std::ostream& out, std::ostream& err);
+int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+int RunExplain(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+
+}  // namespace ruleplane::cli

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ruleplane needs, only those that are missing.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config clang clang-format
+  libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
+fi
