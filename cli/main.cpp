@@ -1,0 +1,52 @@
+// ruleplane: lint, test, plan and explain decision tables over snapshots.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: ruleplane <command> [arguments]
+
+Commands:
+  plan [--rules PATH|NAME@VERSION]... [--param K=V]... SNAPSHOT.json [-o table|json|yaml]
+                     the plan of steps the rules decide for a snapshot ("-" reads standard input)
+  explain [--rules PATH|NAME@VERSION]... [--param K=V]... SNAPSHOT.json [--rule ID]
+                     why each rule matched or did not, cell by cell
+  lint PATH...       check rule files; every problem with file:line:column
+  test PATH...       run the tests written inside rule files
+  eval EXPR [--input FILE.json]
+                     evaluate one expression against a JSON document's top-level keys
+  version            print the version
+
+Without --rules, the rule files built into the binary are used.
+Exit codes: 0 success, 1 a finding (lint error, failed test, evaluation error), 2 bad usage or unreadable input.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ruleplane::cli;
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return kExitUsage;
+  }
+  const std::string command = argv[1];
+  const Args args(argv + 2, argv + argc);
+  if (command == "plan") return RunPlan(args, std::cin, std::cout, std::cerr);
+  if (command == "explain") return RunExplain(args, std::cin, std::cout, std::cerr);
+  if (command == "lint") return RunLint(args, std::cout, std::cerr);
+  if (command == "test") return RunTest(args, std::cout, std::cerr);
+  if (command == "eval") return RunEval(args, std::cout, std::cerr);
+  if (command == "version" || command == "--version") {
+    std::cout << "ruleplane " << RULEPLANE_VERSION << "\n";
+    return kExitOk;
+  }
+  if (command == "help" || command == "--help" || command == "-h") {
+    std::cout << kUsage;
+    return kExitOk;
+  }
+  std::cerr << "ruleplane: unknown command '" << command << "'\n" << kUsage;
+  return kExitUsage;
+}

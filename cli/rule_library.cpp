@@ -1,0 +1,189 @@
+#include "cli/rule_library.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "cli/bundled_files.h"
+#include "cli/read_file.h"
+#include "engine/rule_loader.h"
+
+namespace ruleplane::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsYaml(const fs::path& path) { return path.extension() == ".yaml" || path.extension() == ".yml"; }
+
+struct Source {
+  std::string path;
+  std::string text;
+};
+
+std::shared_ptr<const ActionCatalogue> LoadBundledCatalogue(std::ostream& err) {
+  std::vector<std::shared_ptr<const ActionCatalogue>> parts;
+  for (const BundledFile& file : BundledFiles()) {
+    if (!file.path.starts_with("actions/")) continue;
+    CatalogueLoadResult loaded = LoadActionCatalogue(file.content, file.path);
+    for (const Diagnostic& d : loaded.diagnostics) err << FormatDiagnostic(d, file.content);
+    if (!loaded.catalogue) return nullptr;
+    parts.push_back(loaded.catalogue);
+  }
+  CatalogueLoadResult merged = MergeCatalogues(parts);
+  for (const Diagnostic& d : merged.diagnostics) err << FormatDiagnostic(d, "");
+  return merged.catalogue;
+}
+
+std::vector<Source> BundledRuleSources() {
+  std::vector<Source> sources;
+  for (const BundledFile& file : BundledFiles()) {
+    if (file.path.starts_with("rules/")) sources.push_back({file.path, file.content});
+  }
+  return sources;
+}
+
+// Reads a file, or every YAML file under a directory (sorted, recursive).
+bool ReadSources(const std::string& reference, std::vector<Source>& sources, std::ostream& err) {
+  std::error_code ec;
+  if (fs::is_directory(reference, ec)) {
+    std::vector<fs::path> paths;
+    for (auto it = fs::recursive_directory_iterator(reference, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->is_regular_file() && IsYaml(it->path())) paths.push_back(it->path());
+    }
+    if (ec) {
+      err << "ruleplane: cannot list '" << reference << "': " << ec.message() << "\n";
+      return false;
+    }
+    std::sort(paths.begin(), paths.end());
+    for (const fs::path& path : paths) {
+      if (!ReadSources(path.string(), sources, err)) return false;
+    }
+    return true;
+  }
+  auto text = ReadFile(reference);
+  if (!text.ok()) {
+    err << "ruleplane: " << text.error().message << "\n";
+    return false;
+  }
+  sources.push_back({reference, std::move(*text)});
+  return true;
+}
+
+bool VersionMatches(const std::string& version, const std::string& wanted) {
+  return version == wanted || version.starts_with(wanted + ".") || version.starts_with(wanted + "-");
+}
+
+bool NameMatches(const RuleFile& file, const std::string& name) {
+  if (file.rule_set->name == name) return true;
+  const fs::path parent = fs::path(file.path).parent_path();
+  return parent.filename() == name;
+}
+
+}  // namespace
+
+int CompareVersions(const std::string& a, const std::string& b) {
+  std::istringstream as(a), bs(b);
+  for (int part = 0; part < 3; ++part) {
+    long x = 0, y = 0;
+    as >> x;
+    bs >> y;
+    if (x != y) return x < y ? -1 : 1;
+    as.ignore(1);
+    bs.ignore(1);
+  }
+  // A pre-release sorts before its release.
+  const bool a_pre = a.find('-') != std::string::npos, b_pre = b.find('-') != std::string::npos;
+  if (a_pre != b_pre) return a_pre ? -1 : 1;
+  return a.compare(b);
+}
+
+std::unique_ptr<RuleLibrary> LoadRuleLibrary(const std::vector<std::string>& references, std::ostream& err) {
+  auto library = std::make_unique<RuleLibrary>();
+  library->catalogue = LoadBundledCatalogue(err);
+  if (!library->catalogue) {
+    err << "ruleplane: the bundled action catalogue is invalid\n";
+    return nullptr;
+  }
+
+  std::vector<Source> sources;
+  std::vector<std::string> selections;  // NAME@VERSION references
+  bool paths_given = false;
+  for (const std::string& reference : references) {
+    std::error_code ec;
+    if (reference.find('@') != std::string::npos && !fs::exists(reference, ec)) {
+      selections.push_back(reference);
+      continue;
+    }
+    paths_given = true;
+    if (!ReadSources(reference, sources, err)) return nullptr;
+  }
+  if (!paths_given) {
+    sources = BundledRuleSources();
+  } else if (sources.empty()) {
+    err << "ruleplane: no rule files (*.yaml) found\n";
+    return nullptr;
+  }
+
+  for (Source& source : sources) {
+    RuleLoadResult loaded = LoadRuleFile(source.text, source.path, library->catalogue.get());
+    library->files.push_back({source.path, std::move(source.text), loaded.rule_set, std::move(loaded.diagnostics)});
+  }
+  if (selections.empty()) return library;
+
+  std::vector<RuleFile> selected;
+  for (const std::string& selection : selections) {
+    const std::string name = selection.substr(0, selection.find('@'));
+    const std::string version = selection.substr(selection.find('@') + 1);
+    // The newest matching version of each matching rule-set name.
+    std::map<std::string, const RuleFile*> newest;
+    for (const RuleFile& file : library->files) {
+      if (!file.rule_set || !NameMatches(file, name) || !VersionMatches(file.rule_set->version, version)) continue;
+      const RuleFile*& best = newest[file.rule_set->name];
+      if (best == nullptr || CompareVersions(best->rule_set->version, file.rule_set->version) < 0) best = &file;
+    }
+    if (newest.empty()) {
+      err << "ruleplane: no rule file matches '" << selection << "'\n";
+      return nullptr;
+    }
+    for (const auto& [rule_set_name, file] : newest) selected.push_back(*file);
+  }
+  library->files = std::move(selected);
+  return library;
+}
+
+int PrintDiagnostics(const RuleLibrary& library, std::ostream& err) {
+  int errors = 0;
+  for (const RuleFile& file : library.files) {
+    for (const Diagnostic& d : file.diagnostics) {
+      err << FormatDiagnostic(d, file.text);
+      if (d.severity == Diagnostic::Severity::kError) ++errors;
+    }
+  }
+  return errors;
+}
+
+std::vector<std::shared_ptr<const CompiledRuleSet>> SelectForSubject(const RuleLibrary& library,
+                                                                     const std::string& subject,
+                                                                     std::ostream& err) {
+  std::map<std::string, const RuleFile*> newest;
+  for (const RuleFile& file : library.files) {
+    if (!file.rule_set || (!subject.empty() && file.rule_set->subject != subject)) continue;
+    const RuleFile*& best = newest[file.rule_set->name];
+    if (best == nullptr || CompareVersions(best->rule_set->version, file.rule_set->version) < 0) best = &file;
+  }
+  std::vector<std::shared_ptr<const CompiledRuleSet>> compiled;
+  for (const auto& [name, file] : newest) {
+    auto result = CompiledRuleSet::Compile(file->rule_set);
+    if (!result.ok()) {
+      err << file->path << ": error: " << result.error().message << "\n";
+      continue;
+    }
+    compiled.push_back(*result);
+  }
+  return compiled;
+}
+
+}  // namespace ruleplane::cli

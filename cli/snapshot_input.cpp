@@ -1,0 +1,100 @@
+#include "cli/snapshot_input.h"
+
+#include <algorithm>
+#include <ostream>
+
+#include "cli/read_file.h"
+
+namespace ruleplane::cli {
+
+std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::vector<std::string>& extra,
+                                                  const char* usage, std::ostream& err) {
+  EvaluationArgs parsed;
+  bool have_snapshot = false;
+  auto accepts = [&](const std::string& option) {
+    return std::find(extra.begin(), extra.end(), option) != extra.end();
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const bool takes_value = arg == "--rules" || arg == "--param" || accepts(arg);
+    if (takes_value && i + 1 >= args.size()) {
+      err << "ruleplane: " << arg << " needs a value\n" << usage;
+      return std::nullopt;
+    }
+    if (arg == "--rules") {
+      parsed.rules.push_back(args[++i]);
+    } else if (arg == "--param") {
+      const std::string& assignment = args[++i];
+      const auto equals = assignment.find('=');
+      if (equals == std::string::npos || equals == 0) {
+        err << "ruleplane: --param expects NAME=VALUE, got '" << assignment << "'\n";
+        return std::nullopt;
+      }
+      parsed.params.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
+    } else if (arg == "-o" && accepts(arg)) {
+      parsed.output = args[++i];
+      if (parsed.output != "table" && parsed.output != "json" && parsed.output != "yaml") {
+        err << "ruleplane: -o must be table, json or yaml, not '" << parsed.output << "'\n";
+        return std::nullopt;
+      }
+    } else if (arg == "--rule" && accepts(arg)) {
+      parsed.rule = args[++i];
+    } else if (arg.starts_with("-") && arg != "-") {
+      err << "ruleplane: unknown option '" << arg << "'\n" << usage;
+      return std::nullopt;
+    } else if (have_snapshot) {
+      err << "ruleplane: only one snapshot, got '" << parsed.snapshot_path << "' and '" << arg << "'\n" << usage;
+      return std::nullopt;
+    } else {
+      parsed.snapshot_path = arg;
+      have_snapshot = true;
+    }
+  }
+  if (!have_snapshot) {
+    err << usage;
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+std::optional<EvaluationInput> LoadEvaluationInput(const EvaluationArgs& args, std::istream& in, std::ostream& err,
+                                                   int& exit_code) {
+  exit_code = kExitUsage;
+  auto text = ReadInput(args.snapshot_path, in);
+  if (!text.ok()) {
+    err << "ruleplane: " << text.error().message << "\n";
+    return std::nullopt;
+  }
+  auto snapshot = ParseSnapshot(*text);
+  if (!snapshot.ok()) {
+    err << "ruleplane: " << args.snapshot_path << ": " << snapshot.error().message << "\n";
+    return std::nullopt;
+  }
+  EvaluationInput input{std::move(*snapshot), LoadRuleLibrary(args.rules, err), {}, {}};
+  if (!input.library) return std::nullopt;
+  if (PrintDiagnostics(*input.library, err) > 0) {
+    exit_code = kExitFinding;
+    return std::nullopt;
+  }
+  const std::string subject = input.snapshot.subject();
+  input.rule_sets = SelectForSubject(*input.library, subject, err);
+  if (input.rule_sets.empty()) {
+    err << "ruleplane: no rule file has subject '" << subject << "' (the snapshot's kind is "
+        << input.snapshot.kind << ")\n";
+    return std::nullopt;
+  }
+  for (const auto& [name, value] : args.params) {
+    const bool declared = std::any_of(input.rule_sets.begin(), input.rule_sets.end(), [&](const auto& compiled) {
+      return compiled->rule_set().FindParam(name) >= 0;
+    });
+    if (!declared) {
+      err << "ruleplane: --param " << name << ": no selected rule file declares a param '" << name << "'\n";
+      return std::nullopt;
+    }
+    input.overrides.emplace_back(name, Value::String(value));
+  }
+  exit_code = kExitOk;
+  return input;
+}
+
+}  // namespace ruleplane::cli

@@ -1,0 +1,43 @@
+// What `plan` and `explain` share: their arguments, and the way they load the
+// snapshot, the rule sets for its subject and the param overrides.
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/rule_library.h"
+#include "engine/compiled_rule_set.h"
+#include "engine/snapshot.h"
+
+namespace ruleplane::cli {
+
+struct EvaluationArgs {
+  std::vector<std::string> rules;                            // --rules (repeatable)
+  std::vector<std::pair<std::string, std::string>> params;   // --param K=V (repeatable)
+  std::string snapshot_path;                                 // positional, "-" for stdin
+  std::string output = "table";                              // -o (plan)
+  std::string rule;                                          // --rule (explain)
+};
+
+// Parses the arguments; `extra` names the options the command accepts beside
+// --rules and --param ("-o", "--rule"). Returns nullopt after writing a
+// usage error to `err`.
+std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::vector<std::string>& extra,
+                                                  const char* usage, std::ostream& err);
+
+struct EvaluationInput {
+  Snapshot snapshot;
+  std::unique_ptr<RuleLibrary> library;
+  std::vector<std::shared_ptr<const CompiledRuleSet>> rule_sets;  // those for the snapshot's subject
+  ParamOverrides overrides;
+};
+
+// Loads everything; on failure writes the problem and sets `exit_code`.
+std::optional<EvaluationInput> LoadEvaluationInput(const EvaluationArgs& args, std::istream& in, std::ostream& err,
+                                                   int& exit_code);
+
+}  // namespace ruleplane::cli

@@ -1,0 +1,57 @@
+// ColumnIndex: for one column of a decision table (one fact), the set of rules
+// that a value of the fact satisfies, as far as the column's literal cells
+// (cells whose operands are all constants) decide it. Internal to
+// CompiledRuleSet.
+//
+// The constants of the literal cells cut each ordered kind of value (numbers,
+// strings, bools, timestamps, durations) into regions: every constant itself,
+// and the open gaps between neighbouring constants. A literal cell has the
+// same truth for every value in a region, so the index keeps one bitset per
+// region, computed once by testing the cells on a representative value of the
+// region. A lookup is a binary search among the constants.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/cell_predicate.h"
+#include "engine/value.h"
+
+namespace ruleplane {
+
+class ColumnIndex {
+ public:
+  // `cells`: the literal cells of this column, of any rule; `rule_count`:
+  // rules in the table (rules without a literal cell here are in every bitset).
+  ColumnIndex(int fact_slot, const std::vector<const CellPredicate*>& cells, int rule_count);
+
+  int fact_slot() const { return fact_slot_; }
+
+  // The rules whose literal cells in this column `value` satisfies, as
+  // bitset::WordCount(rule_count) words; or nullptr when the index cannot
+  // answer: the value is null, a list, a map, NaN or an error, or one of the
+  // cells evaluates to an error for it. The caller then tests the cells itself.
+  const uint64_t* Lookup(const Value& value) const;
+
+ private:
+  enum Family { kNumber, kString, kBool, kTimestamp, kDuration, kFamilyCount };
+
+  struct Table {
+    std::vector<Value> breakpoints;        // sorted, distinct
+    std::vector<int64_t> int_breakpoints;  // the same, when every one is an int
+    bool all_int = false;
+    int first_region = 0;  // regions: gap, breakpoint 0, gap, ..., breakpoint k-1, gap
+  };
+
+  static int FamilyOf(const Value& value);  // -1 when not ordered (or NaN)
+  static int Region(const Table& table, const Value& value);
+  const uint64_t* RegionBits(const Table& table, int region) const;
+
+  int fact_slot_;
+  int words_;
+  Table tables_[kFamilyCount];
+  std::vector<uint64_t> bitsets_;  // region r at [r * words_, (r + 1) * words_)
+  std::vector<uint8_t> usable_;    // per region: whether its bitset may be used
+};
+
+}  // namespace ruleplane

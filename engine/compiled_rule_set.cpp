@@ -1,0 +1,358 @@
+#include "engine/compiled_rule_set.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "engine/bitset.h"
+#include "engine/cell_predicate.h"
+#include "engine/column_index.h"
+#include "engine/hit_policy.h"
+
+namespace ruleplane {
+namespace {
+
+struct CompiledRule {
+  std::vector<CellPredicate> cells;  // the rule's cells, "-" left out, in the order written
+  std::vector<int> cell_column;      // per cell: its ColumnIndex when literal, else -1
+  std::vector<int> all_cells;        // 0 .. cells.size() - 1
+  std::vector<int> residual_cells;   // the cells the column indexes cannot answer
+  const Expression* condition = nullptr;
+};
+
+// A rule's cells and condition combine as CEL's && does: false when any is
+// false (even if another could not be evaluated), else an error when any is
+// an error, else true. This makes the order of evaluation irrelevant, so the
+// column index may decide literal cells first.
+struct Verdict {
+  enum Outcome { kFalse, kTrue, kError };
+  Outcome outcome = kTrue;
+  int error_cell = -1;  // index into CompiledRule::cells; -1: the condition
+  Value error;
+};
+
+Value EvaluateCondition(const Expression& condition, expr::Frame& frame) {
+  Value result = condition.program->Evaluate(frame);
+  if (result.is_bool() || result.is_error()) return result;
+  return Value::Error(std::string("the condition must be a bool, got ") + result.TypeName());
+}
+
+// Adds one conjunct's result; returns false when the conjunction is decided false.
+bool Accumulate(Verdict& verdict, const Value& result, int cell) {
+  if (result.is_bool()) {
+    if (result.bool_value()) return true;
+    verdict.outcome = Verdict::kFalse;
+    return false;
+  }
+  if (verdict.outcome != Verdict::kError) {
+    verdict.outcome = Verdict::kError;
+    verdict.error_cell = cell;
+    verdict.error = result;
+  }
+  return true;
+}
+
+std::string PositionText(const SourcePosition& position) {
+  if (!position.known()) return position.file;
+  return position.file + ":" + std::to_string(position.line) + ":" + std::to_string(position.column);
+}
+
+std::string WithPosition(const std::string& what, const SourcePosition& position) {
+  const std::string where = PositionText(position);
+  return where.empty() ? what : what + " (" + where + ")";
+}
+
+}  // namespace
+
+struct CompiledRuleSet::Index {
+  std::vector<CompiledRule> rules;
+  std::vector<ColumnIndex> columns;
+  int words = 1;
+  std::vector<uint64_t> all_rules;
+  std::vector<Value> param_defaults;
+  std::map<std::string, int, std::less<>> param_by_name;
+  HitPolicySelector selector;
+
+  explicit Index(const RuleSet& rule_set) : selector(rule_set) {}
+
+  Verdict EvaluateRule(int rule, expr::Frame& frame, const std::vector<uint8_t>* fallback_columns) const;
+  Error RuleError(const RuleSet& rule_set, int rule, const Verdict& verdict) const;
+};
+
+// Evaluates what the column indexes did not decide: the non-literal cells,
+// the literal cells of columns whose value the index could not classify
+// (`fallback_columns`, null when there are none), and the condition.
+Verdict CompiledRuleSet::Index::EvaluateRule(int rule, expr::Frame& frame,
+                                             const std::vector<uint8_t>* fallback_columns) const {
+  const CompiledRule& compiled = rules[rule];
+  Verdict verdict;
+  for (const int i : fallback_columns ? compiled.all_cells : compiled.residual_cells) {
+    const CellPredicate& cell = compiled.cells[i];
+    const int column = compiled.cell_column[i];
+    if (column >= 0 && !(*fallback_columns)[column]) continue;
+    if (!Accumulate(verdict, cell.Test(frame[cell.fact_slot()], frame), i)) return verdict;
+  }
+  if (compiled.condition != nullptr) Accumulate(verdict, EvaluateCondition(*compiled.condition, frame), -1);
+  return verdict;
+}
+
+Error CompiledRuleSet::Index::RuleError(const RuleSet& rule_set, int rule, const Verdict& verdict) const {
+  const Rule& source = rule_set.rules[rule];
+  std::string what = "rule '" + source.id + "', ";
+  SourcePosition position;
+  if (verdict.error_cell >= 0) {
+    const Cell& cell = rules[rule].cells[verdict.error_cell].cell();
+    what += "cell " + rule_set.facts[cell.fact].name + ": \"" + cell.text + "\"";
+    position = cell.position;
+  } else {
+    what += "condition \"" + source.condition->text + "\"";
+    position = source.condition->position;
+  }
+  if (position.file.empty()) position.file = rule_set.file;
+  return Error{ErrorCode::kEvaluation, WithPosition(what, position) + ": " + verdict.error.error_message(),
+               position};
+}
+
+CompiledRuleSet::~CompiledRuleSet() = default;
+
+Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
+    std::shared_ptr<const RuleSet> rule_set) {
+  if (!rule_set) return Error{ErrorCode::kInvalidArgument, "no rule set to compile", {}};
+  const RuleSet& rules = *rule_set;
+  std::shared_ptr<CompiledRuleSet> compiled(new CompiledRuleSet());
+  compiled->layout_.fact_count = static_cast<int>(rules.facts.size());
+  compiled->layout_.param_count = static_cast<int>(rules.params.size());
+  const FrameLayout& layout = compiled->layout_;
+  auto index = std::make_unique<Index>(rules);
+
+  std::vector<std::string> slot_names;
+  for (const Fact& fact : rules.facts) slot_names.push_back(fact.name);
+  for (const Param& param : rules.params) slot_names.push_back(param.name);
+  slot_names.push_back("snapshot");
+  slot_names.push_back("now");
+
+  int frame_size = layout.fixed_slots();
+  auto account = [&](const Expression& expression) {
+    if (expression.program) frame_size = std::max(frame_size, expression.program->frame_size());
+  };
+  auto account_optional = [&](const std::optional<Expression>& expression) {
+    if (expression) account(*expression);
+  };
+
+  for (int p = 0; p < layout.param_count; ++p) {
+    const Param& param = rules.params[p];
+    auto converted = ConvertParam(param, param.default_value);
+    if (!converted.ok()) {
+      return Error{ErrorCode::kInvalidRuleFile, "default of " + converted.error().message, param.position};
+    }
+    index->param_defaults.push_back(std::move(converted).value());
+    index->param_by_name.emplace(param.name, p);
+  }
+  for (const Fact& fact : rules.facts) {
+    if (!fact.expression.program) {
+      return Error{ErrorCode::kInternal, "fact '" + fact.name + "' has no compiled expression",
+                   fact.position};
+    }
+    account(fact.expression);
+    account_optional(fact.domain.low);
+    account_optional(fact.domain.high);
+  }
+  for (const Expression& expression : rules.constraints) account(expression);
+  for (const Expression& expression : rules.invariants) account(expression);
+
+  const int rule_count = static_cast<int>(rules.rules.size());
+  std::vector<std::vector<const CellPredicate*>> literal_cells(rules.facts.size());
+  index->rules.resize(rule_count);
+  for (int r = 0; r < rule_count; ++r) {
+    const Rule& rule = rules.rules[r];
+    CompiledRule& target = index->rules[r];
+    for (int c = 0; c < static_cast<int>(rule.cells.size()); ++c) {
+      const Cell& cell = rule.cells[c];
+      if (cell.kind == Cell::Kind::kAny) continue;
+      auto predicate = CellPredicate::Compile(rules, r, c, slot_names);
+      if (!predicate.ok()) return predicate.error();
+      account_optional(cell.operand);
+      account_optional(cell.low);
+      account_optional(cell.high);
+      target.cells.push_back(std::move(predicate).value());
+    }
+    if (rule.condition) {
+      if (!rule.condition->program) {
+        return Error{ErrorCode::kInternal, "rule '" + rule.id + "': the condition has no compiled program",
+                     rule.condition->position};
+      }
+      target.condition = &*rule.condition;
+      account(*rule.condition);
+    }
+    for (const ActionSpec& action : rule.then) {
+      account_optional(action.for_each);
+      account_optional(action.target);
+      for (const ActionParam& param : action.params) account(param.value);
+    }
+  }
+  // Pointers into index->rules[*].cells are stable from here on.
+  for (CompiledRule& rule : index->rules) {
+    for (const CellPredicate& cell : rule.cells) {
+      if (cell.literal()) literal_cells[cell.fact_slot()].push_back(&cell);
+    }
+  }
+  std::vector<int> column_of_fact(rules.facts.size(), -1);
+  for (int fact = 0; fact < layout.fact_count; ++fact) {
+    if (literal_cells[fact].empty()) continue;
+    column_of_fact[fact] = static_cast<int>(index->columns.size());
+    index->columns.emplace_back(layout.fact_slot(fact), literal_cells[fact], rule_count);
+  }
+  for (CompiledRule& rule : index->rules) {
+    for (int i = 0; i < static_cast<int>(rule.cells.size()); ++i) {
+      const CellPredicate& cell = rule.cells[i];
+      rule.cell_column.push_back(cell.literal() ? column_of_fact[cell.fact_slot()] : -1);
+      rule.all_cells.push_back(i);
+      if (!cell.literal()) rule.residual_cells.push_back(i);
+    }
+  }
+  index->words = bitset::WordCount(rule_count);
+  index->all_rules.resize(index->words);
+  bitset::SetFirst(index->all_rules.data(), index->words, rule_count);
+
+  compiled->frame_size_ = frame_size;
+  compiled->index_ = std::move(index);
+  compiled->rule_set_ = std::move(rule_set);
+  return std::shared_ptr<const CompiledRuleSet>(std::move(compiled));
+}
+
+Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot,
+                                                 const ParamOverrides& overrides) const {
+  const RuleSet& rules = *rule_set_;
+  if (!snapshot.kind.empty() && !rules.subject.empty() && snapshot.kind != rules.subject + "Snapshot") {
+    return Error{ErrorCode::kInvalidSnapshot,
+                 "rule set '" + rules.id() + "' evaluates " + rules.subject + "Snapshot documents, not " +
+                     snapshot.kind,
+                 {}};
+  }
+  expr::Frame frame(frame_size_);
+  for (int p = 0; p < layout_.param_count; ++p) frame[layout_.param_slot(p)] = index_->param_defaults[p];
+  if (snapshot.params.is_map()) {
+    for (const auto& [key, value] : snapshot.params.map_value()) {
+      if (!key.is_string()) continue;
+      const auto it = index_->param_by_name.find(key.string_value());
+      if (it == index_->param_by_name.end()) continue;
+      auto converted = ConvertParam(rules.params[it->second], value);
+      if (!converted.ok()) {
+        return Error{ErrorCode::kInvalidSnapshot, "snapshot params: " + converted.error().message, {}};
+      }
+      frame[layout_.param_slot(it->second)] = std::move(converted).value();
+    }
+  }
+  for (const auto& [name, value] : overrides) {
+    const auto it = index_->param_by_name.find(name);
+    if (it == index_->param_by_name.end()) {
+      std::string declared;
+      for (const Param& param : rules.params) declared += (declared.empty() ? "" : ", ") + param.name;
+      return Error{ErrorCode::kInvalidArgument,
+                   "unknown param '" + name + "' for rule set '" + rules.id() +
+                       "' (declared: " + (declared.empty() ? "none" : declared) + ")",
+                   {}};
+    }
+    auto converted = ConvertParam(rules.params[it->second], value);
+    if (!converted.ok()) return converted.error();
+    frame[layout_.param_slot(it->second)] = std::move(converted).value();
+  }
+  frame[layout_.snapshot_slot()] = snapshot.document;
+  frame[layout_.now_slot()] = Value::MakeTimestamp(snapshot.observed_at);
+  for (int f = 0; f < layout_.fact_count; ++f) {
+    const Fact& fact = rules.facts[f];
+    Value value = fact.expression.program->Evaluate(frame);
+    if (value.is_error()) {
+      SourcePosition position = fact.expression.position.known() ? fact.expression.position : fact.position;
+      if (position.file.empty()) position.file = rules.file;
+      return Error{
+          ErrorCode::kInvalidSnapshot,
+          WithPosition("fact '" + fact.name + "'", position) + " cannot be derived: " + value.error_message(),
+          position};
+    }
+    frame[layout_.fact_slot(f)] = std::move(value);
+  }
+  return frame;
+}
+
+Result<Decision> CompiledRuleSet::Match(expr::Frame& frame, bool trace) const {
+  if (static_cast<int>(frame.size()) < frame_size_) frame.resize(frame_size_);
+  const RuleSet& rules = *rule_set_;
+  const Index& index = *index_;
+  Decision decision;
+
+  if (trace) {
+    // Every cell of every rule, no index and no short-circuit, so that a
+    // reader can see every reason a rule did not match.
+    for (int r = 0; r < static_cast<int>(index.rules.size()); ++r) {
+      const CompiledRule& rule = index.rules[r];
+      RuleTrace rule_trace;
+      rule_trace.rule = r;
+      Verdict verdict;
+      bool decided_false = false;
+      auto record = [&](CellTrace cell_trace, const Value& result, int cell) {
+        cell_trace.passed = result.is_bool() && result.bool_value();
+        if (result.is_error()) cell_trace.error = result.error_message();
+        rule_trace.cells.push_back(std::move(cell_trace));
+        if (!decided_false && !Accumulate(verdict, result, cell)) decided_false = true;
+      };
+      for (int i = 0; i < static_cast<int>(rule.cells.size()); ++i) {
+        const CellPredicate& cell = rule.cells[i];
+        const Value& fact_value = frame[cell.fact_slot()];
+        record(CellTrace{cell.cell().fact, cell.cell().text, cell.cell().position, fact_value, false, {}},
+               cell.Test(fact_value, frame), i);
+      }
+      if (rule.condition != nullptr) {
+        record(CellTrace{-1, rule.condition->text, rule.condition->position, Value(), false, {}},
+               EvaluateCondition(*rule.condition, frame), -1);
+      }
+      if (!decided_false && verdict.outcome == Verdict::kError) return index.RuleError(rules, r, verdict);
+      rule_trace.matched = !decided_false;
+      if (rule_trace.matched) decision.matched.push_back(r);
+      decision.trace.push_back(std::move(rule_trace));
+    }
+    index.selector.Select(decision.matched, decision.selected, decision.violation);
+    return decision;
+  }
+
+  const int words = index.words;
+  uint64_t small_candidates[4];
+  std::vector<uint64_t> large_candidates;
+  uint64_t* candidates = small_candidates;
+  if (words > 4) {
+    large_candidates.resize(words);
+    candidates = large_candidates.data();
+  }
+  std::copy(index.all_rules.begin(), index.all_rules.end(), candidates);
+  std::vector<uint8_t> fallback_columns;  // allocated only when a column falls back
+  for (size_t c = 0; c < index.columns.size(); ++c) {
+    const ColumnIndex& column = index.columns[c];
+    const uint64_t* satisfied = column.Lookup(frame[column.fact_slot()]);
+    if (satisfied != nullptr) {
+      bitset::AndWith(candidates, satisfied, words);
+    } else {
+      fallback_columns.resize(index.columns.size());
+      fallback_columns[c] = 1;
+    }
+  }
+  const std::vector<uint8_t>* fallback = fallback_columns.empty() ? nullptr : &fallback_columns;
+  std::optional<Error> error;
+  bitset::ForEach(candidates, words, [&](int r) {
+    const Verdict verdict = index.EvaluateRule(r, frame, fallback);
+    if (verdict.outcome == Verdict::kTrue) decision.matched.push_back(r);
+    if (verdict.outcome == Verdict::kError) error = index.RuleError(rules, r, verdict);
+    return !error;
+  });
+  if (error) return *std::move(error);
+  index.selector.Select(decision.matched, decision.selected, decision.violation);
+  return decision;
+}
+
+Result<Decision> CompiledRuleSet::Evaluate(const Snapshot& snapshot, const EvaluationOptions& options) const {
+  auto frame = DeriveFacts(snapshot, options.param_overrides);
+  if (!frame.ok()) return frame.error();
+  return Match(*frame, options.trace);
+}
+
+}  // namespace ruleplane

@@ -1,0 +1,14 @@
+// SHA-256 (FIPS 180-4), for content digests of rule files and snapshots.
+//
+//   Sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace ruleplane {
+
+// Lower-case hex SHA-256 of `data`.
+std::string Sha256Hex(std::string_view data);
+
+}  // namespace ruleplane

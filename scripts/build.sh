@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Configures and builds one flavour of ruleplane into build/<flavour>:
+#   release   optimised, warnings are errors (the default)
+#   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer, warnings are errors
+#   fuzz      clang + libFuzzer fuzz targets only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+flavour=${1:-release}
+jobs=${JOBS:-2}
+case "$flavour" in
+  release)  options=(-DCMAKE_BUILD_TYPE=Release -DRULEPLANE_WERROR=ON) ;;
+  sanitize) options=(-DCMAKE_BUILD_TYPE=Debug -DRULEPLANE_WERROR=ON -DRULEPLANE_SANITIZE=ON -DRULEPLANE_BENCHMARKS=OFF) ;;
+  fuzz)     options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DRULEPLANE_LIBFUZZER=ON -DRULEPLANE_BENCHMARKS=OFF) ;;
+  *) echo "usage: $0 [release|sanitize|fuzz]" >&2; exit 2 ;;
+esac
+cmake -S . -B "build/$flavour" "${options[@]}" >/dev/null
+if [ "$flavour" = fuzz ]; then
+  cmake --build "build/$flavour" -j "$jobs" --target rule_loader_fuzz expression_parser_fuzz
+else
+  cmake --build "build/$flavour" -j "$jobs"
+fi

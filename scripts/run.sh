@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and plans a bundled example snapshot with
+# the bundled rule files: no cluster needed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/build.sh release
+snapshot=${1:-examples/snapshots/quorum-lost.json}
+echo "\$ ruleplane plan $snapshot"
+build/release/ruleplane plan "$snapshot"
