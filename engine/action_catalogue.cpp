@@ -36,7 +36,8 @@ class CatalogueLoader {
       return std::pair(a.position.line, a.position.column) < std::pair(b.position.line, b.position.column);
     });
     CatalogueLoadResult result;
-    if (!HasErrors(diagnostics_)) result.catalogue = std::make_shared<const ActionCatalogue>(std::move(catalogue_));
+    if (!HasErrors(diagnostics_))
+      result.catalogue = std::make_shared<const ActionCatalogue>(std::move(catalogue_));
     result.diagnostics = std::move(diagnostics_);
     return result;
   }
@@ -55,7 +56,8 @@ class CatalogueLoader {
     if (const MappingField* field = reader_.Require(*top, "kind")) {
       std::optional<std::string> kind = reader_.ReadString(*field);
       if (kind && *kind != kKind) {
-        reader_.Error(field->value, "unsupported kind '" + *kind + "'; expected '" + std::string(kKind) + "'");
+        reader_.Error(field->value,
+                      "unsupported kind '" + *kind + "'; expected '" + std::string(kKind) + "'");
       }
     }
     const MappingField* actions = reader_.Require(*top, "actions");
@@ -67,7 +69,8 @@ class CatalogueLoader {
 
   std::optional<ActionDefinition> LoadAction(const YAML::Node& node) {
     auto mapping = reader_.ReadMapping(
-        node, "action", {"name", "adapter", "disruptive", "description", "idempotency", "precondition", "params"});
+        node, "action",
+        {"name", "adapter", "disruptive", "description", "idempotency", "precondition", "params"});
     if (!mapping) return std::nullopt;
     ActionDefinition action;
     action.position = reader_.PositionOf(node);
@@ -76,7 +79,8 @@ class CatalogueLoader {
       if (std::optional<std::string> text = reader_.ReadString(*name)) {
         action.name = *text;
         if (!std::regex_match(*text, kActionName)) {
-          reader_.Error(name->value, "invalid action name '" + *text + "': expected UpperCamelCase, e.g. DeletePod");
+          reader_.Error(name->value,
+                        "invalid action name '" + *text + "': expected UpperCamelCase, e.g. DeletePod");
         } else if (const ActionDefinition* first = catalogue_.Find(*text)) {
           reader_.Error(name->value, "duplicate action '" + *text + "' (first at line " +
                                          std::to_string(first->position.line) + ")");
@@ -87,7 +91,8 @@ class CatalogueLoader {
       if (std::optional<std::string> text = reader_.ReadString(*adapter)) {
         action.adapter = *text;
         if (!Contains(kAdapters, *text)) {
-          reader_.Error(adapter->value, "unknown adapter '" + *text + "'; valid adapters: " + Join(kAdapters));
+          reader_.Error(adapter->value,
+                        "unknown adapter '" + *text + "'; valid adapters: " + Join(kAdapters));
         }
       }
     }
@@ -130,7 +135,8 @@ class CatalogueLoader {
       if (std::optional<std::string> text = reader_.ReadString(*type)) {
         param.type = *text;
         if (!Contains(kParamTypes, *text)) {
-          reader_.Error(type->value, "unknown parameter type '" + *text + "'; valid types: " + Join(kParamTypes));
+          reader_.Error(type->value,
+                        "unknown parameter type '" + *text + "'; valid types: " + Join(kParamTypes));
         }
       }
     }
@@ -190,8 +196,8 @@ CatalogueLoadResult MergeCatalogues(const std::vector<std::shared_ptr<const Acti
     for (const ActionDefinition& action : part->actions) {
       if (const ActionDefinition* first = merged.Find(action.name)) {
         diagnostics.push_back({Diagnostic::Severity::kError, action.position,
-                               "duplicate action '" + action.name + "' (also defined at " + first->position.file +
-                                   ":" + std::to_string(first->position.line) + ")"});
+                               "duplicate action '" + action.name + "' (also defined at " +
+                                   first->position.file + ":" + std::to_string(first->position.line) + ")"});
         continue;
       }
       merged.actions.push_back(action);

@@ -12,7 +12,8 @@ bool IsIdentifierChar(char c) {
 }
 
 Error CellError(std::string message, size_t offset) {
-  return Error{ErrorCode::kInvalidRuleFile, std::move(message), SourcePosition{"", 1, static_cast<int>(offset) + 1}};
+  return Error{ErrorCode::kInvalidRuleFile, std::move(message),
+               SourcePosition{"", 1, static_cast<int>(offset) + 1}};
 }
 
 // The trimmed part of `text` in [begin, end), with its offset.

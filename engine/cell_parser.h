@@ -32,8 +32,8 @@ struct CellSyntax {
   };
   Form form = Form::kAny;
   CompareOp op = CompareOp::kEq;
-  CellPart operand;   // kCompare, kIn, kBare
-  CellPart low, high; // kRange
+  CellPart operand;    // kCompare, kIn, kBare
+  CellPart low, high;  // kRange
   bool low_inclusive = true, high_inclusive = true;
 };
 

@@ -50,8 +50,8 @@ Value CompareValues(CompareOp op, const Value& a, const Value& b) {
       break;
   }
   if (!Orderable(a, b)) {
-    return Value::Error(std::string("no such overload: ") + a.TypeName() + " " + CompareOpText(op) + " " +
-                        b.TypeName());
+    return Value::Error(std::string("no matching overload for '") + CompareOpText(op) + "' applied to (" +
+                        a.TypeName() + ", " + b.TypeName() + ")");
   }
   if (IsNaN(a) || IsNaN(b)) return Value::Bool(false);
   const int order = Value::Compare(a, b);
@@ -84,7 +84,8 @@ Value ValueIn(const Value& element, const Value& container) {
     }
     return Value::Bool(false);
   }
-  return Value::Error(std::string("no such overload: ") + element.TypeName() + " in " + container.TypeName());
+  return Value::Error(std::string("no matching overload for 'in' applied to (") + element.TypeName() + ", " +
+                      container.TypeName() + ")");
 }
 
 CellOperand CellOperand::FromExpression(const Expression& expression,

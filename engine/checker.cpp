@@ -20,6 +20,14 @@ namespace {
 
 using NodePtr = std::unique_ptr<Node>;
 
+// The offset of the first character of a sub-expression (binary nodes record
+// their operator's).
+int StartOffset(const AstNode& node) {
+  int offset = node.offset;
+  for (const auto& child : node.children) offset = std::min(offset, StartOffset(*child));
+  return offset;
+}
+
 // A built sub-tree and what it reads, to decide whether it is constant.
 struct Built {
   NodePtr node;
@@ -48,8 +56,10 @@ class Checker {
   int scratch_slots() const { return max_scratch_; }
 
  private:
-  std::nullopt_t Fail(const AstNode& at, std::string message) {
-    if (!error_) error_ = Error{ErrorCode::kCheck, std::move(message), ast_.PositionOf(at.offset)};
+  std::nullopt_t Fail(const AstNode& at, std::string message) { return FailAt(at.offset, std::move(message)); }
+
+  std::nullopt_t FailAt(int offset, std::string message) {
+    if (!error_) error_ = Error{ErrorCode::kCheck, std::move(message), ast_.PositionOf(offset)};
     return std::nullopt;
   }
 
@@ -156,11 +166,12 @@ class Checker {
     const FunctionSignature* signature = FindFunction(ast_node.name);
     if (signature == nullptr) return Fail(ast_node, "unsupported: function '" + ast_node.name + "'");
     if (ast_node.receiver_style && !signature->receiver_style) {
-      return Fail(ast_node, "unsupported: '" + ast_node.name + "' as a method; write " + ast_node.name + "(x)");
+      return Fail(ast_node,
+                  "unsupported: '" + ast_node.name + "' as a method; write " + ast_node.name + "(x)");
     }
     if (!ast_node.receiver_style && !signature->global_style) {
-      return Fail(ast_node,
-                  "unsupported: '" + ast_node.name + "' as a global function; write x." + ast_node.name + "(...)");
+      return Fail(ast_node, "unsupported: '" + ast_node.name + "' as a global function; write x." +
+                                ast_node.name + "(...)");
     }
     const int given = static_cast<int>(ast_node.children.size());
     if (given != signature->arguments) {
@@ -176,7 +187,7 @@ class Checker {
       const Node& pattern = *built.node->children[1];
       if (pattern.kind == Node::Kind::kConstant && pattern.value.is_string()) {
         auto regex = Regex::Compile(pattern.value.string_value(), limits_.regex_match_limit);
-        if (!regex.ok()) return Fail(*ast_node.children[1], regex.error().message);
+        if (!regex.ok()) return FailAt(StartOffset(*ast_node.children[1]), regex.error().message);
         built.node->regex = std::move(*regex);
       }
     }

@@ -224,7 +224,7 @@ Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
 Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot,
                                                  const ParamOverrides& overrides) const {
   const RuleSet& rules = *rule_set_;
-  if (!snapshot.kind.empty() && !rules.subject.empty() && snapshot.kind != rules.subject + "Snapshot") {
+  if (!snapshot.kind.empty() && !rules.subject.empty() && snapshot.subject() != rules.subject) {
     return Error{ErrorCode::kInvalidSnapshot,
                  "rule set '" + rules.id() + "' evaluates " + rules.subject + "Snapshot documents, not " +
                      snapshot.kind,

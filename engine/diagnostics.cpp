@@ -14,7 +14,8 @@ std::string_view SourceLine(std::string_view text, int line) {
     start = newline + 1;
   }
   size_t end = text.find('\n', start);
-  std::string_view result = text.substr(start, end == std::string_view::npos ? text.size() - start : end - start);
+  std::string_view result =
+      text.substr(start, end == std::string_view::npos ? text.size() - start : end - start);
   if (!result.empty() && result.back() == '\r') result.remove_suffix(1);
   return result;
 }

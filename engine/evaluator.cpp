@@ -93,8 +93,8 @@ class Evaluator {
       return scratch;
     }
     if (operand.is_error()) return Escape(operand, local, scratch);
-    scratch = Value::Error(std::string("type '") + operand.TypeName() + "' does not support field selection (." +
-                           node.field + ")");
+    scratch = Value::Error(std::string("type '") + operand.TypeName() +
+                           "' does not support field selection (." + node.field + ")");
     return scratch;
   }
 
@@ -109,8 +109,8 @@ class Evaluator {
       int64_t position = 0;
       if (index.is_int()) {
         position = index.int_value();
-      } else if (index.is_double() && index.double_value() == static_cast<double>(static_cast<int64_t>(
-                                                                   index.double_value()))) {
+      } else if (index.is_double() &&
+                 index.double_value() == static_cast<double>(static_cast<int64_t>(index.double_value()))) {
         position = static_cast<int64_t>(index.double_value());
       } else {
         scratch = NoMatchingOverload("[]", {&operand, &index});
@@ -241,8 +241,8 @@ class Evaluator {
     std::array<const Value*, 2> arguments{};
     const size_t count = node.children.size();
     for (size_t i = 0; i < count; ++i) arguments[i] = &Eval(*node.children[i], locals[i]);
-    scratch = CallFunction(node.builtin, std::span<const Value* const>(arguments.data(), count), node.regex.get(),
-                           limits_);
+    scratch = CallFunction(node.builtin, std::span<const Value* const>(arguments.data(), count),
+                           node.regex.get(), limits_);
     return scratch;
   }
 

@@ -28,13 +28,14 @@ Program::~Program() = default;
 
 Value Program::Evaluate(Frame& frame) const {
   if (static_cast<int>(frame.size()) < frame_size_) {
-    return Value::Error("internal error: frame has " + std::to_string(frame.size()) + " slots, the program needs " +
-                        std::to_string(frame_size_));
+    return Value::Error("internal error: frame has " + std::to_string(frame.size()) +
+                        " slots, the program needs " + std::to_string(frame_size_));
   }
   return EvaluateNode(*root_, frame, limits_);
 }
 
-Result<std::shared_ptr<const Program>> Compile(std::string_view text, const Environment& env, const Limits& limits) {
+Result<std::shared_ptr<const Program>> Compile(std::string_view text, const Environment& env,
+                                               const Limits& limits) {
   auto ast = Parse(text);
   if (!ast.ok()) return ast.error();
   return Check(**ast, env, limits);

@@ -91,7 +91,7 @@ class Program {
 
 // Resolves names and functions. Errors (kCheck) carry the line/column within
 // the expression's text of the offending node: "undeclared reference to 'x'",
-// "no such function 'foo'", "invalid regular expression ...".
+// "unsupported: function 'foo'", "invalid regular expression ...".
 Result<std::shared_ptr<const Program>> Check(const Ast& ast, const Environment& env,
                                              const Limits& limits = {});
 

@@ -82,7 +82,8 @@ Value ToInt(const Value& v) {
     case Value::Kind::kDouble: {
       const double d = std::trunc(v.double_value());
       // The valid range is [-2^63, 2^63); both bounds are exact doubles.
-      if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return Value::Error("integer overflow");
+      if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+        return Value::Error("integer overflow");
       return Value::Int(static_cast<int64_t>(d));
     }
     case Value::Kind::kString: {
@@ -168,7 +169,8 @@ Value ToTimestamp(const Value& v) {
     }
     case Value::Kind::kInt: {
       int64_t nanos;
-      if (__builtin_mul_overflow(v.int_value(), kNanosPerSecond, &nanos)) return Value::Error("timestamp overflow");
+      if (__builtin_mul_overflow(v.int_value(), kNanosPerSecond, &nanos))
+        return Value::Error("timestamp overflow");
       return Value::MakeTimestamp(Timestamp{nanos});
     }
     default:

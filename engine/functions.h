@@ -16,9 +16,9 @@ namespace ruleplane::expr {
 struct FunctionSignature {
   std::string_view name;
   Builtin builtin;
-  int arguments;       // the receiver included
-  bool global_style;   // size(x)
-  bool receiver_style; // x.size()
+  int arguments;        // the receiver included
+  bool global_style;    // size(x)
+  bool receiver_style;  // x.size()
 };
 
 // nullptr when there is no such function.

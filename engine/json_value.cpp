@@ -155,7 +155,8 @@ Result<Value> ParseJson(std::string_view text) {
   Value out;
   if (!ConvertFromJson(json, kMaxJsonDepth, out)) {
     return Error{ErrorCode::kParse,
-                 "invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", {}};
+                 "invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                 {}};
   }
   return out;
 }

@@ -175,8 +175,8 @@ Token Lexer::LexNumber() {
     if (is_double) {
       token.kind = Token::Kind::kDouble;
       token.text = source_.substr(start, pos_ - start);
-      const auto result = std::from_chars(token.text.data(), token.text.data() + token.text.size(),
-                                          token.double_value);
+      const auto result =
+          std::from_chars(token.text.data(), token.text.data() + token.text.size(), token.double_value);
       if (result.ec != std::errc()) {
         return MakeError(start, "double literal out of range: " + std::string(token.text));
       }
@@ -281,8 +281,9 @@ Token Lexer::LexString(size_t prefix_length, bool raw, bool bytes) {
     for (int i = 0; i < digits; ++i, ++pos_) {
       const char d = pos_ < source_.size() ? source_[pos_] : '\0';
       const bool valid = base == 16 ? IsHexDigit(d) : (d >= '0' && d <= '7');
-      if (!valid) return MakeError(escape, "invalid escape sequence: expected " + std::to_string(digits) +
-                                               (base == 16 ? " hexadecimal" : " octal") + " digits");
+      if (!valid)
+        return MakeError(escape, "invalid escape sequence: expected " + std::to_string(digits) +
+                                     (base == 16 ? " hexadecimal" : " octal") + " digits");
       code_point = code_point * base + HexValue(d);
     }
     if (code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) {

@@ -19,8 +19,10 @@ Value AddValues(const Value& a, const Value& b) {
     if (__builtin_add_overflow(a.int_value(), b.int_value(), &out)) return IntegerOverflow();
     return Value::Int(out);
   }
-  if (a.kind() == Kind::kDouble && b.kind() == Kind::kDouble) return Value::Double(a.double_value() + b.double_value());
-  if (a.kind() == Kind::kString && b.kind() == Kind::kString) return Value::String(a.string_value() + b.string_value());
+  if (a.kind() == Kind::kDouble && b.kind() == Kind::kDouble)
+    return Value::Double(a.double_value() + b.double_value());
+  if (a.kind() == Kind::kString && b.kind() == Kind::kString)
+    return Value::String(a.string_value() + b.string_value());
   if (a.kind() == Kind::kList && b.kind() == Kind::kList) {
     if (b.list_value().empty()) return a;
     if (a.list_value().empty()) return b;
@@ -52,7 +54,8 @@ Value SubtractValues(const Value& a, const Value& b) {
     if (__builtin_sub_overflow(a.int_value(), b.int_value(), &out)) return IntegerOverflow();
     return Value::Int(out);
   }
-  if (a.kind() == Kind::kDouble && b.kind() == Kind::kDouble) return Value::Double(a.double_value() - b.double_value());
+  if (a.kind() == Kind::kDouble && b.kind() == Kind::kDouble)
+    return Value::Double(a.double_value() - b.double_value());
   if (a.kind() == Kind::kTimestamp && b.kind() == Kind::kTimestamp) {
     if (__builtin_sub_overflow(a.timestamp_value().nanos, b.timestamp_value().nanos, &out)) {
       return Value::Error("duration overflow");

@@ -25,8 +25,8 @@ constexpr int kMaxHeight = 1000;
 
 bool IsReservedWord(std::string_view word) {
   static constexpr std::string_view kReserved[] = {
-      "as",   "break",  "const", "continue", "else", "for",   "function", "if",   "import",
-      "let",  "loop",   "package", "namespace", "return", "var", "void",     "while",
+      "as",  "break", "const",   "continue",  "else",   "for", "function", "if",    "import",
+      "let", "loop",  "package", "namespace", "return", "var", "void",     "while",
   };
   return std::find(std::begin(kReserved), std::end(kReserved), word) != std::end(kReserved);
 }
@@ -47,8 +47,8 @@ class Parser {
   NodePtr ParseAll() {
     NodePtr root = ParseExpr();
     if (root && token_.kind != Token::Kind::kEnd) {
-      return Fail(token_.offset, "expected an operator or the end of the expression but found " +
-                                     DescribeToken(token_));
+      return Fail(token_.offset,
+                  "expected an operator or the end of the expression but found " + DescribeToken(token_));
     }
     return root;
   }
@@ -88,8 +88,8 @@ class Parser {
 
   NodePtr ParseExpr() {
     if (++nesting_ > kMaxNesting) {
-      return Fail(token_.offset, "expression nested too deeply (more than " + std::to_string(kMaxNesting) +
-                                     " levels)");
+      return Fail(token_.offset,
+                  "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
     }
     NodePtr condition = ParseOr();
     if (condition && token_.Is("?")) {
@@ -185,7 +185,9 @@ class Parser {
   NodePtr ParseAddition() {
     return ParseBinaryLevel(&Parser::ParseMultiplication, &Parser::AdditionOperator);
   }
-  NodePtr ParseMultiplication() { return ParseBinaryLevel(&Parser::ParseUnary, &Parser::MultiplicationOperator); }
+  NodePtr ParseMultiplication() {
+    return ParseBinaryLevel(&Parser::ParseUnary, &Parser::MultiplicationOperator);
+  }
 
   NodePtr ParseUnary() {
     std::vector<std::pair<Operator, int>> operators;
@@ -195,9 +197,8 @@ class Parser {
     }
     // As in CEL, a '-' directly before a number is part of the literal, so
     // that -9223372036854775808 is a valid int.
-    const bool negative_literal =
-        !operators.empty() && operators.back().first == Operator::kNegate &&
-        (token_.kind == Token::Kind::kInt || token_.kind == Token::Kind::kDouble);
+    const bool negative_literal = !operators.empty() && operators.back().first == Operator::kNegate &&
+                                  (token_.kind == Token::Kind::kInt || token_.kind == Token::Kind::kDouble);
     int literal_offset = token_.offset;
     if (negative_literal) {
       literal_offset = operators.back().second;
@@ -230,7 +231,7 @@ class Parser {
         if (token_.Is("(")) {
           operand = ParseReceiverCall(std::move(operand), name, name_offset);
         } else if (token_.Is("{")) {
-          return Fail(token_.offset, "unsupported: message construction (" + name + "{...})");
+          return Fail(name_offset, "unsupported: message construction (" + name + "{...})");
         } else {
           std::vector<NodePtr> children;
           children.push_back(std::move(operand));
@@ -296,8 +297,9 @@ class Parser {
     const size_t count = arguments.size();
     if (count != 2 && !(count == 3 && (two_variables_allowed || macro == MacroKind::kMap))) {
       std::string usage = macro == MacroKind::kMap ? "map(x, transform) or map(x, predicate, transform)"
-                          : two_variables_allowed ? name + "(x, predicate) or " + name + "(key, value, predicate)"
-                                                  : name + "(x, predicate)";
+                          : two_variables_allowed
+                              ? name + "(x, predicate) or " + name + "(key, value, predicate)"
+                              : name + "(x, predicate)";
       return Fail(offset, "wrong number of arguments to the '" + name + "' macro: expected " + usage);
     }
     const size_t variables = count == 3 && two_variables_allowed ? 2 : 1;
@@ -328,8 +330,9 @@ class Parser {
         const uint64_t magnitude = token_.int_value;
         constexpr uint64_t kMaxMagnitude = uint64_t{1} << 63;
         if (token_.int_overflow || magnitude > (negative_literal ? kMaxMagnitude : kMaxMagnitude - 1)) {
-          return Fail(literal_offset, "integer literal out of range: " + std::string(negative_literal ? "-" : "") +
-                                          std::string(token_.text));
+          return Fail(literal_offset,
+                      "integer literal out of range: " + std::string(negative_literal ? "-" : "") +
+                          std::string(token_.text));
         }
         NodePtr node = Make(Kind::kLiteral, literal_offset);
         node->literal = Value::Int(negative_literal ? static_cast<int64_t>(0 - magnitude)
@@ -385,7 +388,7 @@ class Parser {
     if (name == "in") return Fail(offset, "expected an expression but found 'in'");
     if (IsReservedWord(name)) return Fail(offset, "reserved identifier '" + name + "'");
     Advance();
-    if (token_.Is("{")) return Fail(token_.offset, "unsupported: message construction (" + name + "{...})");
+    if (token_.Is("{")) return Fail(offset, "unsupported: message construction (" + name + "{...})");
     if (!token_.Is("(")) {
       NodePtr node = Make(Kind::kIdent, offset);
       node->name = name;
@@ -462,7 +465,8 @@ Result<std::shared_ptr<const Ast>> Parse(std::string_view text) {
   Parser parser(ast->text);
   NodePtr root = parser.ParseAll();
   if (parser.error() || !root) {
-    const auto& [offset, message] = parser.error() ? *parser.error() : std::pair<int, std::string>(0, "parse error");
+    const auto& [offset, message] =
+        parser.error() ? *parser.error() : std::pair<int, std::string>(0, "parse error");
     return Error{ErrorCode::kParse, message, ast->PositionOf(offset)};
   }
   ast->root = std::move(root);

@@ -54,10 +54,10 @@ struct Node {
   Operator op = Operator::kAdd;
   Builtin builtin = Builtin::kSize;
   MacroKind macro = MacroKind::kAll;
-  int slot = -1;         // kSlot; kComprehension: the (first) loop variable
-  int second_slot = -1;  // kComprehension with two variables: the value
-  Value value;           // kConstant
-  std::string field;     // kSelect, kHas
+  int slot = -1;                       // kSlot; kComprehension: the (first) loop variable
+  int second_slot = -1;                // kComprehension with two variables: the value
+  Value value;                         // kConstant
+  std::string field;                   // kSelect, kHas
   std::shared_ptr<const Regex> regex;  // kCall matches() with a constant pattern
   std::vector<std::unique_ptr<Node>> children;
 };

@@ -23,8 +23,9 @@ constexpr std::string_view kApiVersion = "ruleplane.dev/v1";
 constexpr std::string_view kKind = "DecisionTable";
 
 constexpr std::string_view kReservedNames[] = {
-    "snapshot", "now", "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
-    "function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while",
+    "snapshot", "now",      "true",      "false",  "null",     "in",   "as",     "break",
+    "const",    "continue", "else",      "for",    "function", "if",   "import", "let",
+    "loop",     "package",  "namespace", "return", "var",      "void", "while",
 };
 
 bool IsIdentifier(std::string_view name) {
@@ -178,7 +179,8 @@ class RuleFileLoader {
     if (const MappingField* field = reader_.Require(*top, "kind")) {
       std::optional<std::string> kind = reader_.ReadString(*field);
       if (kind && *kind != kKind) {
-        reader_.Error(field->value, "unsupported kind '" + *kind + "'; expected '" + std::string(kKind) + "'");
+        reader_.Error(field->value,
+                      "unsupported kind '" + *kind + "'; expected '" + std::string(kKind) + "'");
       }
     }
     if (const MappingField* field = reader_.Require(*top, "metadata")) LoadMetadata(*field);
@@ -213,17 +215,18 @@ class RuleFileLoader {
   }
 
   void LoadSpec(const MappingField& field) {
-    auto spec = reader_.ReadMapping(field.value, "spec",
-                                    {"subject", "hitPolicy", "params", "facts", "constraints", "invariants",
-                                     "rules", "tests"});
+    auto spec = reader_.ReadMapping(
+        field.value, "spec",
+        {"subject", "hitPolicy", "params", "facts", "constraints", "invariants", "rules", "tests"});
     if (!spec) return;
     if (const MappingField* subject = reader_.Require(*spec, "subject")) {
       static const std::regex kSubject("[A-Z][A-Za-z0-9]*");
       if (std::optional<std::string> text = reader_.ReadString(*subject)) {
         rule_set_.subject = *text;
         if (!std::regex_match(*text, kSubject)) {
-          reader_.Error(subject->value, "invalid subject '" + *text +
-                                            "': expected a snapshot kind without 'Snapshot', such as EtcdCluster");
+          reader_.Error(subject->value,
+                        "invalid subject '" + *text +
+                            "': expected a snapshot kind without 'Snapshot', such as EtcdCluster");
         }
       }
     }
@@ -231,7 +234,8 @@ class RuleFileLoader {
     if (const MappingField* params = spec->Find("params")) LoadParams(*params);
     std::vector<Mapping> fact_bodies;
     if (const MappingField* facts = spec->Find("facts")) fact_bodies = DeclareFacts(*facts);
-    layout_ = FrameLayout{static_cast<int>(rule_set_.facts.size()), static_cast<int>(rule_set_.params.size())};
+    layout_ =
+        FrameLayout{static_cast<int>(rule_set_.facts.size()), static_cast<int>(rule_set_.params.size())};
     for (size_t i = 0; i < fact_bodies.size(); ++i) LoadFactBody(static_cast<int>(i), fact_bodies[i]);
     if (const MappingField* constraints = spec->Find("constraints")) {
       rule_set_.constraints = LoadExpressionList(*constraints, "constraint");
@@ -270,18 +274,27 @@ class RuleFileLoader {
   // and records it.
   bool DeclareName(const MappingField& field, const std::string& name, std::string_view kind) {
     if (!IsIdentifier(name)) {
-      reader_.Error(field.value, "invalid " + std::string(kind) + " name '" + name +
-                                     "': expected an identifier (letters, digits, '_'; not starting with a digit)");
+      reader_.Error(field.value,
+                    "invalid " + std::string(kind) + " name '" + name +
+                        "': expected an identifier (letters, digits, '_'; not starting with a digit)");
       return false;
     }
     if (IsReserved(name)) {
       reader_.Error(field.value, "'" + name + "' is reserved and cannot be a " + std::string(kind) + " name");
       return false;
     }
-    auto [it, inserted] = declared_names_.emplace(name, reader_.PositionOf(field.value));
+    auto [it, inserted] =
+        declared_names_.emplace(name, std::pair(std::string(kind), reader_.PositionOf(field.value)));
     if (!inserted) {
-      reader_.Error(field.value, "duplicate name '" + name + "' (first declared at line " +
-                                     std::to_string(it->second.line) + ")");
+      const auto& [first_kind, first_position] = it->second;
+      std::string first_line = std::to_string(first_position.line);
+      if (first_kind == kind) {
+        reader_.Error(field.value, "duplicate " + std::string(kind) + " name '" + name +
+                                       "' (first declared at line " + first_line + ")");
+      } else {
+        reader_.Error(field.value, std::string(kind) + " name '" + name + "' is already declared as a " +
+                                       first_kind + " (line " + first_line + ")");
+      }
       return false;
     }
     return true;
@@ -305,8 +318,9 @@ class RuleFileLoader {
         if (std::optional<std::string> type_text = reader_.ReadString(*type_field)) {
           type = ParseParamType(*type_text);
           if (!type) {
-            reader_.Error(type_field->value, "unknown type '" + *type_text + "' for param '" + param.name +
-                                                 "'; valid types: bool, int, double, string, duration, timestamp");
+            reader_.Error(type_field->value,
+                          "unknown type '" + *type_text + "' for param '" + param.name +
+                              "'; valid types: bool, int, double, string, duration, timestamp");
           }
         }
       }
@@ -314,13 +328,13 @@ class RuleFileLoader {
         param.type = *type;
         std::optional<std::string> text = reader_.ScalarText(default_field->value);
         if (!default_field->value.IsScalar()) {
-          reader_.Error(reader_.PositionOf(*default_field), "expected a scalar for 'default', got " +
-                                                                 reader_.Describe(default_field->value));
+          reader_.Error(reader_.PositionOf(*default_field),
+                        "expected a scalar for 'default', got " + reader_.Describe(default_field->value));
         } else if (Result<Value> value = ConvertParamText(*text, *type)) {
           param.default_value = *value;
         } else {
-          reader_.Error(default_field->value, "invalid default for param '" + param.name +
-                                                  "': " + value.error().message);
+          reader_.Error(default_field->value,
+                        "invalid default for param '" + param.name + "': " + value.error().message);
         }
       }
       if (const MappingField* description = mapping->Find("description")) {
@@ -387,8 +401,8 @@ class RuleFileLoader {
     } else if (word == "int") {
       LoadIntDomain(index, field, rest, domain);
     } else {
-      reader_.Error(field.value, "invalid domain '" + *text +
-                                     "'; expected bool, enum [\"a\", \"b\"] or int [low, high]");
+      reader_.Error(field.value,
+                    "invalid domain '" + *text + "'; expected bool, enum [\"a\", \"b\"] or int [low, high]");
     }
   }
 
@@ -408,11 +422,12 @@ class RuleFileLoader {
     }
     for (const Value& value : constant->list_value()) {
       if (!value.is_bool() && !value.is_int() && !value.is_double() && !value.is_string()) {
-        reader_.Error(expression->position, "enum values must be bools, numbers or strings, got " +
-                                                value.DebugString());
+        reader_.Error(expression->position,
+                      "enum values must be bools, numbers or strings, got " + value.DebugString());
         return;
       }
-      if (std::find(domain.enum_values.begin(), domain.enum_values.end(), value) != domain.enum_values.end()) {
+      if (std::find(domain.enum_values.begin(), domain.enum_values.end(), value) !=
+          domain.enum_values.end()) {
         reader_.Error(expression->position, "duplicate enum value " + value.DebugString());
         return;
       }
@@ -475,10 +490,13 @@ class RuleFileLoader {
     return env;
   }
 
-  expr::Environment FullEnvironment() const { return Environment(static_cast<int>(rule_set_.facts.size()), true); }
+  expr::Environment FullEnvironment() const {
+    return Environment(static_cast<int>(rule_set_.facts.size()), true);
+  }
 
   // Compiles `part` of the scalar `node`; errors point into the file.
-  std::optional<Expression> CompilePart(const YAML::Node& node, const CellPart& part, const expr::Environment& env) {
+  std::optional<Expression> CompilePart(const YAML::Node& node, const CellPart& part,
+                                        const expr::Environment& env) {
     Expression expression{part.text, reader_.LocateInScalar(node, part.offset), nullptr};
     if (part.text.empty()) {
       reader_.Error(expression.position, "expected an expression");
@@ -540,8 +558,8 @@ class RuleFileLoader {
     if (!reader_.ExpectSequence(field)) return;
     std::map<std::string, int> first_line;
     for (const YAML::Node& node : field.value) {
-      auto mapping = reader_.ReadMapping(node, "rule",
-                                         {"id", "description", "source", "priority", "when", "condition", "then"});
+      auto mapping = reader_.ReadMapping(
+          node, "rule", {"id", "description", "source", "priority", "when", "condition", "then"});
       if (!mapping) continue;
       Rule rule;
       rule.position = reader_.PositionOf(node);
@@ -554,8 +572,8 @@ class RuleFileLoader {
           }
           auto [it, inserted] = first_line.emplace(*text, reader_.PositionOf(id->value).line);
           if (!inserted) {
-            reader_.Error(id->value,
-                          "duplicate rule id '" + *text + "' (first at line " + std::to_string(it->second) + ")");
+            reader_.Error(id->value, "duplicate rule id '" + *text + "' (first at line " +
+                                         std::to_string(it->second) + ")");
           }
           rule_ids_.push_back(*text);
         }
@@ -619,8 +637,8 @@ class RuleFileLoader {
     const YAML::Node& node = column.value;
     std::optional<std::string> text = reader_.ScalarText(node);
     if (!text) {
-      reader_.Error(node, "expected a cell such as '> 0', '[1..3]' or '-' for fact '" + column.key + "', got " +
-                              reader_.Describe(node));
+      reader_.Error(node, "expected a cell such as '> 0', '[1..3]' or '-' for fact '" + column.key +
+                              "', got " + reader_.Describe(node));
       return std::nullopt;
     }
     Cell cell;
@@ -629,8 +647,8 @@ class RuleFileLoader {
     cell.position = reader_.PositionOf(column);
     Result<CellSyntax> syntax = ParseCellSyntax(*text);
     if (!syntax) {
-      SourcePosition position = node.IsNull() ? cell.position
-                                              : reader_.LocateInScalar(node, syntax.error().position.column - 1);
+      SourcePosition position =
+          node.IsNull() ? cell.position : reader_.LocateInScalar(node, syntax.error().position.column - 1);
       reader_.Error(position, syntax.error().message);
       return std::nullopt;
     }
@@ -694,7 +712,8 @@ class RuleFileLoader {
     }
     if (const MappingField* as = mapping->Find("as")) {
       if (!for_each) {
-        reader_.Error(as->key_node, "'as' names the loop variable of 'forEach'; this action has no 'forEach'");
+        reader_.Error(as->key_node,
+                      "'as' names the loop variable of 'forEach'; this action has no 'forEach'");
         ok = false;
       } else if (std::optional<std::string> name = reader_.ReadString(*as)) {
         spec.as = *name;
@@ -714,7 +733,8 @@ class RuleFileLoader {
       ok = ok && spec.target.has_value();
     }
     std::optional<Mapping> params;
-    if (const MappingField* params_field = mapping->Find("params")) {
+    const MappingField* params_field = mapping->Find("params");
+    if (params_field != nullptr) {
       params = reader_.ReadOpenMapping(params_field->value, "action params");
       ok = ok && params.has_value();
       if (params) {
@@ -729,7 +749,7 @@ class RuleFileLoader {
       }
     }
     if (catalogue_ != nullptr && action && !spec.action.empty()) {
-      ok = CheckAgainstCatalogue(spec, *action, params) && ok;
+      ok = CheckAgainstCatalogue(spec, *action, params, params_field) && ok;
     }
     if (!ok) return std::nullopt;
     return spec;
@@ -749,12 +769,14 @@ class RuleFileLoader {
       shadowed = "param '" + name + "'";
     }
     if (shadowed.empty()) return true;
-    reader_.Error(position, "loop variable '" + name + "' shadows " + shadowed + "; choose another name with 'as'");
+    reader_.Error(position,
+                  "loop variable '" + name + "' shadows " + shadowed + "; choose another name with 'as'");
     return false;
   }
 
   // `params` holds every parameter written; spec.params only those that compiled.
-  bool CheckAgainstCatalogue(const ActionSpec& spec, const MappingField& action, const std::optional<Mapping>& params) {
+  bool CheckAgainstCatalogue(const ActionSpec& spec, const MappingField& action,
+                             const std::optional<Mapping>& params, const MappingField* params_field) {
     const ActionDefinition* definition = catalogue_->Find(spec.action);
     if (definition == nullptr) {
       std::string message = "unknown action '" + spec.action + "'";
@@ -775,7 +797,8 @@ class RuleFileLoader {
       std::string message = "action '" + spec.action + "' has no parameter '" + field.key + "'";
       std::string closest = ClosestName(field.key, names);
       if (!closest.empty()) message += " (did you mean '" + closest + "'?)";
-      reader_.Error(field.key_node, message + "; its parameters: " + (names.empty() ? "none" : JoinNames(names)));
+      reader_.Error(field.key_node,
+                    message + "; its parameters: " + (names.empty() ? "none" : JoinNames(names)));
       ok = false;
     }
     for (const ActionParam& param : spec.params) {
@@ -784,15 +807,15 @@ class RuleFileLoader {
       const std::optional<Value>& constant = param.value.program->constant();
       if (constant && !ValueHasParamType(*constant, param_spec->type)) {
         reader_.Error(param.value.position, "parameter '" + param.name + "' of action '" + spec.action +
-                                                "' must be " + param_spec->type + ", got " + constant->TypeName() +
-                                                " " + constant->DebugString());
+                                                "' must be " + param_spec->type + ", got " +
+                                                constant->TypeName() + " " + constant->DebugString());
         ok = false;
       }
     }
     for (const ActionParamSpec& param_spec : definition->params) {
       if (!param_spec.required) continue;
       if (std::find(written.begin(), written.end(), param_spec.name) == written.end()) {
-        reader_.Error(params ? reader_.PositionOf(params->node) : reader_.PositionOf(action.key_node),
+        reader_.Error(reader_.PositionOf(params_field != nullptr ? params_field->key_node : action.key_node),
                       "action '" + spec.action + "' requires parameter '" + param_spec.name + "'");
         ok = false;
       }
@@ -806,7 +829,8 @@ class RuleFileLoader {
     if (!reader_.ExpectSequence(field)) return;
     std::map<std::string, int> first_line;
     for (const YAML::Node& node : field.value) {
-      auto mapping = reader_.ReadMapping(node, "test", {"name", "snapshot", "snapshotFile", "params", "expect"});
+      auto mapping =
+          reader_.ReadMapping(node, "test", {"name", "snapshot", "snapshotFile", "params", "expect"});
       if (!mapping) continue;
       RuleTest test;
       test.position = reader_.PositionOf(node);
@@ -815,8 +839,8 @@ class RuleFileLoader {
           test.name = *text;
           auto [it, inserted] = first_line.emplace(*text, reader_.PositionOf(name->value).line);
           if (!inserted) {
-            reader_.Error(name->value,
-                          "duplicate test name '" + *text + "' (first at line " + std::to_string(it->second) + ")");
+            reader_.Error(name->value, "duplicate test name '" + *text + "' (first at line " +
+                                           std::to_string(it->second) + ")");
           }
         }
       }
@@ -843,8 +867,9 @@ class RuleFileLoader {
 
   void LoadInlineSnapshot(const MappingField& field, RuleTest& test) {
     if (!field.value.IsMap()) {
-      reader_.Error(reader_.PositionOf(field),
-                    "expected a mapping (a snapshot document) for 'snapshot', got " + reader_.Describe(field.value));
+      reader_.Error(
+          reader_.PositionOf(field),
+          "expected a mapping (a snapshot document) for 'snapshot', got " + reader_.Describe(field.value));
       return;
     }
     Result<Value> value = YamlToValue(field.value, reader_.file());
@@ -947,7 +972,7 @@ class RuleFileLoader {
   const ActionCatalogue* catalogue_;
   RuleSet rule_set_;
   FrameLayout layout_;
-  std::map<std::string, SourcePosition> declared_names_;  // params and facts
+  std::map<std::string, std::pair<std::string, SourcePosition>> declared_names_;  // name -> param/fact, where
   std::vector<std::string> rule_ids_;
 };
 

@@ -20,9 +20,11 @@ bool AreValidIdentifiers(std::string_view text, bool numeric_no_leading_zero) {
   size_t start = 0;
   while (true) {
     size_t dot = text.find('.', start);
-    std::string_view part = text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    std::string_view part =
+        text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (part.empty() || !std::all_of(part.begin(), part.end(), IsAlnumOrHyphen)) return false;
-    if (numeric_no_leading_zero && std::all_of(part.begin(), part.end(), IsDigit) && !IsNumericIdentifier(part)) {
+    if (numeric_no_leading_zero && std::all_of(part.begin(), part.end(), IsDigit) &&
+        !IsNumericIdentifier(part)) {
       return false;
     }
     if (dot == std::string_view::npos) return true;

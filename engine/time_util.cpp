@@ -68,13 +68,13 @@ bool Expect(std::string_view text, size_t& pos, char c) {
 }
 
 Error InvalidTimestamp(std::string_view text, std::string_view why) {
-  return Error{ErrorCode::kInvalidArgument,
-               "invalid timestamp '" + std::string(text) + "': " + std::string(why), {}};
+  return Error{
+      ErrorCode::kInvalidArgument, "invalid timestamp '" + std::string(text) + "': " + std::string(why), {}};
 }
 
 Error InvalidDuration(std::string_view text, std::string_view why) {
-  return Error{ErrorCode::kInvalidArgument,
-               "invalid duration '" + std::string(text) + "': " + std::string(why), {}};
+  return Error{
+      ErrorCode::kInvalidArgument, "invalid duration '" + std::string(text) + "': " + std::string(why), {}};
 }
 
 // The digits of `nanos` (0 < nanos < 1e9) as a fraction without trailing zeros.
@@ -133,8 +133,8 @@ Result<Timestamp> ParseRfc3339(std::string_view text) {
       minute > 59 || second > 59) {
     return InvalidTimestamp(text, "date or time field out of range");
   }
-  const int64_t seconds = DaysFromCivil(year, month, day) * kSecondsPerDay + hour * 3600 + minute * 60 +
-                          second - offset_seconds;
+  const int64_t seconds =
+      DaysFromCivil(year, month, day) * kSecondsPerDay + hour * 3600 + minute * 60 + second - offset_seconds;
   int64_t nanos = 0;
   if (__builtin_mul_overflow(seconds, kNanosPerSecond, &nanos) ||
       __builtin_add_overflow(nanos, fraction_nanos, &nanos)) {
@@ -158,9 +158,10 @@ std::string FormatRfc3339(Timestamp timestamp) {
   }
   const CivilDate date = CivilFromDays(days);
   char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%04lld-%02d-%02dT%02lld:%02lld:%02lld", static_cast<long long>(date.year),
-                date.month, date.day, static_cast<long long>(second_of_day / 3600),
-                static_cast<long long>(second_of_day / 60 % 60), static_cast<long long>(second_of_day % 60));
+  std::snprintf(buffer, sizeof(buffer), "%04lld-%02d-%02dT%02lld:%02lld:%02lld",
+                static_cast<long long>(date.year), date.month, date.day,
+                static_cast<long long>(second_of_day / 3600), static_cast<long long>(second_of_day / 60 % 60),
+                static_cast<long long>(second_of_day % 60));
   std::string out = buffer;
   if (nanos != 0) out += "." + FractionDigits(nanos);
   out += 'Z';
@@ -174,8 +175,8 @@ Result<Duration> ParseDuration(std::string_view text) {
     uint64_t nanos;
   };
   static constexpr Unit kUnits[] = {
-      {"ns", 1},           {"us", 1000},          {"\xC2\xB5s", 1000},       {"\xCE\xBCs", 1000},
-      {"ms", 1000000},     {"s", 1000000000},     {"m", 60ULL * 1000000000}, {"h", 3600ULL * 1000000000},
+      {"ns", 1},       {"us", 1000},      {"\xC2\xB5s", 1000},       {"\xCE\xBCs", 1000},
+      {"ms", 1000000}, {"s", 1000000000}, {"m", 60ULL * 1000000000}, {"h", 3600ULL * 1000000000},
   };
   constexpr uint64_t kLimit = uint64_t{1} << 63;
   std::string_view rest = text;
@@ -241,7 +242,8 @@ Result<Duration> ParseDuration(std::string_view text) {
     if (whole > kLimit / unit->nanos) return InvalidDuration(text, "out of range");
     uint64_t value = whole * unit->nanos;
     if (fraction > 0) {
-      value += static_cast<uint64_t>(static_cast<double>(fraction) * (static_cast<double>(unit->nanos) / scale));
+      value +=
+          static_cast<uint64_t>(static_cast<double>(fraction) * (static_cast<double>(unit->nanos) / scale));
       if (value > kLimit) return InvalidDuration(text, "out of range");
     }
     total += value;

@@ -69,7 +69,9 @@ void YamlReader::Error(const SourcePosition& position, std::string message) {
   diagnostics_->push_back({Diagnostic::Severity::kError, position, std::move(message)});
 }
 
-void YamlReader::Error(const YAML::Node& node, std::string message) { Error(PositionOf(node), std::move(message)); }
+void YamlReader::Error(const YAML::Node& node, std::string message) {
+  Error(PositionOf(node), std::move(message));
+}
 
 size_t YamlReader::LineStart(int line) const {
   if (line < 0) return 0;
@@ -92,7 +94,7 @@ SourcePosition YamlReader::PositionOf(const YAML::Node& node) const {
 
 SourcePosition YamlReader::PositionOf(const MappingField& field) const {
   return field.value.IsNull() && ScalarText(field.value)->empty() ? PositionOf(field.key_node)
-                                                                   : PositionOf(field.value);
+                                                                  : PositionOf(field.value);
 }
 
 size_t YamlReader::NodeOffset(const YAML::Node& node) const {
@@ -279,7 +281,8 @@ void LoadYamlDocument(YamlReader& reader, const std::function<void(const YAML::N
     walk(root);
   } catch (const YAML::Exception& e) {
     SourcePosition position{reader.file(), 1, 1};
-    if (e.mark.line >= 0 && e.mark.column >= 0) position = {reader.file(), e.mark.line + 1, e.mark.column + 1};
+    if (e.mark.line >= 0 && e.mark.column >= 0)
+      position = {reader.file(), e.mark.line + 1, e.mark.column + 1};
     reader.Error(position, "invalid YAML: " + e.msg);
   }
 }

@@ -58,8 +58,9 @@ class Converter {
  private:
   Error Fail(const YAML::Node& node, std::string message) const {
     YAML::Mark mark = node.Mark();
-    return Error{ErrorCode::kInvalidRuleFile, std::move(message),
-                 SourcePosition{file_, mark.line < 0 ? 1 : mark.line + 1, mark.column < 0 ? 1 : mark.column + 1}};
+    return Error{
+        ErrorCode::kInvalidRuleFile, std::move(message),
+        SourcePosition{file_, mark.line < 0 ? 1 : mark.line + 1, mark.column < 0 ? 1 : mark.column + 1}};
   }
 
   const std::string& file_;

@@ -1,0 +1,135 @@
+// ruleplane eval EXPR [--input FILE.json]: evaluates one CEL expression, with
+// the top-level keys of a JSON object as its variables, and prints the result
+// as JSON.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "cli/commands.h"
+#include "engine/expression.h"
+#include "engine/json_value.h"
+
+namespace ruleplane::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: ruleplane eval EXPR [--input FILE.json]\n"
+    "  Evaluates the CEL expression EXPR and prints its value as JSON. The top-level\n"
+    "  keys of the JSON object in FILE.json are the variables EXPR may use.\n";
+
+struct EvalArgs {
+  std::string expression;
+  std::optional<std::string> input;
+};
+
+std::optional<EvalArgs> ParseArgs(const Args& args, std::ostream& err) {
+  EvalArgs parsed;
+  bool have_expression = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--input" || arg == "-i") {
+      if (i + 1 >= args.size()) {
+        err << "error: " << arg << " needs a file name\n" << kUsage;
+        return std::nullopt;
+      }
+      parsed.input = args[++i];
+    } else if (arg.starts_with("--input=")) {
+      parsed.input = arg.substr(8);
+    } else if (arg.size() > 1 && arg[0] == '-' && !have_expression) {
+      err << "error: unknown option '" << arg << "'\n" << kUsage;
+      return std::nullopt;
+    } else if (!have_expression) {
+      parsed.expression = arg;
+      have_expression = true;
+    } else {
+      err << "error: unexpected argument '" << arg << "' (quote the expression as one argument)\n" << kUsage;
+      return std::nullopt;
+    }
+  }
+  if (!have_expression) {
+    err << "error: missing the expression\n" << kUsage;
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+// "error: column 7: <message>", then the expression's line and a caret.
+void PrintExpressionError(const Error& error, std::string_view expression, std::ostream& err) {
+  const SourcePosition& position = error.position;
+  if (!position.known()) {
+    err << "error: " << error.message << "\n";
+    return;
+  }
+  const bool multi_line = expression.find('\n') != std::string_view::npos;
+  err << "error: ";
+  if (multi_line) err << "line " << position.line << ", ";
+  err << "column " << position.column << ": " << error.message << "\n";
+  std::string_view line = expression;
+  for (int i = 1; i < position.line; ++i) line.remove_prefix(line.find('\n') + 1);
+  line = line.substr(0, line.find('\n'));
+  err << "  " << line << "\n  " << std::string(position.column - 1, ' ') << "^\n";
+}
+
+}  // namespace
+
+int RunEval(const Args& args, std::ostream& out, std::ostream& err) {
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    out << kUsage;
+    return kExitOk;
+  }
+  const std::optional<EvalArgs> parsed = ParseArgs(args, err);
+  if (!parsed) return kExitUsage;
+
+  Value variables = Value::MakeMap({});
+  if (parsed->input) {
+    std::ifstream file(*parsed->input, std::ios::binary);
+    if (!file) {
+      err << "error: cannot read " << *parsed->input << ": " << std::strerror(errno) << "\n";
+      return kExitUsage;
+    }
+    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    if (file.bad()) {
+      err << "error: cannot read " << *parsed->input << "\n";
+      return kExitUsage;
+    }
+    Result<Value> json = ParseJson(text);
+    if (!json.ok()) {
+      err << "error: " << *parsed->input << ": " << json.error().message << "\n";
+      return kExitUsage;
+    }
+    if (!json->is_map()) {
+      err << "error: " << *parsed->input
+          << ": expected a JSON object, whose keys become variables, but found " << json->TypeName() << "\n";
+      return kExitUsage;
+    }
+    variables = *json;
+  }
+
+  expr::Environment env;
+  expr::Frame frame;
+  for (const auto& [name, value] : variables.map_value()) {
+    env.Declare(name.string_value(), static_cast<int>(frame.size()));
+    frame.push_back(value);
+  }
+  auto program = expr::Compile(parsed->expression, env);
+  if (!program.ok()) {
+    PrintExpressionError(program.error(), parsed->expression, err);
+    return kExitFinding;
+  }
+  frame.resize(std::max<size_t>(frame.size(), (*program)->frame_size()));
+  const Value result = (*program)->Evaluate(frame);
+  if (result.is_error()) {
+    err << "error: " << result.error_message() << "\n";
+    return kExitFinding;
+  }
+  out << FormatJson(result, 2) << "\n";
+  return kExitOk;
+}
+
+}  // namespace ruleplane::cli

@@ -1,0 +1,184 @@
+// The ruleplane command, run as a user runs it: arguments in, exit code and
+// output out.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+struct Run {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream content;
+  content << file.rdbuf();
+  return content.str();
+}
+
+// Runs `ruleplane <args>` from the source tree (shell syntax allowed in args).
+Run Ruleplane(const std::string& args, const std::string& stdin_file = "/dev/null") {
+  const std::string dir = testing::TempDir();
+  const std::string out = dir + "/cli_out", err = dir + "/cli_err";
+  const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " + args +
+                              " <" + stdin_file + " >" + out + " 2>" + err;
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+}
+
+std::string WriteTemp(const std::string& name, const std::string& content) {
+  const std::string path = testing::TempDir() + "/" + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(Cli, PlanOfBundledExampleShowsSteps) {
+  Run run = Ruleplane("plan examples/snapshots/quorum-lost.json");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(Contains(run.out, "etcd-druid-status@")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "ACTION")) << run.out;
+}
+
+TEST(Cli, PlanWorksFromAnyDirectoryWithBundledRules) {
+  const std::string snapshot = std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/pink-of-health.json";
+  const std::string command = std::string("cd / && ") + RULEPLANE_BINARY + " plan -o json " + snapshot + " >" +
+                              testing::TempDir() + "/anydir_out 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << Slurp(testing::TempDir() + "/anydir_out");
+  EXPECT_TRUE(Contains(Slurp(testing::TempDir() + "/anydir_out"), "\"kind\": \"Plan\""));
+}
+
+TEST(Cli, PlanReadsStandardInputAndPrintsJsonAndYaml) {
+  Run json = Ruleplane("plan - -o json", std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/quorum-lost.json");
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_TRUE(Contains(json.out, "\"idempotencyKey\": \"sha256:")) << json.out;
+  Run yaml = Ruleplane("plan examples/snapshots/quorum-lost.json -o yaml");
+  EXPECT_EQ(yaml.exit_code, 0) << yaml.err;
+  EXPECT_TRUE(Contains(yaml.out, "kind: Plan")) << yaml.out;
+  EXPECT_TRUE(Contains(yaml.out, "observedAt:")) << yaml.out;
+}
+
+TEST(Cli, BadJsonNamesTheByteOffsetAndExits2) {
+  const std::string path = WriteTemp("bad.json", "{\"apiVersion\": \"ruleplane.dev/v1\",\n \"kind\": }");
+  Run run = Ruleplane("plan " + path);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.err, "byte")) << run.err;
+}
+
+TEST(Cli, MissingSnapshotFileExits2) {
+  Run run = Ruleplane("plan /nonexistent.json");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(Contains(run.err, "cannot read '/nonexistent.json'")) << run.err;
+}
+
+TEST(Cli, UnknownOptionsAndCommandsExit2) {
+  EXPECT_EQ(Ruleplane("plan --frobnicate x.json").exit_code, 2);
+  EXPECT_EQ(Ruleplane("plan examples/snapshots/quorum-lost.json -o xml").exit_code, 2);
+  EXPECT_EQ(Ruleplane("frobnicate").exit_code, 2);
+  EXPECT_EQ(Ruleplane("plan examples/snapshots/quorum-lost.json --param nosuchparam=1").exit_code, 2);
+}
+
+TEST(Cli, PlanHelpDocumentsThePlanFormat) {
+  Run run = Ruleplane("plan --help");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_TRUE(Contains(run.out, "idempotencyKey")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "dependsOn")) << run.out;
+}
+
+TEST(Cli, ExplainShowsFactsAndCellsForOneRule) {
+  Run run = Ruleplane("explain examples/snapshots/quorum-lost.json");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(Contains(run.out, "facts:")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "SELECTED")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "FAIL ")) << run.out;
+  Run missing = Ruleplane("explain examples/snapshots/quorum-lost.json --rule no-such-rule");
+  EXPECT_EQ(missing.exit_code, 2);
+}
+
+TEST(Cli, LintAndTestOfBundledRulesAreClean) {
+  Run lint = Ruleplane("lint rules");
+  EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
+  EXPECT_TRUE(Contains(lint.out, "0 errors")) << lint.out;
+  Run test = Ruleplane("test rules");
+  EXPECT_EQ(test.exit_code, 0) << test.out << test.err;
+  EXPECT_TRUE(Contains(test.out, " passed, 0 failed")) << test.out;
+}
+
+TEST(Cli, LintReportsErrorsWithPositionAndExits1) {
+  const std::string path = WriteTemp("broken.yaml",
+                                     "apiVersion: ruleplane.dev/v1\nkind: DecisionTable\nmetadata:\n  name: x\n"
+                                     "  version: 1.0.0\nspec:\n  subject: EtcdCluster\n  hitPolicy: SOMETIMES\n");
+  Run run = Ruleplane("lint " + path);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_TRUE(Contains(run.out, path + ":8:14: error:")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "^")) << run.out;
+}
+
+TEST(Cli, TestReportsFailuresAndExits1) {
+  const std::string path = WriteTemp("failing.yaml", R"(apiVersion: ruleplane.dev/v1
+kind: DecisionTable
+metadata: {name: failing, version: 1.0.0}
+spec:
+  subject: EtcdCluster
+  hitPolicy: FIRST
+  facts:
+    - name: n
+      expr: snapshot.etcd.spec.replicas
+  rules:
+    - id: three
+      when: {n: 3}
+  tests:
+    - name: passes
+      snapshot: {apiVersion: ruleplane.dev/v1, kind: EtcdClusterSnapshot, observedAt: "2024-05-01T10:00:00Z", etcd: {spec: {replicas: 3}}}
+      expect: {rules: [three]}
+    - name: fails
+      snapshot: {apiVersion: ruleplane.dev/v1, kind: EtcdClusterSnapshot, observedAt: "2024-05-01T10:00:00Z", etcd: {spec: {replicas: 5}}}
+      expect: {rules: [three]}
+)");
+  Run run = Ruleplane("test " + path);
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "PASS failing@1.0.0: passes")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "FAIL failing@1.0.0: fails")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "1 passed, 1 failed")) << run.out;
+}
+
+TEST(Cli, FactThatCannotBeDerivedNamesFactFileAndField) {
+  const std::string path = WriteTemp("no-replicas.json", R"({"apiVersion": "ruleplane.dev/v1",
+    "kind": "EtcdClusterSnapshot", "observedAt": "2024-05-01T10:00:00Z",
+    "etcd": {"metadata": {"name": "etcd-main"}, "spec": {}, "status": {"members": []}},
+    "statefulSet": {}, "leases": [], "pods": []})");
+  Run run = Ruleplane("plan " + path);
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_TRUE(Contains(run.err, "fact '")) << run.err;
+  EXPECT_TRUE(Contains(run.err, "replicas")) << run.err;
+  EXPECT_TRUE(Contains(run.err, "status.yaml")) << run.err;
+}
+
+TEST(Cli, EvalPrintsJsonOrTheError) {
+  const std::string input = WriteTemp("input.json", R"({"members": [{"status": "Ready"}, {"status": "NotReady"}]})");
+  Run ok = Ruleplane("eval 'members.filter(m, m.status == \"Ready\").size()' --input " + input);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "1\n");
+  Run bad = Ruleplane("eval '1 / 0'");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(Contains(bad.err, "division by zero")) << bad.err;
+}
+
+TEST(Cli, VersionPrintsTheVersion) {
+  Run run = Ruleplane("version");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_TRUE(Contains(run.out, "ruleplane ")) << run.out;
+}
+
+}  // namespace

@@ -1,0 +1,74 @@
+#include "engine/json_value.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace ruleplane {
+namespace {
+
+TEST(JsonValueTest, ParsesEveryJsonKind) {
+  Result<Value> value = ParseJson(R"({"n": null, "b": true, "i": -3, "big": 18446744073709551615,
+                                      "d": 1.5, "whole": 2.0, "s": "x\u00e9", "l": [1, [2]], "o": {"k": {}}})");
+  ASSERT_TRUE(value.ok()) << value.error().message;
+  EXPECT_EQ(value->DebugString(),
+            "{\"n\": null, \"b\": true, \"i\": -3, \"big\": 1.8446744073709552e+19, \"d\": 1.5, \"whole\": 2.0, "
+            "\"s\": \"x\xC3\xA9\", \"l\": [1, [2]], \"o\": {\"k\": {}}}");
+  EXPECT_TRUE(value->Find("i")->is_int());
+  EXPECT_TRUE(value->Find("whole")->is_double());
+  EXPECT_TRUE(value->Find("big")->is_double());
+}
+
+TEST(JsonValueTest, KeepsKeyOrder) {
+  Result<Value> value = ParseJson(R"({"zeta": 1, "alpha": 2, "mid": 3})");
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(value->map_value()[0].first.string_value(), "zeta");
+  EXPECT_EQ(FormatJson(*value), R"({"zeta":1,"alpha":2,"mid":3})");
+}
+
+TEST(JsonValueTest, BadJsonNamesTheByteOffset) {
+  Result<Value> value = ParseJson("{\"a\": [1, 2,]}");
+  ASSERT_FALSE(value.ok());
+  EXPECT_EQ(value.error().code, ErrorCode::kParse);
+  EXPECT_NE(value.error().message.find("at byte 13"), std::string::npos) << value.error().message;
+  EXPECT_FALSE(ParseJson("").ok());
+  EXPECT_FALSE(ParseJson("{} trailing").ok());
+}
+
+TEST(JsonValueTest, RefusesVeryDeepNesting) {
+  EXPECT_TRUE(ParseJson(std::string(500, '[') + std::string(500, ']')).ok());
+  Result<Value> deep = ParseJson(std::string(100000, '[') + std::string(100000, ']'));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.error().message.find("nested deeper than 512"), std::string::npos) << deep.error().message;
+}
+
+TEST(JsonValueTest, ConvertsValuesBackToJson) {
+  const Value value = Value::MakeMap({
+      {Value::String("when"), Value::MakeTimestamp({1714557600LL * 1000000000 + 500000000})},
+      {Value::String("grace"), Value::MakeDuration({300LL * 1000000000})},
+      {Value::Int(7), Value::Double(0.25)},
+      {Value::Bool(true), Value::MakeList({Value(), Value::Double(1.0 / 0.0)})},
+      {Value::String("oops"), Value::Error("no such key: x")},
+  });
+  EXPECT_EQ(FormatJson(value), R"({"when":"2024-05-01T10:00:00.5Z","grace":"300s","7":0.25,"true":[null,null],)"
+                               R"("oops":{"error":"no such key: x"}})");
+  const nlohmann::json json = ValueToJson(value);
+  EXPECT_EQ(json["grace"], "300s");
+  EXPECT_EQ(json["7"], 0.25);
+}
+
+TEST(JsonValueTest, PrettyPrintsWithAnIndent) {
+  const Value value = Value::MakeMap({{Value::String("a"), Value::MakeList({Value::Int(1)})}});
+  EXPECT_EQ(FormatJson(value, 2), "{\n  \"a\": [\n    1\n  ]\n}");
+  EXPECT_EQ(FormatJson(Value::String("bad \xff utf-8")), "\"bad \xEF\xBF\xBD utf-8\"");
+}
+
+TEST(JsonValueTest, RoundTripsThroughNlohmann) {
+  const nlohmann::json json = nlohmann::json::parse(R"({"a": [1, 2.5, "x", false, null], "b": {"c": -1}})");
+  EXPECT_EQ(ValueToJson(ValueFromJson(json)), json);
+  const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(R"({"z": 1, "a": 2})");
+  EXPECT_EQ(ValueToOrderedJson(ValueFromJson(ordered)).dump(), R"({"z":1,"a":2})");
+}
+
+}  // namespace
+}  // namespace ruleplane
