@@ -1,8 +1,10 @@
 // ruleplane plan: the steps the rules decide for a snapshot. Changes nothing.
+#include <algorithm>
 #include <ostream>
 
 #include "cli/commands.h"
 #include "cli/output_format.h"
+#include "cli/plan_batch.h"
 #include "cli/snapshot_input.h"
 #include "engine/json_value.h"
 #include "engine/plan.h"
@@ -11,6 +13,7 @@ namespace ruleplane::cli {
 namespace {
 
 constexpr const char* kPlanUsage = R"(usage: ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... SNAPSHOT.json [-o table|json|yaml]
+       ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... --batch SNAPSHOTS.jsonl
 
 Evaluates the snapshot ("-" reads standard input) against every rule file whose
 spec.subject matches the snapshot's kind (the newest version of each rule-set
@@ -38,6 +41,9 @@ The plan format (-o json / -o yaml):
 Steps are ordered: rule sets by name, then rules in hit-policy order, then each
 rule's actions (forEach expanded) in the order written.
 
+--batch plans one snapshot per line, one JSON line each (ruleplane plan
+--batch --help tells more).
+
 Exit codes: 0 a plan, 1 a hit-policy violation or an evaluation error,
 2 bad usage or an unreadable or malformed snapshot.
 )";
@@ -49,6 +55,7 @@ int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream&
     out << kPlanUsage;
     return kExitOk;
   }
+  if (std::find(args.begin(), args.end(), "--batch") != args.end()) return RunPlanBatch(args, in, out, err);
   auto parsed = ParseEvaluationArgs(args, {"-o"}, kPlanUsage, err);
   if (!parsed) return kExitUsage;
   int exit_code = kExitOk;

@@ -142,33 +142,80 @@ Result<CellPredicate> CellPredicate::Compile(const RuleSet& rule_set, int rule, 
   for (const CellOperand& operand : predicate.operands_) {
     if (!operand.constant()) predicate.literal_ = false;
   }
+  predicate.int_shortcut_ =
+      (source.kind == Cell::Kind::kCompare || source.kind == Cell::Kind::kRange) && predicate.direct();
   return predicate;
 }
 
-Value CellPredicate::Test(const Value& fact_value, expr::Frame& frame) const {
+bool CellPredicate::direct() const {
+  for (const CellOperand& operand : operands_) {
+    if (!operand.direct()) return false;
+  }
+  return cell_->kind != Cell::Kind::kExpression || operands_[0].direct();
+}
+
+namespace {
+
+using Truth = CellPredicate::Truth;
+
+Truth ToTruth(Value result, Value& error) {
+  if (result.is_bool()) return result.bool_value() ? Truth::kTrue : Truth::kFalse;
+  error = std::move(result);
+  return Truth::kError;
+}
+
+// CompareValues, with a shortcut for the common case of two ints.
+Truth Compare(CompareOp op, const Value& a, const Value& b, Value& error) {
+  if (a.is_int() && b.is_int())
+    return CompareInts(op, a.int_value(), b.int_value()) ? Truth::kTrue : Truth::kFalse;
+  return ToTruth(CompareValues(op, a, b), error);
+}
+
+}  // namespace
+
+CellPredicate::Truth CellPredicate::Check(const Value& fact_value, expr::Frame& frame, Value& error) const {
+  Value storage;
   switch (cell_->kind) {
     case Cell::Kind::kAny:
-      return Value::Bool(true);
+      return Truth::kTrue;
     case Cell::Kind::kCompare:
-      return CompareValues(cell_->op, fact_value, operands_[0].Get(frame));
+      return Compare(cell_->op, fact_value, operands_[0].Get(frame, storage), error);
     case Cell::Kind::kIn:
-      return ValueIn(fact_value, operands_[0].Get(frame));
+      return ToTruth(ValueIn(fact_value, operands_[0].Get(frame, storage)), error);
     case Cell::Kind::kExpression:
-      return ExpectBool(operands_[0].Get(frame), "the cell");
+      return ToTruth(ExpectBool(operands_[0].Get(frame, storage), "the cell"), error);
     case Cell::Kind::kRange: {
       // Both bounds are tested, as CEL's && would: a false side decides even
       // when the other side is an error.
-      const Value low = CompareValues(cell_->low_inclusive ? CompareOp::kGe : CompareOp::kGt, fact_value,
-                                      operands_[0].Get(frame));
-      if (low.is_bool() && !low.bool_value()) return low;
-      const Value high = CompareValues(cell_->high_inclusive ? CompareOp::kLe : CompareOp::kLt, fact_value,
-                                       operands_[1].Get(frame));
-      if (high.is_bool() && !high.bool_value()) return high;
-      if (low.is_error()) return low;
+      Value low_error;
+      const Truth low = Compare(cell_->low_inclusive ? CompareOp::kGe : CompareOp::kGt, fact_value,
+                                operands_[0].Get(frame, storage), low_error);
+      if (low == Truth::kFalse) return low;
+      const Truth high = Compare(cell_->high_inclusive ? CompareOp::kLe : CompareOp::kLt, fact_value,
+                                 operands_[1].Get(frame, storage), error);
+      if (high == Truth::kFalse) return high;
+      if (low == Truth::kError) {
+        error = std::move(low_error);
+        return low;
+      }
       return high;
     }
   }
-  return Value::Error("unknown cell kind");
+  error = Value::Error("unknown cell kind");
+  return Truth::kError;
+}
+
+Value CellPredicate::Test(const Value& fact_value, expr::Frame& frame) const {
+  Value error;
+  switch (Check(fact_value, frame, error)) {
+    case Truth::kFalse:
+      return Value::Bool(false);
+    case Truth::kTrue:
+      return Value::Bool(true);
+    case Truth::kError:
+      break;
+  }
+  return error;
 }
 
 }  // namespace ruleplane

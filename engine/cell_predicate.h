@@ -6,6 +6,7 @@
 // `==` between unrelated kinds is false, ordering unrelated kinds is an error.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,24 @@ namespace ruleplane {
 // when either side is an error or the kinds cannot be ordered.
 Value CompareValues(CompareOp op, const Value& a, const Value& b);
 
+inline bool CompareInts(CompareOp op, int64_t a, int64_t b) {
+  switch (op) {
+    case CompareOp::kEq:
+      return a == b;
+    case CompareOp::kNe:
+      return a != b;
+    case CompareOp::kLt:
+      return a < b;
+    case CompareOp::kLe:
+      return a <= b;
+    case CompareOp::kGt:
+      return a > b;
+    case CompareOp::kGe:
+      return a >= b;
+  }
+  return false;
+}
+
 // CEL's `element in container`: list membership or map key membership.
 Value ValueIn(const Value& element, const Value& container);
 
@@ -32,10 +51,19 @@ class CellOperand {
   static CellOperand FromExpression(const Expression& expression, const std::vector<std::string>& slot_names);
 
   const std::optional<Value>& constant() const { return constant_; }
-  Value Get(expr::Frame& frame) const {
-    if (constant_) return *constant_;
-    if (slot_ >= 0) return frame[slot_];
-    return program_->Evaluate(frame);
+  // Whether reading the operand is cheap (a constant or a slot, no program).
+  bool direct() const { return constant_ || slot_ >= 0; }
+  // The operand's value; `storage` holds it when it had to be computed.
+  const Value& Get(expr::Frame& frame, Value& storage) const {
+    if (const Value* value = Direct(frame)) return *value;
+    storage = program_->Evaluate(frame);
+    return storage;
+  }
+  // The operand's value when it is direct(), else nullptr.
+  const Value* Direct(const expr::Frame& frame) const {
+    if (constant_) return &*constant_;
+    if (slot_ >= 0) return &frame[slot_];
+    return nullptr;
   }
 
  private:
@@ -55,18 +83,40 @@ class CellPredicate {
   int rule() const { return rule_; }
   int fact_slot() const { return fact_slot_; }
   const Cell& cell() const { return *cell_; }
+  // Whether testing the cell evaluates no program (its operands are constants or slots).
+  bool direct() const;
 
-  // A bool, or an error value. `fact_value` is the column's value; kExpression
-  // cells read it from `frame` instead.
+  enum class Truth : uint8_t { kFalse, kTrue, kError };
+
+  // Tests the cell on `fact_value`, the column's value (kExpression cells
+  // read it from `frame`). On kError, `error` receives the error value.
+  Truth Check(const Value& fact_value, expr::Frame& frame, Value& error) const;
+
+  // The same, as a bool or an error value.
   Value Test(const Value& fact_value, expr::Frame& frame) const;
+
+  // The hot path of matching: the cell's truth (1 or 0) when it compares
+  // ints through constants and slots only, as `== n` and `[0..n)` do; -1
+  // when Check must decide.
+  int QuickCheck(const Value& fact_value, const expr::Frame& frame) const {
+    if (!int_shortcut_ || !fact_value.is_int()) return -1;
+    const Value& first = *operands_[0].Direct(frame);
+    if (!first.is_int()) return -1;
+    const int64_t value = fact_value.int_value();
+    if (cell_->kind == Cell::Kind::kCompare) return CompareInts(cell_->op, value, first.int_value());
+    const Value& second = *operands_[1].Direct(frame);
+    if (!second.is_int()) return -1;
+    return (cell_->low_inclusive ? value >= first.int_value() : value > first.int_value()) &&
+           (cell_->high_inclusive ? value <= second.int_value() : value < second.int_value());
+  }
 
  private:
   const Cell* cell_ = nullptr;
   int rule_ = -1;
   int fact_slot_ = -1;
   bool literal_ = false;
-  std::vector<CellOperand> operands_;          // kCompare, kIn, kExpression: 1; kRange: low, high
-  const expr::Program* expression_ = nullptr;  // kExpression
+  bool int_shortcut_ = false;          // kCompare or kRange with direct operands
+  std::vector<CellOperand> operands_;  // kCompare, kIn, kExpression: 1; kRange: low, high
 };
 
 }  // namespace ruleplane

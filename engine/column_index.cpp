@@ -133,7 +133,7 @@ ColumnIndex::ColumnIndex(int fact_slot, const std::vector<const CellPredicate*>&
   }
 
   bitsets_.assign(static_cast<size_t>(regions) * words_, 0);
-  usable_.assign(regions, 0);
+  std::vector<uint8_t> usable_regions(regions, 0);
   const Value exemplars[kFamilyCount] = {Value::Int(0), Value::String(""), Value::Bool(false),
                                          Value::MakeTimestamp(Timestamp{}), Value::MakeDuration(Duration{})};
   expr::Frame no_frame;
@@ -168,8 +168,12 @@ ColumnIndex::ColumnIndex(int fact_slot, const std::vector<const CellPredicate*>&
         }
         if (!passed.bool_value()) bitset::Clear(bits, cell->rule());
       }
-      usable_[global] = usable;
+      usable_regions[global] = usable;
     }
+  }
+  for (int region = 0; region < regions; ++region) {
+    region_bits_.push_back(usable_regions[region] ? &bitsets_[static_cast<size_t>(region) * words_]
+                                                  : nullptr);
   }
 }
 
@@ -181,40 +185,22 @@ int ColumnIndex::Region(const Table& table, const Value& value) {
   return (it != points.end() && Value::Compare(*it, value) == 0) ? 2 * i + 1 : 2 * i;
 }
 
-const uint64_t* ColumnIndex::RegionBits(const Table& table, int region) const {
-  const int global = table.first_region + region;
-  return usable_[global] ? &bitsets_[static_cast<size_t>(global) * words_] : nullptr;
-}
-
-const uint64_t* ColumnIndex::Lookup(const Value& value) const {
-  switch (value.kind()) {
-    case Value::Kind::kInt: {
-      const Table& table = tables_[kNumber];
-      if (!table.all_int) return RegionBits(table, Region(table, value));
-      const auto& points = table.int_breakpoints;
-      const int64_t v = value.int_value();
-      const auto it = std::lower_bound(points.begin(), points.end(), v);
-      const int i = static_cast<int>(it - points.begin());
-      return RegionBits(table, (it != points.end() && *it == v) ? 2 * i + 1 : 2 * i);
-    }
-    case Value::Kind::kBool:
-      return RegionBits(tables_[kBool], value.bool_value() ? 3 : 1);
-    case Value::Kind::kString: {
-      const Table& table = tables_[kString];
-      const auto& points = table.breakpoints;
-      const std::string& v = value.string_value();
-      const auto it =
-          std::lower_bound(points.begin(), points.end(), v,
-                           [](const Value& a, const std::string& b) { return a.string_value() < b; });
-      const int i = static_cast<int>(it - points.begin());
-      return RegionBits(table, (it != points.end() && it->string_value() == v) ? 2 * i + 1 : 2 * i);
-    }
-    default: {
-      const int family = FamilyOf(value);
-      if (family < 0) return nullptr;
-      return RegionBits(tables_[family], Region(tables_[family], value));
-    }
+// Everything but ints among int breakpoints and bools (see Lookup).
+const uint64_t* ColumnIndex::LookupOther(const Value& value) const {
+  if (value.is_string()) {
+    const Table& table = tables_[kString];
+    const auto& points = table.breakpoints;
+    const std::string& v = value.string_value();
+    const auto it =
+        std::lower_bound(points.begin(), points.end(), v,
+                         [](const Value& a, const std::string& b) { return a.string_value() < b; });
+    const int i = static_cast<int>(it - points.begin());
+    return region_bits_[table.first_region +
+                        ((it != points.end() && it->string_value() == v) ? 2 * i + 1 : 2 * i)];
   }
+  const int family = FamilyOf(value);
+  if (family < 0) return nullptr;
+  return region_bits_[tables_[family].first_region + Region(tables_[family], value)];
 }
 
 }  // namespace ruleplane

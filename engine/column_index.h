@@ -31,7 +31,11 @@ class ColumnIndex {
   // bitset::WordCount(rule_count) words; or nullptr when the index cannot
   // answer: the value is null, a list, a map, NaN or an error, or one of the
   // cells evaluates to an error for it. The caller then tests the cells itself.
-  const uint64_t* Lookup(const Value& value) const;
+  const uint64_t* Lookup(const Value& value) const {
+    if (value.is_int() && tables_[kNumber].all_int) return LookupInt(value.int_value());
+    if (value.is_bool()) return region_bits_[tables_[kBool].first_region + (value.bool_value() ? 3 : 1)];
+    return LookupOther(value);
+  }
 
  private:
   enum Family { kNumber, kString, kBool, kTimestamp, kDuration, kFamilyCount };
@@ -43,15 +47,30 @@ class ColumnIndex {
     int first_region = 0;  // regions: gap, breakpoint 0, gap, ..., breakpoint k-1, gap
   };
 
+  // The region of an int among int breakpoints: without branches on the
+  // value for the few breakpoints columns usually have.
+  const uint64_t* LookupInt(int64_t value) const {
+    const Table& table = tables_[kNumber];
+    const int64_t* points = table.int_breakpoints.data();
+    const int count = static_cast<int>(table.int_breakpoints.size());
+    if (count > 8) return LookupOther(Value::Int(value));
+    int less = 0, equal = 0;
+    for (int i = 0; i < count; ++i) {
+      less += points[i] < value;
+      equal |= points[i] == value;
+    }
+    return region_bits_[table.first_region + 2 * less + equal];
+  }
+  const uint64_t* LookupOther(const Value& value) const;
+
   static int FamilyOf(const Value& value);  // -1 when not ordered (or NaN)
   static int Region(const Table& table, const Value& value);
-  const uint64_t* RegionBits(const Table& table, int region) const;
 
   int fact_slot_;
   int words_;
   Table tables_[kFamilyCount];
-  std::vector<uint64_t> bitsets_;  // region r at [r * words_, (r + 1) * words_)
-  std::vector<uint8_t> usable_;    // per region: whether its bitset may be used
+  std::vector<uint64_t> bitsets_;             // region r at [r * words_, (r + 1) * words_)
+  std::vector<const uint64_t*> region_bits_;  // per region: its bitset, or nullptr when unusable
 };
 
 }  // namespace ruleplane

@@ -1,6 +1,7 @@
 #include "engine/compiled_rule_set.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -16,41 +17,34 @@ namespace {
 struct CompiledRule {
   std::vector<CellPredicate> cells;  // the rule's cells, "-" left out, in the order written
   std::vector<int> cell_column;      // per cell: its ColumnIndex when literal, else -1
-  std::vector<int> all_cells;        // 0 .. cells.size() - 1
-  std::vector<int> residual_cells;   // the cells the column indexes cannot answer
+  // Cells to evaluate, cheapest first (no program to run), as the order does
+  // not change the verdict: every cell, and the cells the indexes cannot answer.
+  std::vector<int> all_cells;
+  std::vector<int> residual_cells;
   const Expression* condition = nullptr;
 };
+
+using Truth = CellPredicate::Truth;
 
 // A rule's cells and condition combine as CEL's && does: false when any is
 // false (even if another could not be evaluated), else an error when any is
 // an error, else true. This makes the order of evaluation irrelevant, so the
-// column index may decide literal cells first.
-struct Verdict {
-  enum Outcome { kFalse, kTrue, kError };
-  Outcome outcome = kTrue;
-  int error_cell = -1;  // index into CompiledRule::cells; -1: the condition
-  Value error;
-};
+// column indexes may decide literal cells first and the cheap cells go next.
 
-Value EvaluateCondition(const Expression& condition, expr::Frame& frame) {
+Truth CheckCondition(const Expression& condition, expr::Frame& frame, Value& error) {
   Value result = condition.program->Evaluate(frame);
-  if (result.is_bool() || result.is_error()) return result;
-  return Value::Error(std::string("the condition must be a bool, got ") + result.TypeName());
+  if (result.is_bool()) return result.bool_value() ? Truth::kTrue : Truth::kFalse;
+  error = result.is_error()
+              ? std::move(result)
+              : Value::Error(std::string("the condition must be a bool, got ") + result.TypeName());
+  return Truth::kError;
 }
 
-// Adds one conjunct's result; returns false when the conjunction is decided false.
-bool Accumulate(Verdict& verdict, const Value& result, int cell) {
-  if (result.is_bool()) {
-    if (result.bool_value()) return true;
-    verdict.outcome = Verdict::kFalse;
-    return false;
-  }
-  if (verdict.outcome != Verdict::kError) {
-    verdict.outcome = Verdict::kError;
-    verdict.error_cell = cell;
-    verdict.error = result;
-  }
-  return true;
+Truth CheckCell(const CellPredicate& cell, expr::Frame& frame, Value& error) {
+  const Value& fact_value = frame[cell.fact_slot()];
+  const int quick = cell.QuickCheck(fact_value, frame);
+  if (quick >= 0) return quick ? Truth::kTrue : Truth::kFalse;
+  return cell.Check(fact_value, frame, error);
 }
 
 std::string PositionText(const SourcePosition& position) {
@@ -76,42 +70,79 @@ struct CompiledRuleSet::Index {
 
   explicit Index(const RuleSet& rule_set) : selector(rule_set) {}
 
-  Verdict EvaluateRule(int rule, expr::Frame& frame, const std::vector<uint8_t>* fallback_columns) const;
-  Error RuleError(const RuleSet& rule_set, int rule, const Verdict& verdict) const;
+  // Whether the column indexes decided cell `i` of `rule` in this match: a
+  // literal cell whose column's value could be classified. `fallback_columns`
+  // flags the columns that could not (null: none).
+  static bool Decided(const CompiledRule& rule, int i, const uint8_t* fallback_columns) {
+    const int column = rule.cell_column[i];
+    return column >= 0 && (fallback_columns == nullptr || !fallback_columns[column]);
+  }
+
+  Truth EvaluateRule(int rule, expr::Frame& frame, const uint8_t* fallback_columns, Value& scratch) const;
+  Error RuleError(const RuleSet& rule_set, int rule, expr::Frame& frame,
+                  const uint8_t* fallback_columns) const;
+  Error DescribeError(const RuleSet& rule_set, int rule, int cell, const Value& error) const;
 };
 
-// Evaluates what the column indexes did not decide: the non-literal cells,
-// the literal cells of columns whose value the index could not classify
-// (`fallback_columns`, null when there are none), and the condition.
-Verdict CompiledRuleSet::Index::EvaluateRule(int rule, expr::Frame& frame,
-                                             const std::vector<uint8_t>* fallback_columns) const {
+// Evaluates what the column indexes did not decide: non-literal cells,
+// literal cells of columns that fell back, and the condition.
+Truth CompiledRuleSet::Index::EvaluateRule(int rule, expr::Frame& frame, const uint8_t* fallback_columns,
+                                           Value& scratch) const {
   const CompiledRule& compiled = rules[rule];
-  Verdict verdict;
+  bool failed = false;
   for (const int i : fallback_columns ? compiled.all_cells : compiled.residual_cells) {
-    const CellPredicate& cell = compiled.cells[i];
-    const int column = compiled.cell_column[i];
-    if (column >= 0 && !(*fallback_columns)[column]) continue;
-    if (!Accumulate(verdict, cell.Test(frame[cell.fact_slot()], frame), i)) return verdict;
+    if (Decided(compiled, i, fallback_columns)) continue;
+    switch (CheckCell(compiled.cells[i], frame, scratch)) {
+      case Truth::kTrue:
+        break;
+      case Truth::kFalse:
+        return Truth::kFalse;
+      case Truth::kError:
+        failed = true;
+        break;
+    }
   }
-  if (compiled.condition != nullptr) Accumulate(verdict, EvaluateCondition(*compiled.condition, frame), -1);
-  return verdict;
+  if (compiled.condition != nullptr) {
+    const Truth condition = CheckCondition(*compiled.condition, frame, scratch);
+    if (condition == Truth::kFalse) return condition;
+    failed = failed || condition == Truth::kError;
+  }
+  return failed ? Truth::kError : Truth::kTrue;
 }
 
-Error CompiledRuleSet::Index::RuleError(const RuleSet& rule_set, int rule, const Verdict& verdict) const {
+// The error of a rule that EvaluateRule found in error: evaluated again (the
+// programs are pure), in the order written, to name the first failing cell.
+Error CompiledRuleSet::Index::RuleError(const RuleSet& rule_set, int rule, expr::Frame& frame,
+                                        const uint8_t* fallback_columns) const {
+  const CompiledRule& compiled = rules[rule];
+  Value error;
+  for (int i = 0; i < static_cast<int>(compiled.cells.size()); ++i) {
+    if (Decided(compiled, i, fallback_columns)) continue;
+    if (CheckCell(compiled.cells[i], frame, error) == Truth::kError)
+      return DescribeError(rule_set, rule, i, error);
+  }
+  if (compiled.condition != nullptr && CheckCondition(*compiled.condition, frame, error) == Truth::kError) {
+    return DescribeError(rule_set, rule, -1, error);
+  }
+  return Error{ErrorCode::kInternal, "rule '" + rule_set.rules[rule].id + "' failed without an error", {}};
+}
+
+// `cell` indexes CompiledRule::cells; -1 is the condition.
+Error CompiledRuleSet::Index::DescribeError(const RuleSet& rule_set, int rule, int cell,
+                                            const Value& error) const {
   const Rule& source = rule_set.rules[rule];
   std::string what = "rule '" + source.id + "', ";
   SourcePosition position;
-  if (verdict.error_cell >= 0) {
-    const Cell& cell = rules[rule].cells[verdict.error_cell].cell();
-    what += "cell " + rule_set.facts[cell.fact].name + ": \"" + cell.text + "\"";
-    position = cell.position;
+  if (cell >= 0) {
+    const Cell& failed = rules[rule].cells[cell].cell();
+    what += "cell " + rule_set.facts[failed.fact].name + ": \"" + failed.text + "\"";
+    position = failed.position;
   } else {
     what += "condition \"" + source.condition->text + "\"";
     position = source.condition->position;
   }
   if (position.file.empty()) position.file = rule_set.file;
-  return Error{ErrorCode::kEvaluation, WithPosition(what, position) + ": " + verdict.error.error_message(),
-               position};
+  return Error{ErrorCode::kEvaluation, WithPosition(what, position) + ": " + error.error_message(), position};
 }
 
 CompiledRuleSet::~CompiledRuleSet() = default;
@@ -210,6 +241,9 @@ Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
       rule.all_cells.push_back(i);
       if (!cell.literal()) rule.residual_cells.push_back(i);
     }
+    auto cheapest_first = [&rule](int a, int b) { return rule.cells[a].direct() > rule.cells[b].direct(); };
+    std::stable_sort(rule.all_cells.begin(), rule.all_cells.end(), cheapest_first);
+    std::stable_sort(rule.residual_cells.begin(), rule.residual_cells.end(), cheapest_first);
   }
   index->words = bitset::WordCount(rule_count);
   index->all_rules.resize(index->words);
@@ -280,40 +314,53 @@ Result<Decision> CompiledRuleSet::Match(expr::Frame& frame, bool trace) const {
   if (static_cast<int>(frame.size()) < frame_size_) frame.resize(frame_size_);
   const RuleSet& rules = *rule_set_;
   const Index& index = *index_;
-  Decision decision;
+  Result<Decision> result{Decision{}};
+  Decision& decision = result.value();
 
   if (trace) {
     // Every cell of every rule, no index and no short-circuit, so that a
     // reader can see every reason a rule did not match.
     for (int r = 0; r < static_cast<int>(index.rules.size()); ++r) {
       const CompiledRule& rule = index.rules[r];
-      RuleTrace rule_trace;
+      RuleTrace& rule_trace = decision.trace.emplace_back();
       rule_trace.rule = r;
-      Verdict verdict;
-      bool decided_false = false;
-      auto record = [&](CellTrace cell_trace, const Value& result, int cell) {
-        cell_trace.passed = result.is_bool() && result.bool_value();
-        if (result.is_error()) cell_trace.error = result.error_message();
+      bool any_false = false;
+      int first_error = -2;  // a cell index, -1 for the condition
+      Value first_error_value;
+      auto record = [&](CellTrace cell_trace, Truth truth, Value error, int conjunct) {
+        cell_trace.passed = truth == Truth::kTrue;
+        any_false = any_false || truth == Truth::kFalse;
+        if (truth == Truth::kError) {
+          cell_trace.error = error.error_message();
+          if (first_error == -2) {
+            first_error = conjunct;
+            first_error_value = std::move(error);
+          }
+        }
         rule_trace.cells.push_back(std::move(cell_trace));
-        if (!decided_false && !Accumulate(verdict, result, cell)) decided_false = true;
       };
       for (int i = 0; i < static_cast<int>(rule.cells.size()); ++i) {
         const CellPredicate& cell = rule.cells[i];
-        const Value& fact_value = frame[cell.fact_slot()];
-        record(CellTrace{cell.cell().fact, cell.cell().text, cell.cell().position, fact_value, false, {}},
-               cell.Test(fact_value, frame), i);
+        Value error;
+        const Truth truth = cell.Check(frame[cell.fact_slot()], frame, error);
+        record(
+            CellTrace{
+                cell.cell().fact, cell.cell().text, cell.cell().position, frame[cell.fact_slot()], false, {}},
+            truth, std::move(error), i);
       }
       if (rule.condition != nullptr) {
-        record(CellTrace{-1, rule.condition->text, rule.condition->position, Value(), false, {}},
-               EvaluateCondition(*rule.condition, frame), -1);
+        Value error;
+        const Truth truth = CheckCondition(*rule.condition, frame, error);
+        record(CellTrace{-1, rule.condition->text, rule.condition->position, Value(), false, {}}, truth,
+               std::move(error), -1);
       }
-      if (!decided_false && verdict.outcome == Verdict::kError) return index.RuleError(rules, r, verdict);
-      rule_trace.matched = !decided_false;
+      if (!any_false && first_error != -2)
+        return index.DescribeError(rules, r, first_error, first_error_value);
+      rule_trace.matched = !any_false;
       if (rule_trace.matched) decision.matched.push_back(r);
-      decision.trace.push_back(std::move(rule_trace));
     }
     index.selector.Select(decision.matched, decision.selected, decision.violation);
-    return decision;
+    return result;
   }
 
   const int words = index.words;
@@ -325,28 +372,29 @@ Result<Decision> CompiledRuleSet::Match(expr::Frame& frame, bool trace) const {
     candidates = large_candidates.data();
   }
   std::copy(index.all_rules.begin(), index.all_rules.end(), candidates);
-  std::vector<uint8_t> fallback_columns;  // allocated only when a column falls back
+  std::vector<uint8_t> fallback;  // per column, whether its value fell back; allocated only then
   for (size_t c = 0; c < index.columns.size(); ++c) {
     const ColumnIndex& column = index.columns[c];
     const uint64_t* satisfied = column.Lookup(frame[column.fact_slot()]);
     if (satisfied != nullptr) {
       bitset::AndWith(candidates, satisfied, words);
     } else {
-      fallback_columns.resize(index.columns.size());
-      fallback_columns[c] = 1;
+      fallback.resize(index.columns.size());
+      fallback[c] = 1;
     }
   }
-  const std::vector<uint8_t>* fallback = fallback_columns.empty() ? nullptr : &fallback_columns;
-  std::optional<Error> error;
+  const uint8_t* fallback_columns = fallback.empty() ? nullptr : fallback.data();
+  int failed_rule = -1;
+  Value scratch;
   bitset::ForEach(candidates, words, [&](int r) {
-    const Verdict verdict = index.EvaluateRule(r, frame, fallback);
-    if (verdict.outcome == Verdict::kTrue) decision.matched.push_back(r);
-    if (verdict.outcome == Verdict::kError) error = index.RuleError(rules, r, verdict);
-    return !error;
+    const Truth truth = index.EvaluateRule(r, frame, fallback_columns, scratch);
+    if (truth == Truth::kTrue) decision.matched.push_back(r);
+    if (truth == Truth::kError) failed_rule = r;
+    return truth != Truth::kError;
   });
-  if (error) return *std::move(error);
+  if (failed_rule >= 0) return index.RuleError(rules, failed_rule, frame, fallback_columns);
   index.selector.Select(decision.matched, decision.selected, decision.violation);
-  return decision;
+  return result;
 }
 
 Result<Decision> CompiledRuleSet::Evaluate(const Snapshot& snapshot, const EvaluationOptions& options) const {

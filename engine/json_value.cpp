@@ -145,10 +145,16 @@ Result<Value> ParseJson(std::string_view text) {
   try {
     json = nlohmann::ordered_json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
-    std::string detail = e.what();
-    if (const size_t colon = detail.find(": "); colon != std::string::npos) detail = detail.substr(colon + 2);
-    return Error{ErrorCode::kParse, "invalid JSON at byte " + std::to_string(e.byte) + ": " + detail, {}};
+    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: <detail>".
+    const std::string what = e.what();
+    std::string location, detail = what;
+    if (const size_t at = what.find(" at line "); at != std::string::npos) {
+      if (const size_t colon = what.find(": ", at); colon != std::string::npos) {
+        location = " (" + what.substr(at + 4, colon - at - 4) + ")";
+        detail = what.substr(colon + 2);
+      }
+    }
+    return Error{ErrorCode::kParse, "invalid JSON at byte " + std::to_string(e.byte) + location + ": " + detail, {}};
   } catch (const nlohmann::json::exception& e) {
     return Error{ErrorCode::kParse, std::string("invalid JSON: ") + e.what(), {}};
   }

@@ -27,7 +27,9 @@ nlohmann::json ValueToJson(const Value& value);
 nlohmann::ordered_json ValueToOrderedJson(const Value& value);
 
 // Parses JSON text, keeping key order. Bad JSON is a kParse error whose
-// message names the byte offset; nesting deeper than 512 levels is refused.
+// message names the byte (1-based), line and column: "invalid JSON at byte 13
+// (line 1, column 13): syntax error ...". Nesting deeper than 512 levels is
+// refused.
 Result<Value> ParseJson(std::string_view text);
 
 // Serializes with key order kept: compact when indent < 0, else pretty-printed.

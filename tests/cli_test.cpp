@@ -13,7 +13,7 @@
 
 namespace {
 
-struct Run {
+struct CommandResult {
   int exit_code;
   std::string out;
   std::string err;
@@ -27,7 +27,7 @@ std::string Slurp(const std::string& path) {
 }
 
 // Runs `ruleplane <args>` from the source tree (shell syntax allowed in args).
-Run Ruleplane(const std::string& args, const std::string& stdin_file = "/dev/null") {
+CommandResult Ruleplane(const std::string& args, const std::string& stdin_file = "/dev/null") {
   const std::string dir = testing::TempDir();
   const std::string out = dir + "/cli_out", err = dir + "/cli_err";
   const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " + args +
@@ -45,7 +45,7 @@ std::string WriteTemp(const std::string& name, const std::string& content) {
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(Cli, PlanOfBundledExampleShowsSteps) {
-  Run run = Ruleplane("plan examples/snapshots/quorum-lost.json");
+  CommandResult run = Ruleplane("plan examples/snapshots/quorum-lost.json");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(Contains(run.out, "etcd-druid-status@")) << run.out;
   EXPECT_TRUE(Contains(run.out, "ACTION")) << run.out;
@@ -60,10 +60,10 @@ TEST(Cli, PlanWorksFromAnyDirectoryWithBundledRules) {
 }
 
 TEST(Cli, PlanReadsStandardInputAndPrintsJsonAndYaml) {
-  Run json = Ruleplane("plan - -o json", std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/quorum-lost.json");
+  CommandResult json = Ruleplane("plan - -o json", std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/quorum-lost.json");
   EXPECT_EQ(json.exit_code, 0) << json.err;
   EXPECT_TRUE(Contains(json.out, "\"idempotencyKey\": \"sha256:")) << json.out;
-  Run yaml = Ruleplane("plan examples/snapshots/quorum-lost.json -o yaml");
+  CommandResult yaml = Ruleplane("plan examples/snapshots/quorum-lost.json -o yaml");
   EXPECT_EQ(yaml.exit_code, 0) << yaml.err;
   EXPECT_TRUE(Contains(yaml.out, "kind: Plan")) << yaml.out;
   EXPECT_TRUE(Contains(yaml.out, "observedAt:")) << yaml.out;
@@ -71,13 +71,13 @@ TEST(Cli, PlanReadsStandardInputAndPrintsJsonAndYaml) {
 
 TEST(Cli, BadJsonNamesTheByteOffsetAndExits2) {
   const std::string path = WriteTemp("bad.json", "{\"apiVersion\": \"ruleplane.dev/v1\",\n \"kind\": }");
-  Run run = Ruleplane("plan " + path);
+  CommandResult run = Ruleplane("plan " + path);
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_TRUE(Contains(run.err, "byte")) << run.err;
 }
 
 TEST(Cli, MissingSnapshotFileExits2) {
-  Run run = Ruleplane("plan /nonexistent.json");
+  CommandResult run = Ruleplane("plan /nonexistent.json");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_TRUE(Contains(run.err, "cannot read '/nonexistent.json'")) << run.err;
 }
@@ -90,27 +90,27 @@ TEST(Cli, UnknownOptionsAndCommandsExit2) {
 }
 
 TEST(Cli, PlanHelpDocumentsThePlanFormat) {
-  Run run = Ruleplane("plan --help");
+  CommandResult run = Ruleplane("plan --help");
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_TRUE(Contains(run.out, "idempotencyKey")) << run.out;
   EXPECT_TRUE(Contains(run.out, "dependsOn")) << run.out;
 }
 
 TEST(Cli, ExplainShowsFactsAndCellsForOneRule) {
-  Run run = Ruleplane("explain examples/snapshots/quorum-lost.json");
+  CommandResult run = Ruleplane("explain examples/snapshots/quorum-lost.json");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(Contains(run.out, "facts:")) << run.out;
   EXPECT_TRUE(Contains(run.out, "SELECTED")) << run.out;
   EXPECT_TRUE(Contains(run.out, "FAIL ")) << run.out;
-  Run missing = Ruleplane("explain examples/snapshots/quorum-lost.json --rule no-such-rule");
+  CommandResult missing = Ruleplane("explain examples/snapshots/quorum-lost.json --rule no-such-rule");
   EXPECT_EQ(missing.exit_code, 2);
 }
 
 TEST(Cli, LintAndTestOfBundledRulesAreClean) {
-  Run lint = Ruleplane("lint rules");
+  CommandResult lint = Ruleplane("lint rules");
   EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
   EXPECT_TRUE(Contains(lint.out, "0 errors")) << lint.out;
-  Run test = Ruleplane("test rules");
+  CommandResult test = Ruleplane("test rules");
   EXPECT_EQ(test.exit_code, 0) << test.out << test.err;
   EXPECT_TRUE(Contains(test.out, " passed, 0 failed")) << test.out;
 }
@@ -119,7 +119,7 @@ TEST(Cli, LintReportsErrorsWithPositionAndExits1) {
   const std::string path = WriteTemp("broken.yaml",
                                      "apiVersion: ruleplane.dev/v1\nkind: DecisionTable\nmetadata:\n  name: x\n"
                                      "  version: 1.0.0\nspec:\n  subject: EtcdCluster\n  hitPolicy: SOMETIMES\n");
-  Run run = Ruleplane("lint " + path);
+  CommandResult run = Ruleplane("lint " + path);
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_TRUE(Contains(run.out, path + ":8:14: error:")) << run.out;
   EXPECT_TRUE(Contains(run.out, "^")) << run.out;
@@ -146,7 +146,7 @@ spec:
       snapshot: {apiVersion: ruleplane.dev/v1, kind: EtcdClusterSnapshot, observedAt: "2024-05-01T10:00:00Z", etcd: {spec: {replicas: 5}}}
       expect: {rules: [three]}
 )");
-  Run run = Ruleplane("test " + path);
+  CommandResult run = Ruleplane("test " + path);
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "PASS failing@1.0.0: passes")) << run.out;
   EXPECT_TRUE(Contains(run.out, "FAIL failing@1.0.0: fails")) << run.out;
@@ -158,7 +158,7 @@ TEST(Cli, FactThatCannotBeDerivedNamesFactFileAndField) {
     "kind": "EtcdClusterSnapshot", "observedAt": "2024-05-01T10:00:00Z",
     "etcd": {"metadata": {"name": "etcd-main"}, "spec": {}, "status": {"members": []}},
     "statefulSet": {}, "leases": [], "pods": []})");
-  Run run = Ruleplane("plan " + path);
+  CommandResult run = Ruleplane("plan " + path);
   EXPECT_EQ(run.exit_code, 2) << run.out;
   EXPECT_TRUE(Contains(run.err, "fact '")) << run.err;
   EXPECT_TRUE(Contains(run.err, "replicas")) << run.err;
@@ -167,16 +167,16 @@ TEST(Cli, FactThatCannotBeDerivedNamesFactFileAndField) {
 
 TEST(Cli, EvalPrintsJsonOrTheError) {
   const std::string input = WriteTemp("input.json", R"({"members": [{"status": "Ready"}, {"status": "NotReady"}]})");
-  Run ok = Ruleplane("eval 'members.filter(m, m.status == \"Ready\").size()' --input " + input);
+  CommandResult ok = Ruleplane("eval 'members.filter(m, m.status == \"Ready\").size()' --input " + input);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.out, "1\n");
-  Run bad = Ruleplane("eval '1 / 0'");
+  CommandResult bad = Ruleplane("eval '1 / 0'");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_TRUE(Contains(bad.err, "division by zero")) << bad.err;
 }
 
 TEST(Cli, VersionPrintsTheVersion) {
-  Run run = Ruleplane("version");
+  CommandResult run = Ruleplane("version");
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_TRUE(Contains(run.out, "ruleplane ")) << run.out;
 }

@@ -16,12 +16,14 @@ actions:
     adapter: kubernetes
     disruptive: true
     description: Delete a pod.
+    idempotency: done when the pod is gone
     params:
       - {name: name, type: string, required: true}
   - name: SetClusterSize
     adapter: kubernetes
     disruptive: false
     description: Set status.clusterSize.
+    idempotency: done when status.clusterSize equals size
     params:
       - {name: size, type: int, required: true}
 )";

@@ -1,0 +1,146 @@
+// Times GoRules ZEN and json-rules-engine on the comparison table and inputs,
+// and records every decision for the answer check.
+//
+//   node peers.js --inputs INPUTS.jsonl --decisions DIR [--repetitions N] [--jre-repetitions N]
+//
+// For each engine and hit policy (FIRST, COLLECT): cold start (load and
+// compile the table, then the first evaluation), a warm-up pass over every
+// input that records the decisions (DIR/<engine>-<policy>.txt, one line per
+// input: the selected rule ids joined by ",", "-" for none), then timed passes
+// over every input, in process (inputs already parsed) and end to end (each
+// input's JSON text parsed, then evaluated), each checked against the warm-up
+// pass's decisions. One evaluation at a time, each
+// awaited, as a caller that needs the answer does. Prints the timings as JSON.
+//
+// ZEN: ZenEngine.createDecision on a precompiled ZenDecisionContent, then
+// ZenDecision.evaluate (the package's typings, index.d.ts, list no faster or
+// synchronous evaluation). json-rules-engine: Engine.run.
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+const {Engine} = require('json-rules-engine');
+const {ZenEngine, ZenDecisionContent} = require('@gorules/zen-engine');
+
+const tables = path.join(__dirname, 'tables');
+
+function parseArgs(argv) {
+  const args = {repetitions: 5, jreRepetitions: 3};
+  for (let i = 0; i < argv.length; i += 2) {
+    const [name, value] = [argv[i], argv[i + 1]];
+    if (value === undefined) throw new Error(`${name} needs a value`);
+    if (name === '--inputs') args.inputs = value;
+    else if (name === '--decisions') args.decisions = value;
+    else if (name === '--repetitions') args.repetitions = Number(value);
+    else if (name === '--jre-repetitions') args.jreRepetitions = Number(value);
+    else throw new Error(`unknown option ${name}`);
+  }
+  if (!args.inputs || !args.decisions) {
+    throw new Error('usage: node peers.js --inputs INPUTS.jsonl --decisions DIR [--repetitions N]');
+  }
+  return args;
+}
+
+function now() { return process.hrtime.bigint(); }
+function elapsedNs(start) { return Number(process.hrtime.bigint() - start); }
+
+function summarize(passNs, count) {
+  const perEval = passNs.map((ns) => ns / count).sort((a, b) => a - b);
+  const median = perEval[Math.floor(perEval.length / 2)];
+  return {
+    repetitions: passNs.length,
+    nsPerEval: {median, min: perEval[0], max: perEval[perEval.length - 1]},
+    evalsPerSecond: 1e9 / median,
+  };
+}
+
+// Measures one engine/policy: `load` builds the evaluator (cold start), which
+// maps an input object to its decision text.
+async function measure({engine, policy, load, lines, inputs, repetitions, decisionsDir}) {
+  let start = now();
+  const evaluate = await load();
+  await evaluate(inputs[0]);
+  const coldStartNs = elapsedNs(start);
+
+  // The warm-up pass, from JSON text, records the decisions; every timed pass
+  // is checked against them.
+  const decisions = new Array(lines.length);
+  for (let i = 0; i < lines.length; ++i) decisions[i] = await evaluate(JSON.parse(lines[i]));
+  fs.writeFileSync(path.join(decisionsDir, `${engine}-${policy}.txt`), decisions.join('\n') + '\n');
+  const check = (pass, what) => {
+    const differing = pass.findIndex((decision, i) => decision !== decisions[i]);
+    if (differing >= 0) throw new Error(`${engine} ${policy} ${what}: input ${differing + 1} decided differently`);
+  };
+
+  const inProcess = [];
+  const endToEnd = [];
+  const pass = new Array(lines.length);
+  for (let r = 0; r < repetitions; ++r) {
+    start = now();
+    for (let i = 0; i < inputs.length; ++i) pass[i] = await evaluate(inputs[i]);
+    inProcess.push(elapsedNs(start));
+    check(pass, 'in process');
+    start = now();
+    for (let i = 0; i < lines.length; ++i) pass[i] = await evaluate(JSON.parse(lines[i]));
+    endToEnd.push(elapsedNs(start));
+    check(pass, 'end to end');
+  }
+  return [
+    {engine, policy, mode: 'in-process', count: inputs.length, coldStartNs, ...summarize(inProcess, inputs.length)},
+    {engine, policy, mode: 'end-to-end', count: lines.length, coldStartNs, ...summarize(endToEnd, lines.length)},
+  ];
+}
+
+function zenLoader(policy) {
+  return async () => {
+    const content = new ZenDecisionContent(fs.readFileSync(path.join(tables, `zen-status-${policy}.json`)));
+    const decision = new ZenEngine().createDecision(content);
+    if (policy === 'first') {
+      return async (input) => {
+        const {result} = await decision.evaluate(input);
+        return result && result.rule !== undefined ? result.rule : '-';
+      };
+    }
+    return async (input) => {
+      const {result} = await decision.evaluate(input);
+      return result.length > 0 ? result.map((row) => row.rule).join(',') : '-';
+    };
+  };
+}
+
+function jreLoader(policy) {
+  return async () => {
+    const module = path.join(tables, 'json-rules-engine-status.js');
+    delete require.cache[require.resolve(module)];
+    const {operators, rules} = require(module);
+    const engine = new Engine([], {allowUndefinedFacts: false});
+    for (const [name, operator] of Object.entries(operators)) engine.addOperator(name, operator);
+    for (const rule of rules) engine.addRule(rule);
+    if (policy === 'first') engine.on('success', () => engine.stop());
+    return async (input) => {
+      const {events} = await engine.run(input);
+      return events.length > 0 ? events.map((event) => event.type).join(',') : '-';
+    };
+  };
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const lines = fs.readFileSync(args.inputs, 'utf8').split('\n').filter((line) => line.length > 0);
+  const inputs = lines.map((line) => JSON.parse(line));
+  fs.mkdirSync(args.decisions, {recursive: true});
+  const results = [];
+  for (const policy of ['first', 'collect']) {
+    const common = {policy, lines, inputs, decisionsDir: args.decisions};
+    results.push(...await measure({...common, engine: 'zen', load: zenLoader(policy), repetitions: args.repetitions}));
+    results.push(...await measure(
+        {...common, engine: 'json-rules-engine', load: jreLoader(policy), repetitions: args.jreRepetitions}));
+  }
+  process.stdout.write(JSON.stringify({results}, null, 2) + '\n');
+}
+
+main().catch((error) => {
+  process.stderr.write(`peers.js: ${error.stack || error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,210 @@
+// ruleplane's side of the comparison with GoRules ZEN and json-rules-engine:
+// times the comparison table on the comparison inputs, in process, and
+// records every decision for the answer check.
+//
+//   ruleplane_compare --inputs INPUTS.jsonl --decisions DIR [--repetitions N]
+//                     --table first=status-first.yaml --table collect=status-collect.yaml
+//
+// For each table: cold start (read, load and compile the rule file, then the
+// first evaluation), a warm-up pass from JSON text that records the decisions
+// (DIR/ruleplane-<policy>.txt, one line per input: the selected rule ids joined
+// by ",", "-" for none), then N timed passes of
+//   matcher     CompiledRuleSet::Match on fact vectors prepared once per input
+//               by DeriveFacts (what a caller with facts in hand pays), and
+//   end to end  JSON text -> ParseSnapshot -> CompiledRuleSet::Evaluate,
+// each pass checked against the warm-up decisions. Prints the timings as JSON.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/compiled_rule_set.h"
+#include "engine/diagnostics.h"
+#include "engine/rule_loader.h"
+#include "engine/snapshot.h"
+
+namespace {
+
+using ruleplane::CompiledRuleSet;
+using Clock = std::chrono::steady_clock;
+using Selected = std::vector<int>;
+
+struct Options {
+  std::string inputs;
+  std::string decisions;
+  int repetitions = 5;
+  std::vector<std::pair<std::string, std::string>> tables;  // policy, rule file
+};
+
+bool ParseOptions(int argc, char** argv, Options& options) {
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string name = argv[i], value = argv[i + 1];
+    if (name == "--inputs") {
+      options.inputs = value;
+    } else if (name == "--decisions") {
+      options.decisions = value;
+    } else if (name == "--repetitions") {
+      options.repetitions = std::max(1, std::atoi(value.c_str()));
+    } else if (name == "--table" && value.find('=') != std::string::npos) {
+      options.tables.emplace_back(value.substr(0, value.find('=')), value.substr(value.find('=') + 1));
+    } else {
+      return false;
+    }
+  }
+  return argc % 2 == 1 && !options.inputs.empty() && !options.decisions.empty() && !options.tables.empty();
+}
+
+bool ReadText(const std::string& path, std::string& text) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return false;
+  std::ostringstream content;
+  content << file.rdbuf();
+  text = content.str();
+  return true;
+}
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::ifstream file(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) {
+    if (!line.empty()) lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+double NanosecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+}
+
+// A failure to evaluate is not a decision: it is marked so that it can never
+// agree with a peer's answer.
+Selected EndToEnd(const CompiledRuleSet& compiled, const std::string& line) {
+  auto snapshot = ruleplane::ParseSnapshot(line);
+  if (!snapshot.ok()) return {-1};
+  auto decision = compiled.Evaluate(*snapshot, {});
+  if (!decision.ok()) return {-1};
+  return std::move(decision->selected);
+}
+
+Selected MatchFrame(const CompiledRuleSet& compiled, ruleplane::expr::Frame& frame) {
+  auto decision = compiled.Match(frame);
+  if (!decision.ok()) return {-1};
+  return std::move(decision->selected);
+}
+
+std::string DecisionText(const CompiledRuleSet& compiled, const Selected& selected) {
+  if (selected.empty()) return "-";
+  std::string text;
+  for (const int rule : selected) {
+    if (!text.empty()) text += ",";
+    text += rule < 0 ? "error" : compiled.rule_set().rules[rule].id;
+  }
+  return text;
+}
+
+nlohmann::json Summary(const std::string& policy, const std::string& mode, size_t count, double cold_start_ns,
+                       std::vector<double> pass_ns) {
+  for (double& ns : pass_ns) ns /= static_cast<double>(count);
+  std::sort(pass_ns.begin(), pass_ns.end());
+  const double median = pass_ns[pass_ns.size() / 2];
+  return {{"engine", "ruleplane"},
+          {"policy", policy},
+          {"mode", mode},
+          {"count", count},
+          {"coldStartNs", cold_start_ns},
+          {"repetitions", pass_ns.size()},
+          {"nsPerEval", {{"median", median}, {"min", pass_ns.front()}, {"max", pass_ns.back()}}},
+          {"evalsPerSecond", 1e9 / median}};
+}
+
+// Runs one table; returns its results, or an error message.
+std::string MeasureTable(const Options& options, const std::string& policy, const std::string& rule_file,
+                         const std::vector<std::string>& lines, nlohmann::json& results) {
+  Clock::time_point start = Clock::now();
+  std::string text;
+  if (!ReadText(rule_file, text)) return "cannot read " + rule_file;
+  auto loaded = ruleplane::LoadRuleFile(text, rule_file, nullptr);
+  if (!loaded.rule_set) {
+    std::string message;
+    for (const auto& diagnostic : loaded.diagnostics) message += ruleplane::FormatDiagnostic(diagnostic, text);
+    return message;
+  }
+  auto compiled_or = CompiledRuleSet::Compile(loaded.rule_set);
+  if (!compiled_or.ok()) return rule_file + ": " + compiled_or.error().message;
+  const CompiledRuleSet& compiled = **compiled_or;
+  const Selected first = EndToEnd(compiled, lines.front());
+  const double cold_start_ns = NanosecondsSince(start);
+  if (!first.empty() && first.front() < 0) return "the first input cannot be evaluated";
+
+  std::vector<Selected> decisions(lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) decisions[i] = EndToEnd(compiled, lines[i]);
+  {
+    std::ofstream out(options.decisions + "/ruleplane-" + policy + ".txt");
+    for (const Selected& selected : decisions) out << DecisionText(compiled, selected) << '\n';
+    if (!out) return "cannot write the decisions to " + options.decisions;
+  }
+
+  std::vector<ruleplane::expr::Frame> frames;
+  frames.reserve(lines.size());
+  for (const std::string& line : lines) {
+    auto snapshot = ruleplane::ParseSnapshot(line);
+    if (!snapshot.ok()) return snapshot.error().message;
+    auto frame = compiled.DeriveFacts(*snapshot, {});
+    if (!frame.ok()) return frame.error().message;
+    frames.push_back(std::move(*frame));
+  }
+
+  std::vector<Selected> pass(lines.size());
+  auto check = [&](const char* what) -> std::string {
+    const auto differing = std::mismatch(pass.begin(), pass.end(), decisions.begin()).first;
+    if (differing == pass.end()) return "";
+    return policy + " " + what + ": input " + std::to_string(differing - pass.begin() + 1) + " decided differently";
+  };
+  std::vector<double> matcher_ns, end_to_end_ns;
+  for (int r = 0; r < options.repetitions; ++r) {
+    start = Clock::now();
+    for (size_t i = 0; i < frames.size(); ++i) pass[i] = MatchFrame(compiled, frames[i]);
+    matcher_ns.push_back(NanosecondsSince(start));
+    if (auto problem = check("matcher"); !problem.empty()) return problem;
+    start = Clock::now();
+    for (size_t i = 0; i < lines.size(); ++i) pass[i] = EndToEnd(compiled, lines[i]);
+    end_to_end_ns.push_back(NanosecondsSince(start));
+    if (auto problem = check("end to end"); !problem.empty()) return problem;
+  }
+  results.push_back(Summary(policy, "in-process", frames.size(), cold_start_ns, std::move(matcher_ns)));
+  results.push_back(Summary(policy, "end-to-end", lines.size(), cold_start_ns, std::move(end_to_end_ns)));
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (!ParseOptions(argc, argv, options)) {
+    std::cerr << "usage: ruleplane_compare --inputs INPUTS.jsonl --decisions DIR [--repetitions N] "
+                 "--table POLICY=RULES.yaml...\n";
+    return 2;
+  }
+  const std::vector<std::string> lines = ReadLines(options.inputs);
+  if (lines.empty()) {
+    std::cerr << "ruleplane_compare: no inputs in " << options.inputs << "\n";
+    return 2;
+  }
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& [policy, rule_file] : options.tables) {
+    if (std::string problem = MeasureTable(options, policy, rule_file, lines, results); !problem.empty()) {
+      std::cerr << "ruleplane_compare: " << problem << "\n";
+      return 1;
+    }
+  }
+  std::cout << nlohmann::json{{"results", results}}.dump(2) << "\n";
+  return 0;
+}
