@@ -159,9 +159,8 @@ void Run(benchmark::State& state, bool trace) {
     matched += decision->matched.size();
     benchmark::DoNotOptimize(decision);
   }
-  state.counters["ns_per_eval"] =
-      benchmark::Counter(static_cast<double>(state.iterations()) * 1e-9,
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["seconds_per_eval"] = benchmark::Counter(
+      static_cast<double>(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["matches_per_eval"] = static_cast<double>(matched) / static_cast<double>(state.iterations());
 }
 

@@ -122,7 +122,10 @@ void WritePlan(const Plan& plan, JsonLineWriter& writer) {
   writer.Raw(",\"ruleSets\":[");
   for (size_t i = 0; i < plan.rule_sets.size(); ++i) {
     const PlannedRuleSet& rule_set = plan.rule_sets[i];
-    writer.Raw(i == 0 ? "{\"name\":" : ",{\"name\":").Name(rule_set.name).Raw(",\"version\":").Name(rule_set.version);
+    writer.Raw(i == 0 ? "{\"name\":" : ",{\"name\":")
+        .Name(rule_set.name)
+        .Raw(",\"version\":")
+        .Name(rule_set.version);
     if (rule_set.violation) {
       writer.Raw(",\"violation\":").Text(rule_set.violation->message).Raw("}");
       continue;
@@ -211,10 +214,11 @@ std::optional<BatchRules> LoadBatchRules(const EvaluationArgs& args, std::ostrea
     rules.by_subject[compiled->rule_set().subject].push_back(std::move(compiled));
   }
   for (const auto& [name, value] : args.params) {
-    const bool declared = std::any_of(rules.by_subject.begin(), rules.by_subject.end(), [&](const auto& entry) {
-      return std::any_of(entry.second.begin(), entry.second.end(),
-                         [&](const auto& compiled) { return compiled->rule_set().FindParam(name) >= 0; });
-    });
+    const bool declared =
+        std::any_of(rules.by_subject.begin(), rules.by_subject.end(), [&](const auto& entry) {
+          return std::any_of(entry.second.begin(), entry.second.end(),
+                             [&](const auto& compiled) { return compiled->rule_set().FindParam(name) >= 0; });
+        });
     if (!declared) {
       err << "ruleplane: --param " << name << ": no rule file declares a param '" << name << "'\n";
       return std::nullopt;

@@ -56,7 +56,9 @@ class Checker {
   int scratch_slots() const { return max_scratch_; }
 
  private:
-  std::nullopt_t Fail(const AstNode& at, std::string message) { return FailAt(at.offset, std::move(message)); }
+  std::nullopt_t Fail(const AstNode& at, std::string message) {
+    return FailAt(at.offset, std::move(message));
+  }
 
   std::nullopt_t FailAt(int offset, std::string message) {
     if (!error_) error_ = Error{ErrorCode::kCheck, std::move(message), ast_.PositionOf(offset)};

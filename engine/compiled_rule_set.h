@@ -74,7 +74,10 @@ class CompiledRuleSet {
   // Matches a frame filled by DeriveFacts (or by hand: facts and params only
   // are read by cells that do not name `snapshot`). An error evaluating a
   // non-literal cell or condition is an error of the whole match, naming the
-  // rule and the cell.
+  // rule and the cell. A rule's cells and condition combine as CEL's &&: a
+  // false one decides the rule even when another cannot be evaluated, so the
+  // order of evaluation never matters; the error reported is that of the
+  // first such rule, and its first failing cell in the order written.
   Result<Decision> Match(expr::Frame& frame, bool trace = false) const;
 
   Result<Decision> Evaluate(const Snapshot& snapshot, const EvaluationOptions& options) const;

@@ -90,7 +90,7 @@ Value ToInt(const Value& v) {
       const std::string& s = v.string_value();
       int64_t out = 0;
       const char* begin = s.data();
-      if (!s.empty() && s[0] == '+') ++begin;
+      if (s.size() > 1 && s[0] == '+' && s[1] != '-') ++begin;
       const auto [end, error] = std::from_chars(begin, s.data() + s.size(), out);
       if (error == std::errc::result_out_of_range) return Value::Error("integer overflow");
       if (error != std::errc() || end != s.data() + s.size() || begin == s.data() + s.size()) {
@@ -119,7 +119,7 @@ Value ToDouble(const Value& v) {
       const std::string& s = v.string_value();
       double out = 0;
       const char* begin = s.data();
-      if (!s.empty() && s[0] == '+') ++begin;
+      if (s.size() > 1 && s[0] == '+' && s[1] != '-') ++begin;
       const auto [end, error] = std::from_chars(begin, s.data() + s.size(), out);
       if (error != std::errc() || end != s.data() + s.size()) {
         return Value::Error("cannot convert string \"" + s + "\" to double");

@@ -154,7 +154,8 @@ Result<Value> ParseJson(std::string_view text) {
         detail = what.substr(colon + 2);
       }
     }
-    return Error{ErrorCode::kParse, "invalid JSON at byte " + std::to_string(e.byte) + location + ": " + detail, {}};
+    return Error{
+        ErrorCode::kParse, "invalid JSON at byte " + std::to_string(e.byte) + location + ": " + detail, {}};
   } catch (const nlohmann::json::exception& e) {
     return Error{ErrorCode::kParse, std::string("invalid JSON: ") + e.what(), {}};
   }

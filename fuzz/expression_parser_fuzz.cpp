@@ -14,8 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto ast = expr::Parse(text);
   if (!ast.ok()) return 0;
 
-  static const Value kVariables =
-      *ParseJson(R"({"x": 2, "d": 0.5, "s": "etcd-main-0", "l": [1, 2, 3],
+  static const Value kVariables = *ParseJson(R"({"x": 2, "d": 0.5, "s": "etcd-main-0", "l": [1, 2, 3],
                      "m": {"k": "v", "n": {"replicas": 3}}, "members": [{"name": "a", "status": "Ready"}]})");
   expr::Environment env;
   for (const auto& [name, value] : kVariables.map_value()) {

@@ -39,7 +39,8 @@ TEST(EvalCommandTest, PrintsTheResultAsJson) {
 
 TEST(EvalCommandTest, TopLevelKeysOfTheInputBecomeVariables) {
   const std::string input = WriteTempFile(
-      "eval_input.json", R"({"n": 3, "members": [{"status": "Ready"}, {"status": "NotReady"}, {"status": "Ready"}]})");
+      "eval_input.json",
+      R"({"n": 3, "members": [{"status": "Ready"}, {"status": "NotReady"}, {"status": "Ready"}]})");
   Outcome outcome = Eval({"2 * members.filter(m, m.status == 'Ready').size() > n", "--input", input});
   EXPECT_EQ(outcome.exit_code, kExitOk) << outcome.err;
   EXPECT_EQ(outcome.out, "true\n");

@@ -87,7 +87,9 @@ TEST_F(ExpressionTest, Literals) {
       {R"("a\"b")", R"("a\"b")"},
       {R"('single')", R"("single")"},
       {R"("tab\tnew\nline")", R"("tab\tnew\nline")"},
-      {R"("\x41\u00e9\U0001F600\101")", "\"A\xC3\xA9\xF0\x9F\x98\x80" "A\""},
+      {R"("\x41\u00e9\U0001F600\101")",
+       "\"A\xC3\xA9\xF0\x9F\x98\x80"
+       "A\""},
       {R"("\\ \? \' \`")", R"("\\ ? ' `")"},
       {R"(r"raw\n")", R"("raw\\n")"},
       {R"(R'raw\d+')", R"("raw\\d+")"},
@@ -246,8 +248,9 @@ TEST_F(ExpressionTest, LogicalTruthTables) {
           EXPECT_EQ(result.DebugString(), expected == "T" ? "true" : "false") << text;
         } else {
           ASSERT_TRUE(result.is_error()) << text << " gave " << result.DebugString();
-          EXPECT_NE(result.error_message().find(expected == "E" ? "division by zero" : "no matching overload"),
-                    std::string::npos)
+          EXPECT_NE(
+              result.error_message().find(expected == "E" ? "division by zero" : "no matching overload"),
+              std::string::npos)
               << text << ": " << result.error_message();
         }
       }
@@ -342,7 +345,8 @@ TEST_F(ExpressionTest, ComprehensionIterationLimit) {
   EXPECT_EQ(Eval("l.map(i, i)", limits).DebugString(), "[1, 2, 3]");
   const Value result = Eval("[1, 2, 3, 4].exists(i, i == 1)", limits);
   ASSERT_TRUE(result.is_error());
-  EXPECT_NE(result.error_message().find("limit of 3 iterations"), std::string::npos) << result.error_message();
+  EXPECT_NE(result.error_message().find("limit of 3 iterations"), std::string::npos)
+      << result.error_message();
 }
 
 TEST_F(ExpressionTest, StringFunctions) {
@@ -357,8 +361,8 @@ TEST_F(ExpressionTest, StringFunctions) {
       {"s.matches('ell')", "true"},  // unanchored, as in CEL
       {"matches(s, '^x')", "false"},
       {"'caf\u00e9'.matches('^caf.$')", "true"},  // . is one code point
-      {"s.matches(names[0])", "false"},          // pattern known only at evaluation
-      {"'a+'.matches('a' + '+')", "true"},       // constant pattern after folding
+      {"s.matches(names[0])", "false"},           // pattern known only at evaluation
+      {"'a+'.matches('a' + '+')", "true"},        // constant pattern after folding
       {"s.matches(s + '(')", "error: invalid regular expression 'hello(': missing closing parenthesis"},
       {"x.startsWith('a')", "error: no matching overload for 'startsWith' applied to (int, string)"},
       {"s.matches(1)", "error: no matching overload for 'matches' applied to (string, int)"},
@@ -390,6 +394,8 @@ TEST_F(ExpressionTest, Conversions) {
       {"int('9223372036854775808')", "error: integer overflow"},
       {"int('4x')", "error: cannot convert string \"4x\" to int"},
       {"int('')", "error: cannot convert string"},
+      {"int('+-5')", "error: cannot convert string \"+-5\" to int"},
+      {"double('+-5')", "error: cannot convert string \"+-5\" to double"},
       {"int(timestamp('2024-05-01T10:00:00Z'))", "1714557600"},
       {"int(timestamp('1969-12-31T23:59:59.5Z'))", "-1"},
       {"int(true)", "error: no matching overload for 'int' applied to (bool)"},
@@ -432,7 +438,8 @@ TEST_F(ExpressionTest, TimestampAndDurationArithmetic) {
       {"duration('1s') < duration('1m')", "true"},
       {"timestamp('2262-04-11T23:47:16Z') + duration('1s')", "error: timestamp overflow"},
       {"duration('2562047h') + duration('2562047h')", "error: duration overflow"},
-      {"timestamp(observed) + 1", "error: no matching overload for '+' applied to (google.protobuf.Timestamp, int)"},
+      {"timestamp(observed) + 1",
+       "error: no matching overload for '+' applied to (google.protobuf.Timestamp, int)"},
       {"timestamp(observed) < duration('1s')", "error: no matching overload for '<'"},
   };
   ExpectCases(cases);
@@ -490,7 +497,8 @@ TEST_F(ExpressionTest, ParseErrorsHavePositionsAndSayWhatWasExpected) {
     EXPECT_EQ(ast.error().code, ErrorCode::kParse) << c.text;
     EXPECT_EQ(ast.error().position.line, c.line) << c.text << ": " << ast.error().message;
     EXPECT_EQ(ast.error().position.column, c.column) << c.text << ": " << ast.error().message;
-    EXPECT_NE(ast.error().message.find(c.message), std::string::npos) << c.text << ": " << ast.error().message;
+    EXPECT_NE(ast.error().message.find(c.message), std::string::npos)
+        << c.text << ": " << ast.error().message;
   }
 }
 

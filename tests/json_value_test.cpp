@@ -11,9 +11,10 @@ TEST(JsonValueTest, ParsesEveryJsonKind) {
   Result<Value> value = ParseJson(R"({"n": null, "b": true, "i": -3, "big": 18446744073709551615,
                                       "d": 1.5, "whole": 2.0, "s": "x\u00e9", "l": [1, [2]], "o": {"k": {}}})");
   ASSERT_TRUE(value.ok()) << value.error().message;
-  EXPECT_EQ(value->DebugString(),
-            "{\"n\": null, \"b\": true, \"i\": -3, \"big\": 18446744073709551616.0, \"d\": 1.5, \"whole\": 2.0, "
-            "\"s\": \"x\xC3\xA9\", \"l\": [1, [2]], \"o\": {\"k\": {}}}");
+  EXPECT_EQ(
+      value->DebugString(),
+      "{\"n\": null, \"b\": true, \"i\": -3, \"big\": 18446744073709551616.0, \"d\": 1.5, \"whole\": 2.0, "
+      "\"s\": \"x\xC3\xA9\", \"l\": [1, [2]], \"o\": {\"k\": {}}}");
   EXPECT_TRUE(value->Find("i")->is_int());
   EXPECT_TRUE(value->Find("whole")->is_double());
   EXPECT_TRUE(value->Find("big")->is_double());
@@ -30,7 +31,8 @@ TEST(JsonValueTest, BadJsonNamesTheByteOffset) {
   Result<Value> value = ParseJson("{\"a\": [1, 2,]}");
   ASSERT_FALSE(value.ok());
   EXPECT_EQ(value.error().code, ErrorCode::kParse);
-  EXPECT_NE(value.error().message.find("at byte 13 (line 1, column 13): syntax error"), std::string::npos) << value.error().message;
+  EXPECT_NE(value.error().message.find("at byte 13 (line 1, column 13): syntax error"), std::string::npos)
+      << value.error().message;
   EXPECT_FALSE(ParseJson("").ok());
   EXPECT_FALSE(ParseJson("{} trailing").ok());
 }
@@ -50,8 +52,9 @@ TEST(JsonValueTest, ConvertsValuesBackToJson) {
       {Value::Bool(true), Value::MakeList({Value(), Value::Double(1.0 / 0.0)})},
       {Value::String("oops"), Value::Error("no such key: x")},
   });
-  EXPECT_EQ(FormatJson(value), R"({"when":"2024-05-01T10:00:00.5Z","grace":"300s","7":0.25,"true":[null,null],)"
-                               R"("oops":{"error":"no such key: x"}})");
+  EXPECT_EQ(FormatJson(value),
+            R"({"when":"2024-05-01T10:00:00.5Z","grace":"300s","7":0.25,"true":[null,null],)"
+            R"("oops":{"error":"no such key: x"}})");
   const nlohmann::json json = ValueToJson(value);
   EXPECT_EQ(json["grace"], "300s");
   EXPECT_EQ(json["7"], 0.25);

@@ -137,7 +137,7 @@ TEST_F(PlanTest, ParamOverridesChangeTheDecision) {
 
 TEST_F(PlanTest, IdempotencyKeysAreStableAcrossSnapshotsAndDistinctAcrossSteps) {
   Plan first = MakeOk(MakeSnapshot("2024-05-01T10:00:00Z"));
-  Plan later = MakeOk(MakeSnapshot("2024-05-01T10:05:00Z"));
+  Plan later = MakeOk(MakeSnapshot("2024-05-01T10:02:00Z"));
   ASSERT_EQ(first.steps.size(), later.steps.size());
   EXPECT_NE(first.snapshot_digest, later.snapshot_digest);
   for (size_t i = 0; i < first.steps.size(); ++i) {

@@ -33,11 +33,11 @@ TEST(TimeUtilTest, ParsesRfc3339) {
 }
 
 TEST(TimeUtilTest, RejectsInvalidTimestamps) {
-  for (const char* text : {"", "2024-05-01", "2024-05-01T10:00:00", "2024-05-01 10:00:00Z", "2024-5-01T10:00:00Z",
-                           "2023-02-29T00:00:00Z", "2024-04-31T00:00:00Z", "2024-05-01T24:00:00Z",
-                           "2024-05-01T10:60:00Z", "2024-05-01T10:00:60Z", "2024-05-01T10:00:00.Z",
-                           "2024-05-01T10:00:00+0200", "2024-05-01T10:00:00Zjunk", "0000-01-01T00:00:00Z",
-                           "2262-04-11T23:47:17Z", "1600-01-01T00:00:00Z"}) {
+  for (const char* text :
+       {"", "2024-05-01", "2024-05-01T10:00:00", "2024-05-01 10:00:00Z", "2024-5-01T10:00:00Z",
+        "2023-02-29T00:00:00Z", "2024-04-31T00:00:00Z", "2024-05-01T24:00:00Z", "2024-05-01T10:60:00Z",
+        "2024-05-01T10:00:60Z", "2024-05-01T10:00:00.Z", "2024-05-01T10:00:00+0200",
+        "2024-05-01T10:00:00Zjunk", "0000-01-01T00:00:00Z", "2262-04-11T23:47:17Z", "1600-01-01T00:00:00Z"}) {
     Result<Timestamp> t = ParseRfc3339(text);
     ASSERT_FALSE(t.ok()) << text;
     EXPECT_EQ(t.error().code, ErrorCode::kInvalidArgument);
@@ -51,7 +51,8 @@ TEST(TimeUtilTest, FormatsRfc3339InUtc) {
   EXPECT_EQ(FormatRfc3339(Timestamp{1714557600 * kSecond + 250000000}), "2024-05-01T10:00:00.25Z");
   EXPECT_EQ(FormatRfc3339(Timestamp{-1}), "1969-12-31T23:59:59.999999999Z");
   EXPECT_EQ(FormatRfc3339(Timestamp{std::numeric_limits<int64_t>::min()}), "1677-09-21T00:12:43.145224192Z");
-  for (const char* text : {"2000-02-29T23:59:59.000000001Z", "1900-03-01T00:00:00Z", "2100-12-31T12:34:56.7Z"}) {
+  for (const char* text :
+       {"2000-02-29T23:59:59.000000001Z", "1900-03-01T00:00:00Z", "2100-12-31T12:34:56.7Z"}) {
     EXPECT_EQ(FormatRfc3339(*ParseRfc3339(text)), text);
   }
 }

@@ -91,7 +91,8 @@ TEST(ValueTest, CompareIsATotalOrderConsistentWithEquality) {
       Value::Bool(false),
       Value(),
   };
-  std::sort(values.begin(), values.end(), [](const Value& a, const Value& b) { return Value::Compare(a, b) < 0; });
+  std::sort(values.begin(), values.end(),
+            [](const Value& a, const Value& b) { return Value::Compare(a, b) < 0; });
   std::vector<std::string> sorted;
   for (const Value& v : values) sorted.push_back(v.DebugString());
   EXPECT_EQ(sorted, (std::vector<std::string>{

@@ -134,7 +134,8 @@ std::string MeasureTable(const Options& options, const std::string& policy, cons
   auto loaded = ruleplane::LoadRuleFile(text, rule_file, nullptr);
   if (!loaded.rule_set) {
     std::string message;
-    for (const auto& diagnostic : loaded.diagnostics) message += ruleplane::FormatDiagnostic(diagnostic, text);
+    for (const auto& diagnostic : loaded.diagnostics)
+      message += ruleplane::FormatDiagnostic(diagnostic, text);
     return message;
   }
   auto compiled_or = CompiledRuleSet::Compile(loaded.rule_set);
@@ -166,7 +167,8 @@ std::string MeasureTable(const Options& options, const std::string& policy, cons
   auto check = [&](const char* what) -> std::string {
     const auto differing = std::mismatch(pass.begin(), pass.end(), decisions.begin()).first;
     if (differing == pass.end()) return "";
-    return policy + " " + what + ": input " + std::to_string(differing - pass.begin() + 1) + " decided differently";
+    return policy + " " + what + ": input " + std::to_string(differing - pass.begin() + 1) +
+           " decided differently";
   };
   std::vector<double> matcher_ns, end_to_end_ns;
   for (int r = 0; r < options.repetitions; ++r) {

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# ruleplane side by side with GoRules ZEN and json-rules-engine, in one run, on
+# the same table (bench/compare/tables/) and the same 100,000 inputs:
+# installs what is missing (Debian packages; the npm peers locally, into
+# bench/compare/node_modules), builds ruleplane in Release, generates the
+# inputs, runs the three engines, checks that every answer agrees, and prints
+# the table. Exits 1 when any two engines disagree on any input.
+#
+#   bash bench/compare/run.sh
+#
+# Environment: COMPARE_BUILD (build directory, default build/compare),
+# COMPARE_INPUTS (100000), COMPARE_REPETITIONS (5), COMPARE_JRE_REPETITIONS (3:
+# json-rules-engine is slow), COMPARE_BATCH_REPETITIONS (3).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+compare=$root/bench/compare
+build=${COMPARE_BUILD:-$root/build/compare}
+inputs_count=${COMPARE_INPUTS:-100000}
+repetitions=${COMPARE_REPETITIONS:-5}
+jre_repetitions=${COMPARE_JRE_REPETITIONS:-3}
+batch_repetitions=${COMPARE_BATCH_REPETITIONS:-3}
+results=$build/compare-results
+inputs=$build/compare-inputs.jsonl
+
+step() { echo "== $*" >&2; }
+
+step "dependencies"
+bash "$root/scripts/install-deps.sh"
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends nodejs npm
+fi
+(
+  cd "$compare"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  # The lock file was made on linux-x64; elsewhere, let npm pick ZEN's binary.
+  if ! node -e "require('@gorules/zen-engine')" 2>/dev/null; then
+    npm install --no-audit --no-fund --no-package-lock --loglevel=error >&2
+  fi
+)
+
+step "build (Release) in $build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DRULEPLANE_TESTS=OFF -DRULEPLANE_BENCHMARKS=ON >/dev/null
+cmake --build "$build" -j2 --target ruleplane ruleplane_compare >&2
+
+step "inputs: $inputs_count documents"
+node "$compare/generate.js" "$inputs" "$inputs_count"
+rm -rf "$results"
+mkdir -p "$results/decisions"
+
+step "ruleplane in process ($repetitions repetitions)"
+"$build/bench/compare/ruleplane_compare" --inputs "$inputs" --decisions "$results/decisions" \
+  --repetitions "$repetitions" \
+  --table "first=$compare/tables/status-first.yaml" --table "collect=$compare/tables/status-collect.yaml" \
+  >"$results/ruleplane.json"
+
+step "ruleplane plan --batch, whole process ($batch_repetitions repetitions)"
+for policy in first collect; do
+  for ((r = 0; r < batch_repetitions; ++r)); do
+    start=$(date +%s%N)
+    # A failed line is kept in the output (and reported as a disagreement).
+    "$build/ruleplane" plan --rules "$compare/tables/status-$policy.yaml" --batch "$inputs" \
+      >"$results/batch-$policy.jsonl" || true
+    echo $(($(date +%s%N) - start)) >>"$results/batch-$policy.ns"
+  done
+done
+
+step "GoRules ZEN ($repetitions repetitions) and json-rules-engine ($jre_repetitions repetitions)"
+node "$compare/peers.js" --inputs "$inputs" --decisions "$results/decisions" \
+  --repetitions "$repetitions" --jre-repetitions "$jre_repetitions" >"$results/peers.json"
+
+step "answers and timings"
+node "$compare/report.js" "$results" "$inputs"
