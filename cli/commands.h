@@ -19,5 +19,7 @@ int RunLint(const Args& args, std::ostream& out, std::ostream& err);
 int RunTest(const Args& args, std::ostream& out, std::ostream& err);
 int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 int RunExplain(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+int RunVerify(const Args& args, std::ostream& out, std::ostream& err);
+int RunDiff(const Args& args, std::ostream& out, std::ostream& err);
 
 }  // namespace ruleplane::cli

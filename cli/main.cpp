@@ -15,7 +15,13 @@ Commands:
   explain [--rules PATH|NAME@VERSION]... [--param K=V]... SNAPSHOT.json [--rule ID]
                      why each rule matched or did not, cell by cell
   lint PATH...       check rule files; every problem with file:line:column
-  test PATH...       run the tests written inside rule files
+  test [--coverage] [--min-coverage P] PATH...
+                     run the tests written inside rule files (and report what they exercised)
+  verify [--param K=V]... PATH...
+                     check every state of the declared domains: gaps, conflicts, dead and
+                     masked rules, invariants
+  diff [--param K=V]... [--snapshots DIR] OLD NEW
+                     the states (and snapshots) two versions of a rule set decide differently
   eval EXPR [--input FILE.json]
                      evaluate one expression against a JSON document's top-level keys
   version            print the version
@@ -38,6 +44,8 @@ int main(int argc, char** argv) {
   if (command == "explain") return RunExplain(args, std::cin, std::cout, std::cerr);
   if (command == "lint") return RunLint(args, std::cout, std::cerr);
   if (command == "test") return RunTest(args, std::cout, std::cerr);
+  if (command == "verify") return RunVerify(args, std::cout, std::cerr);
+  if (command == "diff") return RunDiff(args, std::cout, std::cerr);
   if (command == "eval") return RunEval(args, std::cout, std::cerr);
   if (command == "version" || command == "--version") {
     std::cout << "ruleplane " << RULEPLANE_VERSION << "\n";

@@ -1,4 +1,7 @@
-// ruleplane test PATH...: runs the tests written inside rule files.
+// ruleplane test PATH...: runs the tests written inside rule files; with
+// --coverage, reports which rules and cells they exercised.
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <ostream>
 
@@ -7,6 +10,7 @@
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
 #include "engine/rule_test_runner.h"
+#include "engine/test_coverage.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -22,18 +26,40 @@ Result<std::string> ReadRelative(const std::string& rule_file, const std::string
   return ReadFile(path);
 }
 
+std::string MinimumText(double percent) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g%%", percent);
+  return text;
+}
+
 }  // namespace
 
 int RunTest(const Args& args, std::ostream& out, std::ostream& err) {
-  for (const std::string& arg : args) {
-    if (arg.starts_with("-")) {
-      err << "usage: ruleplane test [PATH...]\n";
+  constexpr const char* kUsage = "usage: ruleplane test [--coverage] [--min-coverage PERCENT] [PATH...]\n";
+  std::vector<std::string> references;
+  bool show_coverage = false;
+  double min_coverage = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--coverage") {
+      show_coverage = true;
+    } else if (args[i] == "--min-coverage" && i + 1 < args.size()) {
+      char* end = nullptr;
+      min_coverage = std::strtod(args[++i].c_str(), &end);
+      if (args[i].empty() || *end != '\0' || min_coverage < 0 || min_coverage > 100) {
+        err << "ruleplane: --min-coverage expects a percentage between 0 and 100, got '" << args[i] << "'\n";
+        return kExitUsage;
+      }
+    } else if (args[i].starts_with("-")) {
+      err << kUsage;
       return kExitUsage;
+    } else {
+      references.push_back(args[i]);
     }
   }
-  auto library = LoadRuleLibrary(args, err);
+  auto library = LoadRuleLibrary(references, err);
   if (!library) return kExitUsage;
   int passed = 0, failed = PrintDiagnostics(*library, err) > 0 ? 1 : 0;
+  std::string coverage_report, below_minimum;
   for (const RuleFile& file : library->files) {
     if (!file.rule_set) continue;
     auto compiled = CompiledRuleSet::Compile(file.rule_set);
@@ -45,15 +71,23 @@ int RunTest(const Args& args, std::ostream& out, std::ostream& err) {
     const SnapshotReader reader = [&](const std::string& snapshot_file) {
       return ReadRelative(file.path, snapshot_file);
     };
+    TestCoverage coverage(*file.rule_set);
     for (const RuleTest& test : file.rule_set->tests) {
-      RuleTestOutcome outcome = RunRuleTest(*compiled, test, library->catalogue.get(), reader);
+      RuleTestOutcome outcome = RunRuleTest(*compiled, test, library->catalogue.get(), reader, &coverage);
       out << (outcome.passed ? "PASS " : "FAIL ") << file.rule_set->id() << ": " << outcome.name << "\n";
       if (!outcome.passed) {
         out << "     " << test.position.file << ":" << test.position.line << ": " << outcome.failure << "\n";
       }
       (outcome.passed ? passed : failed)++;
     }
+    coverage_report += file.path + ": coverage " + coverage.Format();
+    if (coverage.Percent() < min_coverage) {
+      below_minimum += "ruleplane: " + file.path + ": coverage below " + MinimumText(min_coverage) + "\n";
+    }
   }
+  if (show_coverage || min_coverage >= 0) out << coverage_report;
+  err << below_minimum;
+  if (!below_minimum.empty()) ++failed;
   out << passed << " passed, " << failed << " failed\n";
   return failed > 0 ? kExitFinding : kExitOk;
 }

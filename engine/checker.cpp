@@ -1,10 +1,12 @@
-// expr::Check: resolves names to frame slots and functions to builtins,
-// compiles constant regular expressions and folds constant sub-expressions.
+// expr::Check: resolves names to frame slots and calls to function overloads,
+// validates and prepares constant arguments (regular expressions, cron
+// schedules) and folds constant sub-expressions.
 #include <algorithm>
 #include <climits>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,7 +15,6 @@
 #include "engine/expression.h"
 #include "engine/functions.h"
 #include "engine/program_node.h"
-#include "engine/regex.h"
 
 namespace ruleplane::expr {
 namespace {
@@ -165,35 +166,42 @@ class Checker {
   }
 
   std::optional<Built> BuildCall(const AstNode& ast_node) {
-    const FunctionSignature* signature = FindFunction(ast_node.name);
-    if (signature == nullptr) return Fail(ast_node, "unsupported: function '" + ast_node.name + "'");
-    if (ast_node.receiver_style && !signature->receiver_style) {
+    const std::span<const FunctionSignature> overloads = FindOverloads(ast_node.name);
+    if (overloads.empty()) return Fail(ast_node, "unsupported: function '" + ast_node.name + "'");
+    if (ast_node.receiver_style && !overloads.front().receiver_style) {
       return Fail(ast_node,
                   "unsupported: '" + ast_node.name + "' as a method; write " + ast_node.name + "(x)");
     }
-    if (!ast_node.receiver_style && !signature->global_style) {
+    if (!ast_node.receiver_style && !overloads.front().global_style) {
       return Fail(ast_node, "unsupported: '" + ast_node.name + "' as a global function; write x." +
                                 ast_node.name + "(...)");
     }
     const int given = static_cast<int>(ast_node.children.size());
-    if (given != signature->arguments) {
-      const int offset = ast_node.receiver_style ? 1 : 0;
-      const int expected = signature->arguments - offset;
+    const auto chosen = std::find_if(overloads.begin(), overloads.end(),
+                                     [given](const FunctionSignature& f) { return f.arguments == given; });
+    if (chosen == overloads.end()) {
+      const int receiver = ast_node.receiver_style ? 1 : 0;
       return Fail(ast_node, "wrong number of arguments to '" + ast_node.name + "': expected " +
-                                std::to_string(expected) + ", got " + std::to_string(given - offset));
+                                ExpectedCounts(overloads, receiver) + ", got " +
+                                std::to_string(given - receiver));
     }
     Built built = Make(Node::Kind::kCall);
-    built.node->builtin = signature->builtin;
+    built.node->function = &*chosen;
     if (!BuildChildren(ast_node, built)) return std::nullopt;
-    if (signature->builtin == Builtin::kMatches) {
-      const Node& pattern = *built.node->children[1];
-      if (pattern.kind == Node::Kind::kConstant && pattern.value.is_string()) {
-        auto regex = Regex::Compile(pattern.value.string_value(), limits_.regex_match_limit);
-        if (!regex.ok()) return FailAt(StartOffset(*ast_node.children[1]), regex.error().message);
-        built.node->regex = std::move(*regex);
-      }
+    if (std::optional<ArgumentError> error = PrepareCall(*built.node, limits_)) {
+      return FailAt(StartOffset(*ast_node.children[error->argument]), std::move(error->message));
     }
     return built;
+  }
+
+  // "1", "1 or 2", "0, 1 or 2": the argument counts the overloads take.
+  static std::string ExpectedCounts(std::span<const FunctionSignature> overloads, int receiver) {
+    std::string text;
+    for (size_t i = 0; i < overloads.size(); ++i) {
+      if (i > 0) text += i + 1 == overloads.size() ? " or " : ", ";
+      text += std::to_string(overloads[i].arguments - receiver);
+    }
+    return text;
   }
 
   std::optional<Built> BuildComprehension(const AstNode& ast_node) {
@@ -228,6 +236,7 @@ class Checker {
     node.value = std::move(value);
     node.children.clear();
     node.regex.reset();
+    node.schedule.reset();
   }
 
   const Ast& ast_;

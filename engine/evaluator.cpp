@@ -237,12 +237,11 @@ class Evaluator {
   }
 
   const Value& EvalCall(const Node& node, Value& scratch) {
-    std::array<Value, 2> locals;
-    std::array<const Value*, 2> arguments{};
+    std::array<Value, kMaxArguments> locals;
+    std::array<const Value*, kMaxArguments> arguments{};
     const size_t count = node.children.size();
     for (size_t i = 0; i < count; ++i) arguments[i] = &Eval(*node.children[i], locals[i]);
-    scratch = CallFunction(node.builtin, std::span<const Value* const>(arguments.data(), count),
-                           node.regex.get(), limits_);
+    scratch = CallFunction(node, std::span<const Value* const>(arguments.data(), count), limits_);
     return scratch;
   }
 

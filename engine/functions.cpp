@@ -1,17 +1,25 @@
 #include "engine/functions.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <system_error>
 
+#include "engine/backup_listing.h"
+#include "engine/cron_schedule.h"
 #include "engine/operators.h"
+#include "engine/regex.h"
+#include "engine/string_functions.h"
 #include "engine/time_util.h"
 
 namespace ruleplane::expr {
 namespace {
 
+using enum ArgumentKind;
+
+// Overloads of one name are adjacent.
 constexpr FunctionSignature kFunctions[] = {
     {"size", Builtin::kSize, 1, true, true},
     {"startsWith", Builtin::kStartsWith, 2, false, true},
@@ -23,7 +31,65 @@ constexpr FunctionSignature kFunctions[] = {
     {"string", Builtin::kString, 1, true, false},
     {"timestamp", Builtin::kTimestamp, 1, true, false},
     {"duration", Builtin::kDuration, 1, true, false},
+    {"split", Builtin::kSplit, 2, false, true, {kString, kString}},
+    {"split", Builtin::kSplit, 3, false, true, {kString, kString, kInt}},
+    {"substring", Builtin::kSubstring, 2, false, true, {kString, kInt}},
+    {"substring", Builtin::kSubstring, 3, false, true, {kString, kInt, kInt}},
+    {"indexOf", Builtin::kIndexOf, 2, false, true, {kString, kString}},
+    {"indexOf", Builtin::kIndexOf, 3, false, true, {kString, kString, kInt}},
+    {"lastIndexOf", Builtin::kLastIndexOf, 2, false, true, {kString, kString}},
+    {"lowerAscii", Builtin::kLowerAscii, 1, false, true, {kString}},
+    {"upperAscii", Builtin::kUpperAscii, 1, false, true, {kString}},
+    {"replace", Builtin::kReplace, 3, false, true, {kString, kString, kString}},
+    {"replace", Builtin::kReplace, 4, false, true, {kString, kString, kString, kInt}},
+    {"trim", Builtin::kTrim, 1, false, true, {kString}},
+    {"join", Builtin::kJoin, 1, false, true, {kList}},
+    {"join", Builtin::kJoin, 2, false, true, {kList, kString}},
+    {"cronNext", Builtin::kCronNext, 2, true, false, {kString, kTimestamp}},
+    {"backups", Builtin::kBackups, 1, true, false, {kList}},
+    {"parseBackupName", Builtin::kParseBackupName, 1, true, false, {kString}},
 };
+
+bool Accepts(ArgumentKind kind, const Value& value) {
+  switch (kind) {
+    case kAny:
+      return true;
+    case kString:
+      return value.is_string();
+    case kInt:
+      return value.is_int();
+    case kList:
+      return value.is_list();
+    case kTimestamp:
+      return value.kind() == Value::Kind::kTimestamp;
+  }
+  return false;
+}
+
+const char* KindName(ArgumentKind kind) {
+  switch (kind) {
+    case kString:
+      return "string";
+    case kInt:
+      return "int";
+    case kList:
+      return "list";
+    case kTimestamp:
+      return "timestamp";
+    case kAny:
+      break;
+  }
+  return "any";
+}
+
+Value NoOverload(std::string_view name, std::span<const Value* const> arguments) {
+  std::string message = "no matching overload for '" + std::string(name) + "' applied to (";
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (i > 0) message += ", ";
+    message += arguments[i]->TypeName();
+  }
+  return Value::Error(message + ")");
+}
 
 constexpr int64_t kNanosPerSecond = 1000000000;
 
@@ -73,6 +139,18 @@ Value Matches(const Value& text, const Value& pattern, const Regex* constant_reg
   auto regex = Regex::Compile(pattern.string_value(), limits.regex_match_limit);
   if (!regex.ok()) return Value::Error(regex.error().message);
   return (*regex)->Matches(text.string_value());
+}
+
+Value CronNext(const CronSchedule* prepared, const Value& schedule, const Value& after) {
+  std::optional<CronSchedule> parsed_here;
+  if (prepared == nullptr) {
+    auto parsed = CronSchedule::Parse(schedule.string_value());
+    if (!parsed.ok()) return Value::Error(parsed.error().message);
+    prepared = &parsed_here.emplace(std::move(parsed).value());
+  }
+  auto next = prepared->Next(after.timestamp_value());
+  if (!next.ok()) return Value::Error(next.error().message);
+  return Value::MakeTimestamp(*next);
 }
 
 Value ToInt(const Value& v) {
@@ -194,27 +272,82 @@ Value ToDuration(const Value& v) {
 
 }  // namespace
 
-const FunctionSignature* FindFunction(std::string_view name) {
-  for (const FunctionSignature& signature : kFunctions) {
-    if (signature.name == name) return &signature;
-  }
-  return nullptr;
+std::span<const FunctionSignature> FindOverloads(std::string_view name) {
+  const FunctionSignature* first =
+      std::find_if(std::begin(kFunctions), std::end(kFunctions),
+                   [name](const FunctionSignature& f) { return f.name == name; });
+  const FunctionSignature* last = std::find_if(first, std::end(kFunctions),
+                                               [name](const FunctionSignature& f) { return f.name != name; });
+  return {first, last};
 }
 
-Value CallFunction(Builtin builtin, std::span<const Value* const> arguments, const Regex* constant_regex,
-                   const Limits& limits) {
+std::optional<ArgumentError> PrepareCall(Node& call, const Limits& limits) {
+  const FunctionSignature& function = *call.function;
+  const auto constant = [&call](int i) -> const Value* {
+    const Node& child = *call.children[i];
+    return child.kind == Node::Kind::kConstant ? &child.value : nullptr;
+  };
+  for (int i = 0; i < function.arguments; ++i) {
+    const Value* value = constant(i);
+    if (value != nullptr && !Accepts(function.kinds[i], *value)) {
+      return ArgumentError{i, "wrong argument to '" + std::string(function.name) + "': expected " +
+                                  KindName(function.kinds[i]) + ", got " + value->TypeName()};
+    }
+  }
+  const auto negative = [&](int i) { return constant(i) != nullptr && constant(i)->int_value() < 0; };
+  switch (function.builtin) {
+    case Builtin::kMatches:
+      if (const Value* pattern = constant(1); pattern != nullptr && pattern->is_string()) {
+        auto regex = Regex::Compile(pattern->string_value(), limits.regex_match_limit);
+        if (!regex.ok()) return ArgumentError{1, regex.error().message};
+        call.regex = std::move(*regex);
+      }
+      break;
+    case Builtin::kCronNext:
+      if (const Value* schedule = constant(0)) {
+        auto parsed = CronSchedule::Parse(schedule->string_value());
+        if (!parsed.ok()) return ArgumentError{0, parsed.error().message};
+        call.schedule = std::make_shared<const CronSchedule>(std::move(parsed).value());
+      }
+      break;
+    case Builtin::kSubstring:
+    case Builtin::kIndexOf:
+      for (int i = 1; i < function.arguments; ++i) {
+        if (i == 1 && function.builtin == Builtin::kIndexOf) continue;  // the substring, not an index
+        if (negative(i)) {
+          return ArgumentError{i, std::string(function.name) +
+                                      ": index out of range: " + std::to_string(constant(i)->int_value())};
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+Value CallFunction(const Node& call, std::span<const Value* const> arguments, const Limits& limits) {
   for (const Value* argument : arguments) {
     if (argument->is_error()) return *argument;
   }
-  switch (builtin) {
+  const FunctionSignature& function = *call.function;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (!Accepts(function.kinds[i], *arguments[i])) return NoOverload(function.name, arguments);
+  }
+  const size_t count = arguments.size();
+  const auto string_at = [&](size_t i) -> std::string_view { return arguments[i]->string_value(); };
+  const auto int_at = [&](size_t i, int64_t absent) {
+    return i < count ? arguments[i]->int_value() : absent;
+  };
+  switch (function.builtin) {
     case Builtin::kSize:
       return Size(*arguments[0]);
     case Builtin::kStartsWith:
     case Builtin::kEndsWith:
     case Builtin::kContains:
-      return StringTest(builtin, *arguments[0], *arguments[1]);
+      return StringTest(function.builtin, *arguments[0], *arguments[1]);
     case Builtin::kMatches:
-      return Matches(*arguments[0], *arguments[1], constant_regex, limits);
+      return Matches(*arguments[0], *arguments[1], call.regex.get(), limits);
     case Builtin::kInt:
       return ToInt(*arguments[0]);
     case Builtin::kDouble:
@@ -225,6 +358,31 @@ Value CallFunction(Builtin builtin, std::span<const Value* const> arguments, con
       return ToTimestamp(*arguments[0]);
     case Builtin::kDuration:
       return ToDuration(*arguments[0]);
+    case Builtin::kSplit:
+      return SplitString(*arguments[0], string_at(1), int_at(2, -1));
+    case Builtin::kSubstring:
+      return Substring(*arguments[0], arguments[1]->int_value(),
+                       count > 2 ? std::optional<int64_t>(arguments[2]->int_value()) : std::nullopt);
+    case Builtin::kIndexOf:
+      return IndexOf(*arguments[0], string_at(1), int_at(2, 0));
+    case Builtin::kLastIndexOf:
+      return LastIndexOf(*arguments[0], string_at(1));
+    case Builtin::kLowerAscii:
+      return LowerAscii(*arguments[0]);
+    case Builtin::kUpperAscii:
+      return UpperAscii(*arguments[0]);
+    case Builtin::kReplace:
+      return ReplaceString(*arguments[0], string_at(1), string_at(2), int_at(3, -1));
+    case Builtin::kTrim:
+      return TrimString(*arguments[0]);
+    case Builtin::kJoin:
+      return JoinStrings(*arguments[0], count > 1 ? string_at(1) : std::string_view());
+    case Builtin::kCronNext:
+      return CronNext(call.schedule.get(), *arguments[0], *arguments[1]);
+    case Builtin::kBackups:
+      return ListBackups(*arguments[0]);
+    case Builtin::kParseBackupName:
+      return BackupNameValue(*arguments[0]);
   }
   return Value::Error("internal error: unknown function");
 }

@@ -1,7 +1,7 @@
 // The checked, evaluable tree of a Program (internal to the expression engine).
 //
 // Check turns each AstNode into a Node whose names are frame slots and whose
-// functions are Builtins, so evaluation is a switch over node kinds with no
+// calls are resolved function overloads, so evaluation is a switch over node kinds with no
 // lookups by name.
 #pragma once
 
@@ -28,7 +28,24 @@ enum class Builtin : uint8_t {
   kString,
   kTimestamp,
   kDuration,
+  // CEL's strings extension (engine/string_functions.h).
+  kSplit,
+  kSubstring,
+  kIndexOf,
+  kLastIndexOf,
+  kLowerAscii,
+  kUpperAscii,
+  kReplace,
+  kTrim,
+  kJoin,
+  // ruleplane's own (engine/cron_schedule.h, engine/backup_listing.h).
+  kCronNext,
+  kBackups,
+  kParseBackupName,
 };
+
+struct FunctionSignature;  // engine/functions.h
+class CronSchedule;        // engine/cron_schedule.h
 
 struct Node {
   enum class Kind : uint8_t {
@@ -44,7 +61,7 @@ struct Node {
     kAnd,            // children[0] && children[1]
     kOr,             // children[0] || children[1]
     kConditional,    // children[0] ? children[1] : children[2]
-    kCall,           // builtin(children...), the receiver first
+    kCall,           // function(children...), the receiver first
     kComprehension,  // macro over children[0]: [range, predicate] or [range, filter, transform]
   };
 
@@ -52,13 +69,14 @@ struct Node {
 
   Kind kind;
   Operator op = Operator::kAdd;
-  Builtin builtin = Builtin::kSize;
+  const FunctionSignature* function = nullptr;  // kCall: the overload Check chose
   MacroKind macro = MacroKind::kAll;
-  int slot = -1;                       // kSlot; kComprehension: the (first) loop variable
-  int second_slot = -1;                // kComprehension with two variables: the value
-  Value value;                         // kConstant
-  std::string field;                   // kSelect, kHas
-  std::shared_ptr<const Regex> regex;  // kCall matches() with a constant pattern
+  int slot = -1;                                 // kSlot; kComprehension: the (first) loop variable
+  int second_slot = -1;                          // kComprehension with two variables: the value
+  Value value;                                   // kConstant
+  std::string field;                             // kSelect, kHas
+  std::shared_ptr<const Regex> regex;            // kCall matches() with a constant pattern
+  std::shared_ptr<const CronSchedule> schedule;  // kCall cronNext() with a constant schedule
   std::vector<std::unique_ptr<Node>> children;
 };
 

@@ -13,6 +13,7 @@
 #include "engine/semver.h"
 #include "engine/sha256.h"
 #include "engine/time_util.h"
+#include "engine/verification_model.h"
 #include "engine/yaml_reader.h"
 #include "engine/yaml_value.h"
 
@@ -156,6 +157,12 @@ class RuleFileLoader {
 
   RuleLoadResult Load() {
     LoadYamlDocument(reader_, [this](const YAML::Node& root) { LoadDocument(root); });
+    if (!HasErrors(diagnostics_)) {
+      VerificationModel model = AnalyzeForVerification(rule_set_);
+      if (model.opted_in) {
+        for (Diagnostic& problem : model.problems) diagnostics_.push_back(std::move(problem));
+      }
+    }
     std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return std::pair(a.position.line, a.position.column) < std::pair(b.position.line, b.position.column);
     });
@@ -217,7 +224,7 @@ class RuleFileLoader {
   void LoadSpec(const MappingField& field) {
     auto spec = reader_.ReadMapping(
         field.value, "spec",
-        {"subject", "hitPolicy", "params", "facts", "constraints", "invariants", "rules", "tests"});
+        {"subject", "hitPolicy", "params", "facts", "constraints", "invariants", "allowGaps", "rules", "tests"});
     if (!spec) return;
     if (const MappingField* subject = reader_.Require(*spec, "subject")) {
       static const std::regex kSubject("[A-Z][A-Za-z0-9]*");
@@ -238,10 +245,13 @@ class RuleFileLoader {
         FrameLayout{static_cast<int>(rule_set_.facts.size()), static_cast<int>(rule_set_.params.size())};
     for (size_t i = 0; i < fact_bodies.size(); ++i) LoadFactBody(static_cast<int>(i), fact_bodies[i]);
     if (const MappingField* constraints = spec->Find("constraints")) {
-      rule_set_.constraints = LoadExpressionList(*constraints, "constraint");
+      rule_set_.constraints = LoadExpressionList(*constraints, "constraint", FullEnvironment());
     }
     if (const MappingField* invariants = spec->Find("invariants")) {
-      rule_set_.invariants = LoadExpressionList(*invariants, "invariant");
+      rule_set_.invariants = LoadExpressionList(*invariants, "invariant", InvariantEnvironment());
+    }
+    if (const MappingField* allow_gaps = spec->Find("allowGaps")) {
+      rule_set_.allow_gaps = reader_.ReadBool(*allow_gaps).value_or(false);
     }
     if (const MappingField* rules = reader_.Require(*spec, "rules")) LoadRules(*rules);
     if (const MappingField* tests = spec->Find("tests")) LoadTests(*tests);
@@ -494,6 +504,19 @@ class RuleFileLoader {
     return Environment(static_cast<int>(rule_set_.facts.size()), true);
   }
 
+  // Everything, and the decision: `rules`, `actions`, `steps`. Declared first,
+  // so that a fact or param of the same name shadows them.
+  expr::Environment InvariantEnvironment() const {
+    expr::Environment env;
+    env.Declare("rules", layout_.decision_rules_slot());
+    env.Declare("actions", layout_.decision_actions_slot());
+    env.Declare("steps", layout_.decision_steps_slot());
+    const expr::Environment full = FullEnvironment();
+    for (const auto& [name, slot] : full.names()) env.Declare(name, slot);
+    env.set_first_free_slot(layout_.invariant_fixed_slots());
+    return env;
+  }
+
   // Compiles `part` of the scalar `node`; errors point into the file.
   std::optional<Expression> CompilePart(const YAML::Node& node, const CellPart& part,
                                         const expr::Environment& env) {
@@ -536,10 +559,10 @@ class RuleFileLoader {
     return CompilePart(field.value, Trimmed(field.value.Scalar()), env);
   }
 
-  std::vector<Expression> LoadExpressionList(const MappingField& field, std::string_view what) {
+  std::vector<Expression> LoadExpressionList(const MappingField& field, std::string_view what,
+                                             const expr::Environment& env) {
     std::vector<Expression> expressions;
     if (!reader_.ExpectSequence(field)) return expressions;
-    expr::Environment env = FullEnvironment();
     for (const YAML::Node& node : field.value) {
       if (!node.IsScalar()) {
         reader_.Error(node, "expected a " + std::string(what) + " expression, got " + reader_.Describe(node));

@@ -51,7 +51,8 @@ std::string CompareSteps(const std::vector<ExpectedStep>& expected, const std::v
 }  // namespace
 
 RuleTestOutcome RunRuleTest(const std::shared_ptr<const CompiledRuleSet>& compiled, const RuleTest& test,
-                            const ActionCatalogue* catalogue, const SnapshotReader& read_snapshot) {
+                            const ActionCatalogue* catalogue, const SnapshotReader& read_snapshot,
+                            TestCoverage* coverage) {
   RuleTestOutcome outcome{test.name, false, ""};
   Result<Snapshot> snapshot = Error{ErrorCode::kInternal, "no snapshot", {}};
   if (test.snapshot) {
@@ -71,6 +72,11 @@ RuleTestOutcome RunRuleTest(const std::shared_ptr<const CompiledRuleSet>& compil
 
   EvaluationOptions options;
   options.param_overrides = test.params;
+  if (coverage != nullptr) {
+    EvaluationOptions traced = options;
+    traced.trace = true;
+    if (auto decision = compiled->Evaluate(*snapshot, traced); decision.ok()) coverage->Record(*decision);
+  }
   auto plan = MakePlan({compiled}, *snapshot, options, catalogue);
   std::string error;
   if (!plan.ok()) {

@@ -9,6 +9,7 @@
 #include "engine/action_catalogue.h"
 #include "engine/compiled_rule_set.h"
 #include "engine/error.h"
+#include "engine/test_coverage.h"
 
 namespace ruleplane {
 
@@ -21,7 +22,9 @@ struct RuleTestOutcome {
 // Returns the text of a snapshotFile (a path relative to the rule file).
 using SnapshotReader = std::function<Result<std::string>(const std::string& snapshot_file)>;
 
+// With `coverage`, the test's evaluation is also recorded there (traced).
 RuleTestOutcome RunRuleTest(const std::shared_ptr<const CompiledRuleSet>& compiled, const RuleTest& test,
-                            const ActionCatalogue* catalogue, const SnapshotReader& read_snapshot);
+                            const ActionCatalogue* catalogue, const SnapshotReader& read_snapshot,
+                            TestCoverage* coverage = nullptr);
 
 }  // namespace ruleplane

@@ -4,10 +4,11 @@
     python3 examples/generate_snapshots.py        # from the repository root
 
 pink-of-health.json (a healthy 3-member cluster, every object as `kubectl get -o json` prints it) and
-member-init-invalid-data.json (one member starting up) are the templates and are not written. Every other
-snapshot is the template with the member states, conditions, leases, pods and PodDisruptionBudget of one
-scenario; the objects keep the API's shape. Run it after changing a template or a scenario, then
-`ruleplane test rules/` (the rule files' tests read these files).
+member-init-invalid-data.json (one member starting up) are the templates, kept by hand like
+member-init-first-bootstrap.json and member-init-restore-incrementals.json. Each snapshot written here is a
+template with the member states, conditions, leases, pods and PodDisruptionBudget of one scenario; the objects
+keep the API's shape. Run it after changing a template or a scenario, then `ruleplane test rules/` (the rule
+files' tests read these files).
 """
 
 import copy
@@ -244,10 +245,6 @@ def bump_etcd_resources(snapshot):
     """The Etcd's spec after a vertical scaling (HVPA raised the etcd container's requests)."""
     snapshot["etcd"]["spec"]["etcd"]["resources"]["requests"] = {"cpu": "500m", "memory": "1536Mi"}
     snapshot["etcd"]["metadata"]["resourceVersion"] = "184467522"
-
-
-def without_pdb(snapshot):
-    del snapshot["podDisruptionBudget"]
 
 
 R = Member  # short for the scenario tables below

@@ -522,7 +522,7 @@ TEST_F(ExpressionTest, CheckErrorsHavePositions) {
       {"l.all(i, j > 0)", 1, 10, "undeclared reference to 'j'"},
       {"l.map(i, i) + [i]", 1, 16, "undeclared reference to 'i'"},
       {"foo(1)", 1, 1, "unsupported: function 'foo'"},
-      {"s.lowerAscii()", 1, 3, "unsupported: function 'lowerAscii'"},
+      {"s.toLower()", 1, 3, "unsupported: function 'toLower'"},
       {"uint(1)", 1, 1, "unsupported: function 'uint'"},
       {"s.int()", 1, 3, "unsupported: 'int' as a method"},
       {"startsWith(s, 'h')", 1, 1, "unsupported: 'startsWith' as a global function"},

@@ -1,0 +1,882 @@
+#include "engine/domain_enumerator.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <utility>
+
+#include "engine/cell_predicate.h"
+#include "engine/hit_policy.h"
+#include "engine/verification_model.h"
+
+namespace ruleplane {
+namespace {
+
+constexpr int64_t kMaxDomainSize = 100000;
+
+uint64_t SaturatingMultiply(uint64_t a, uint64_t b) {
+  uint64_t product;
+  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
+}
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+// One action of a rule, as invariants see it in `steps`: the target and
+// params that need no snapshot and no loop variable.
+struct StepSkeleton {
+  std::string rule;
+  std::string action;
+  bool for_each = false;
+  const expr::Program* target = nullptr;
+  std::vector<std::pair<std::string, const expr::Program*>> params;
+};
+
+struct TableData {
+  std::shared_ptr<const CompiledRuleSet> compiled;
+  const RuleSet* rule_set = nullptr;
+  FrameLayout layout;
+  VerificationModel model;
+  expr::Frame base_frame;                                  // params set, everything else unassigned
+  std::vector<std::vector<CellPredicate>> cells;           // per rule, its non-"-" cells
+  std::vector<std::vector<const CellPredicate*>> columns;  // per fact, the cells of its column
+  std::vector<std::vector<StepSkeleton>> steps;            // per rule
+  std::unique_ptr<HitPolicySelector> selector;
+  std::vector<int> fact_var;   // per fact: its variable, or -1
+  std::vector<int> rule_rank;  // per rule: place in hit-policy order
+};
+
+struct Variable {
+  std::string name;
+  bool input = false;
+  std::vector<int> fact;  // per table: the fact, or -1 when the table does not use it
+  std::vector<int> deps;  // variables it is computed from or bounded by
+  int key = INT_MAX;      // earliest reader: -1 constraints, else rule rank; smaller is assigned first
+};
+
+Value Unassigned() {
+  static const Value unassigned = Value::Error("not enumerated");
+  return unassigned;
+}
+
+}  // namespace
+
+struct DomainEnumerator::Impl {
+  std::vector<TableData> tables;
+  std::vector<Variable> vars;
+  std::vector<std::string> names;
+  std::vector<bool> inputs;
+  std::vector<std::optional<std::vector<Value>>> full_domains;
+  std::vector<int> order;     // position -> variable
+  std::vector<int> position;  // variable -> position
+  std::vector<bool> needed;   // another variable is computed from or bounded by it
+  std::vector<bool> collapsible;
+  // Per position, per table: the rules / constraints that read the variable assigned there.
+  std::vector<std::vector<std::vector<int>>> rules_at, constraints_at;
+  // Per table, per constraint: the position after which all it reads is assigned.
+  std::vector<std::vector<int>> constraint_ready;
+
+  std::vector<int> VarsRead(int table, const expr::Program& program) const {
+    std::vector<int> read;
+    const TableData& data = tables[table];
+    for (const int slot : program.referenced_slots()) {
+      if (slot >= 0 && slot < data.layout.fact_count && data.fact_var[slot] >= 0)
+        read.push_back(data.fact_var[slot]);
+    }
+    return read;
+  }
+
+  std::vector<int> RuleReads(int table, int rule) const {
+    std::vector<int> read;
+    const TableData& data = tables[table];
+    for (const CellPredicate& cell : data.cells[rule]) {
+      if (data.fact_var[cell.fact_slot()] >= 0) read.push_back(data.fact_var[cell.fact_slot()]);
+      for (const std::optional<Expression>* operand :
+           {&cell.cell().operand, &cell.cell().low, &cell.cell().high}) {
+        if (*operand && (*operand)->program) {
+          for (const int v : VarsRead(table, *(*operand)->program)) read.push_back(v);
+        }
+      }
+    }
+    const Rule& source = data.rule_set->rules[rule];
+    if (source.condition && source.condition->program) {
+      for (const int v : VarsRead(table, *source.condition->program)) read.push_back(v);
+    }
+    return read;
+  }
+
+  Result<bool> Build();
+  void BuildVariables();
+  Result<bool> BuildOrder();
+  void BuildPositions();
+};
+
+namespace {
+
+Result<TableData> MakeTable(const DomainEnumerator::Table& table) {
+  TableData data;
+  data.compiled = table.compiled;
+  data.rule_set = &table.compiled->rule_set();
+  const RuleSet& rule_set = *data.rule_set;
+  data.layout = table.compiled->layout();
+  data.model = AnalyzeForVerification(rule_set);
+  if (!data.model.problems.empty()) {
+    return Error{
+        ErrorCode::kInvalidArgument,
+        "rule set '" + rule_set.id() + "' cannot be verified: " + data.model.problems.front().message,
+        data.model.problems.front().position};
+  }
+  int frame_size = std::max(table.compiled->frame_size(), data.layout.invariant_fixed_slots());
+  for (const Expression& invariant : rule_set.invariants) {
+    if (invariant.program) frame_size = std::max(frame_size, invariant.program->frame_size());
+  }
+  data.base_frame.assign(frame_size, Unassigned());
+  for (int p = 0; p < data.layout.param_count; ++p) {
+    const Param& param = rule_set.params[p];
+    Result<Value> value = ConvertParam(param, param.default_value);
+    for (const auto& [name, given] : table.overrides) {
+      if (name == param.name) value = ConvertParam(param, given);
+    }
+    if (!value.ok()) return value.error();
+    data.base_frame[data.layout.param_slot(p)] = *value;
+  }
+
+  std::vector<std::string> slot_names;
+  for (const Fact& fact : rule_set.facts) slot_names.push_back(fact.name);
+  for (const Param& param : rule_set.params) slot_names.push_back(param.name);
+  slot_names.push_back("snapshot");
+  slot_names.push_back("now");
+  const int rule_count = static_cast<int>(rule_set.rules.size());
+  data.cells.resize(rule_count);
+  data.columns.resize(rule_set.facts.size());
+  data.steps.resize(rule_count);
+  for (int r = 0; r < rule_count; ++r) {
+    const Rule& rule = rule_set.rules[r];
+    for (int c = 0; c < static_cast<int>(rule.cells.size()); ++c) {
+      if (rule.cells[c].kind == Cell::Kind::kAny) continue;
+      auto predicate = CellPredicate::Compile(rule_set, r, c, slot_names);
+      if (!predicate.ok()) return predicate.error();
+      data.cells[r].push_back(std::move(predicate).value());
+    }
+    for (const ActionSpec& action : rule.then) {
+      StepSkeleton step{rule.id, action.action, action.for_each.has_value(), nullptr, {}};
+      auto evaluable = [&](const Expression& expression) {
+        return expression.program && data.model.CanEvaluate(*expression.program, data.layout, false);
+      };
+      if (action.target && evaluable(*action.target)) step.target = action.target->program.get();
+      for (const ActionParam& param : action.params) {
+        if (evaluable(param.value)) step.params.emplace_back(param.name, param.value.program.get());
+      }
+      data.steps[r].push_back(std::move(step));
+    }
+  }
+  for (auto& rule_cells : data.cells) {
+    for (const CellPredicate& cell : rule_cells) data.columns[cell.fact_slot()].push_back(&cell);
+  }
+  data.selector = std::make_unique<HitPolicySelector>(rule_set);
+  std::vector<int> by_rank(rule_count);
+  for (int r = 0; r < rule_count; ++r) by_rank[r] = r;
+  if (rule_set.hit_policy == HitPolicy::kPriority) {
+    std::stable_sort(by_rank.begin(), by_rank.end(),
+                     [&](int a, int b) { return rule_set.rules[a].priority > rule_set.rules[b].priority; });
+  }
+  data.rule_rank.resize(rule_count);
+  for (int i = 0; i < rule_count; ++i) data.rule_rank[by_rank[i]] = i;
+  data.fact_var.assign(rule_set.facts.size(), -1);
+  return data;
+}
+
+}  // namespace
+
+void DomainEnumerator::Impl::BuildVariables() {
+  std::map<std::string, int> by_name;
+  for (int t = 0; t < static_cast<int>(tables.size()); ++t) {
+    TableData& data = tables[t];
+    for (int f = 0; f < data.layout.fact_count; ++f) {
+      if (!data.model.used[f]) continue;
+      const std::string& name = data.rule_set->facts[f].name;
+      auto [it, inserted] = by_name.emplace(name, static_cast<int>(vars.size()));
+      if (inserted) {
+        vars.push_back(Variable{name, false, std::vector<int>(tables.size(), -1), {}, INT_MAX});
+      }
+      Variable& var = vars[it->second];
+      var.fact[t] = f;
+      data.fact_var[f] = it->second;
+      if (data.model.roles[f] == VerificationModel::Role::kInput) var.input = true;
+    }
+  }
+  for (Variable& var : vars) {
+    for (int t = 0; t < static_cast<int>(tables.size()); ++t) {
+      const int f = var.fact[t];
+      if (f < 0) continue;
+      const TableData& data = tables[t];
+      const Fact& fact = data.rule_set->facts[f];
+      if (data.model.roles[f] == VerificationModel::Role::kInput) {
+        for (const std::optional<Expression>* bound : {&fact.domain.low, &fact.domain.high}) {
+          if (*bound && (*bound)->program) {
+            for (const int v : VarsRead(t, *(*bound)->program)) var.deps.push_back(v);
+          }
+        }
+      } else if (!var.input && fact.expression.program) {
+        for (const int v : VarsRead(t, *fact.expression.program)) var.deps.push_back(v);
+      }
+    }
+  }
+  for (const Variable& var : vars) {
+    names.push_back(var.name);
+    inputs.push_back(var.input);
+    std::optional<std::vector<Value>> full;
+    bool constant = var.input;
+    for (int t = 0; t < static_cast<int>(tables.size()) && constant; ++t) {
+      if (var.fact[t] < 0 || tables[t].model.roles[var.fact[t]] != VerificationModel::Role::kInput) continue;
+      const Domain& domain = tables[t].rule_set->facts[var.fact[t]].domain;
+      std::vector<Value> values;
+      if (domain.kind == Domain::Kind::kBool) {
+        values = {Value::Bool(false), Value::Bool(true)};
+      } else if (domain.kind == Domain::Kind::kEnum) {
+        values = domain.enum_values;
+      } else if (domain.kind == Domain::Kind::kInt && domain.low->program->constant() &&
+                 domain.high->program->constant()) {
+        const int64_t low = domain.low->program->constant()->int_value();
+        const int64_t high = domain.high->program->constant()->int_value();
+        if (high - low > kMaxDomainSize) {
+          constant = false;
+          continue;
+        }
+        for (int64_t i = low; i <= high; ++i) values.push_back(Value::Int(i));
+      } else {
+        constant = false;
+        continue;
+      }
+      if (!full) {
+        full = std::move(values);
+      } else {
+        std::vector<Value> both;
+        for (const Value& value : *full) {
+          if (std::find(values.begin(), values.end(), value) != values.end()) both.push_back(value);
+        }
+        full = std::move(both);
+      }
+    }
+    full_domains.push_back(constant ? full : std::nullopt);
+  }
+}
+
+Result<bool> DomainEnumerator::Impl::BuildOrder() {
+  const int table_count = static_cast<int>(tables.size());
+  for (int t = 0; t < table_count; ++t) {
+    const TableData& data = tables[t];
+    const RuleSet& rule_set = *data.rule_set;
+    const int rule_count = static_cast<int>(rule_set.rules.size());
+    auto lower = [&](int var, int key) { vars[var].key = std::min(vars[var].key, key); };
+    for (const Expression& constraint : rule_set.constraints) {
+      for (const int v : VarsRead(t, *constraint.program)) lower(v, -1);
+    }
+    for (int r = 0; r < rule_count; ++r) {
+      for (const int v : RuleReads(t, r)) lower(v, data.rule_rank[r]);
+    }
+    for (const Expression& invariant : rule_set.invariants) {
+      for (const int v : VarsRead(t, *invariant.program)) lower(v, rule_count);
+    }
+    for (const auto& rule_steps : data.steps) {
+      for (const StepSkeleton& step : rule_steps) {
+        if (step.target) {
+          for (const int v : VarsRead(t, *step.target)) lower(v, rule_count);
+        }
+        for (const auto& [name, program] : step.params) {
+          for (const int v : VarsRead(t, *program)) lower(v, rule_count);
+        }
+      }
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Variable& var : vars) {
+      for (const int dep : var.deps) {
+        if (vars[dep].key > var.key) {
+          vars[dep].key = var.key;
+          changed = true;
+        }
+      }
+    }
+  }
+  const int count = static_cast<int>(vars.size());
+  position.assign(count, -1);
+  while (static_cast<int>(order.size()) < count) {
+    int best = -1;
+    for (int v = 0; v < count; ++v) {
+      if (position[v] >= 0) continue;
+      bool available = true;
+      for (const int dep : vars[v].deps) available = available && position[dep] >= 0;
+      if (!available) continue;
+      if (!vars[v].input) {  // derived: costs nothing, decides rules early
+        best = v;
+        break;
+      }
+      if (best < 0 || vars[v].key < vars[best].key) best = v;
+    }
+    if (best < 0) {
+      return Error{
+          ErrorCode::kInvalidArgument,
+          "the rule sets order their facts inconsistently (a domain bound or derivation reads a fact "
+          "that the other rule set computes from it)",
+          {}};
+    }
+    position[best] = static_cast<int>(order.size());
+    order.push_back(best);
+  }
+  return true;
+}
+
+void DomainEnumerator::Impl::BuildPositions() {
+  const int count = static_cast<int>(vars.size());
+  const int table_count = static_cast<int>(tables.size());
+  needed.assign(count, false);
+  for (const Variable& var : vars) {
+    for (const int dep : var.deps) needed[dep] = true;
+  }
+  collapsible.assign(count, false);
+  for (int v = 0; v < count; ++v) {
+    if (!vars[v].input || needed[v]) continue;
+    bool ok = true;
+    for (int t = 0; t < table_count && ok; ++t) {
+      const int f = vars[v].fact[t];
+      if (f < 0) continue;
+      const TableData& data = tables[t];
+      if (!data.model.only_column_cells[f] || data.model.roles[f] != VerificationModel::Role::kInput) {
+        ok = false;
+        break;
+      }
+      for (const CellPredicate* cell : data.columns[f]) {
+        for (const std::optional<Expression>* operand :
+             {&cell->cell().operand, &cell->cell().low, &cell->cell().high}) {
+          if (!*operand || !(*operand)->program) continue;
+          for (const int slot : (*operand)->program->referenced_slots()) {
+            const bool param = slot >= data.layout.param_slot(0) && slot < data.layout.snapshot_slot();
+            const bool earlier = slot < data.layout.fact_count && data.fact_var[slot] >= 0 &&
+                                 position[data.fact_var[slot]] < position[v];
+            if (!param && !earlier) ok = false;
+          }
+        }
+      }
+    }
+    collapsible[v] = ok;
+  }
+  rules_at.assign(count, std::vector<std::vector<int>>(table_count));
+  constraints_at.assign(count, std::vector<std::vector<int>>(table_count));
+  constraint_ready.assign(table_count, {});
+  for (int t = 0; t < table_count; ++t) {
+    const RuleSet& rule_set = *tables[t].rule_set;
+    for (int r = 0; r < static_cast<int>(rule_set.rules.size()); ++r) {
+      std::vector<int> read = RuleReads(t, r);
+      std::sort(read.begin(), read.end());
+      read.erase(std::unique(read.begin(), read.end()), read.end());
+      for (const int v : read) rules_at[position[v]][t].push_back(r);
+    }
+    for (int c = 0; c < static_cast<int>(rule_set.constraints.size()); ++c) {
+      std::vector<int> read = VarsRead(t, *rule_set.constraints[c].program);
+      std::sort(read.begin(), read.end());
+      read.erase(std::unique(read.begin(), read.end()), read.end());
+      int last = -1;
+      for (const int v : read) {
+        constraints_at[position[v]][t].push_back(c);
+        last = std::max(last, position[v]);
+      }
+      constraint_ready[t].push_back(last);
+    }
+  }
+}
+
+Result<bool> DomainEnumerator::Impl::Build() {
+  BuildVariables();
+  auto ordered = BuildOrder();
+  if (!ordered.ok()) return ordered.error();
+  BuildPositions();
+  return true;
+}
+
+namespace {
+
+// One walk over the domain.
+class Walker {
+ public:
+  Walker(const DomainEnumerator::Impl& impl, const EnumerationOptions& options,
+         const std::function<void(const EnumeratedRegion&)>& visit)
+      : impl_(impl), options_(options), visit_(visit) {
+    for (const TableData& table : impl.tables) frames_.push_back(table.base_frame);
+    axes_.assign(impl.vars.size(), RegionAxis::Any());
+    example_.assign(impl.vars.size(), Value());
+  }
+
+  EnumerationStats Run() {
+    const int table_count = static_cast<int>(impl_.tables.size());
+    std::vector<std::vector<Tri>> rules(table_count), constraints(table_count);
+    for (int t = 0; t < table_count; ++t) {
+      const RuleSet& rule_set = *impl_.tables[t].rule_set;
+      rules[t].resize(rule_set.rules.size());
+      for (int r = 0; r < static_cast<int>(rule_set.rules.size()); ++r) rules[t][r] = EvaluateRule(t, r);
+      constraints[t].resize(rule_set.constraints.size());
+      for (int c = 0; c < static_cast<int>(rule_set.constraints.size()); ++c) {
+        std::string error;
+        constraints[t][c] = EvaluateConstraint(t, c, -1, error);
+        if (constraints[t][c] == Tri::kFalse) return stats_;
+        if (!error.empty()) {
+          ReportError(0, 1, error);
+          return stats_;
+        }
+      }
+    }
+    Walk(0, rules, constraints, 1);
+    return stats_;
+  }
+
+ private:
+  int end() const { return static_cast<int>(impl_.order.size()); }
+
+  void Assign(int var, const Value& value) {
+    const Variable& variable = impl_.vars[var];
+    for (size_t t = 0; t < frames_.size(); ++t) {
+      if (variable.fact[t] >= 0) frames_[t][variable.fact[t]] = value;
+    }
+    example_[var] = value;
+  }
+
+  void Unassign(int var) {
+    const Variable& variable = impl_.vars[var];
+    for (size_t t = 0; t < frames_.size(); ++t) {
+      if (variable.fact[t] >= 0) frames_[t][variable.fact[t]] = Unassigned();
+    }
+    example_[var] = Value();
+    axes_[var] = RegionAxis::Any();
+  }
+
+  // Computes a derived variable in every table that uses it; "" or the error.
+  std::string Derive(int var) {
+    const Variable& variable = impl_.vars[var];
+    std::string error;
+    bool first = true;
+    for (size_t t = 0; t < frames_.size(); ++t) {
+      const int f = variable.fact[t];
+      if (f < 0) continue;
+      const Fact& fact = impl_.tables[t].rule_set->facts[f];
+      Value value = fact.expression.program->Evaluate(frames_[t]);
+      if (value.is_error() && error.empty()) {
+        error = "fact '" + fact.name + "' cannot be computed: " + value.error_message();
+      }
+      if (first) example_[var] = value;
+      first = false;
+      frames_[t][f] = std::move(value);
+    }
+    return error;
+  }
+
+  // The values of an input variable given the assigned ones: its domain,
+  // intersected across the tables that enumerate it.
+  Result<std::vector<Value>> Values(int var) {
+    const Variable& variable = impl_.vars[var];
+    std::optional<std::vector<Value>> result;
+    for (size_t t = 0; t < frames_.size(); ++t) {
+      const int f = variable.fact[t];
+      if (f < 0 || impl_.tables[t].model.roles[f] != VerificationModel::Role::kInput) continue;
+      const Fact& fact = impl_.tables[t].rule_set->facts[f];
+      std::vector<Value> values;
+      switch (fact.domain.kind) {
+        case Domain::Kind::kBool:
+          values = {Value::Bool(false), Value::Bool(true)};
+          break;
+        case Domain::Kind::kEnum:
+          values = fact.domain.enum_values;
+          break;
+        case Domain::Kind::kInt: {
+          const Value low = fact.domain.low->program->Evaluate(frames_[t]);
+          const Value high = fact.domain.high->program->Evaluate(frames_[t]);
+          for (const Value* bound : {&low, &high}) {
+            if (!bound->is_int()) {
+              return Error{ErrorCode::kEvaluation,
+                           "the domain bound of fact '" + fact.name + "' is not an int: " +
+                               (bound->is_error() ? bound->error_message() : bound->DebugString()),
+                           fact.domain.position};
+            }
+          }
+          if (high.int_value() - low.int_value() > kMaxDomainSize) {
+            return Error{ErrorCode::kInvalidArgument,
+                         "the domain of fact '" + fact.name + "' has more than " +
+                             std::to_string(kMaxDomainSize) + " values",
+                         fact.domain.position};
+          }
+          for (int64_t i = low.int_value(); i <= high.int_value(); ++i) values.push_back(Value::Int(i));
+          break;
+        }
+        case Domain::Kind::kNone:
+          break;
+      }
+      if (!result) {
+        result = std::move(values);
+      } else {
+        std::vector<Value> both;
+        for (const Value& value : *result) {
+          if (std::find(values.begin(), values.end(), value) != values.end()) both.push_back(value);
+        }
+        result = std::move(both);
+      }
+    }
+    return result.value_or(std::vector<Value>{});
+  }
+
+  // Values grouped into classes that every cell of the variable's column
+  // treats alike, in the order of their first value.
+  std::vector<std::vector<Value>> Classes(int var, const std::vector<Value>& values) {
+    if (!impl_.collapsible[var]) {
+      std::vector<std::vector<Value>> singletons;
+      for (const Value& value : values) singletons.push_back({value});
+      return singletons;
+    }
+    const Variable& variable = impl_.vars[var];
+    std::map<std::string, int> class_of;
+    std::vector<std::vector<Value>> classes;
+    for (const Value& value : values) {
+      Assign(var, value);
+      std::string signature;
+      for (size_t t = 0; t < frames_.size(); ++t) {
+        if (variable.fact[t] < 0) continue;
+        for (const CellPredicate* cell : impl_.tables[t].columns[variable.fact[t]]) {
+          Value error;
+          signature += static_cast<char>('0' + static_cast<int>(cell->Check(value, frames_[t], error)));
+        }
+      }
+      auto [it, inserted] = class_of.emplace(signature, static_cast<int>(classes.size()));
+      if (inserted) classes.emplace_back();
+      classes[it->second].push_back(value);
+    }
+    Unassign(var);
+    return classes;
+  }
+
+  Tri EvaluateRule(int table, int rule) {
+    const TableData& data = impl_.tables[table];
+    expr::Frame& frame = frames_[table];
+    bool unknown = false;
+    for (const CellPredicate& cell : data.cells[rule]) {
+      Value error;
+      switch (cell.Check(frame[cell.fact_slot()], frame, error)) {
+        case CellPredicate::Truth::kFalse:
+          return Tri::kFalse;
+        case CellPredicate::Truth::kTrue:
+          break;
+        case CellPredicate::Truth::kError:
+          unknown = true;
+          break;
+      }
+    }
+    const Rule& source = data.rule_set->rules[rule];
+    if (source.condition) {
+      const Value result = source.condition->program->Evaluate(frame);
+      if (result.is_bool() && !result.bool_value()) return Tri::kFalse;
+      if (!result.is_bool()) unknown = true;
+    }
+    return unknown ? Tri::kUnknown : Tri::kTrue;
+  }
+
+  // `position`: the last position assigned; an error once everything the
+  // constraint reads is assigned is reported in `error`.
+  Tri EvaluateConstraint(int table, int constraint, int position, std::string& error) {
+    const Expression& expression = impl_.tables[table].rule_set->constraints[constraint];
+    const Value result = expression.program->Evaluate(frames_[table]);
+    if (result.is_bool()) return result.bool_value() ? Tri::kTrue : Tri::kFalse;
+    if (position >= impl_.constraint_ready[table][constraint]) {
+      error = "constraint \"" + expression.text + "\" is not a bool: " +
+              (result.is_error() ? result.error_message() : std::string(result.TypeName()));
+    }
+    return Tri::kUnknown;
+  }
+
+  TableDecision DecideFromStatuses(int table, const std::vector<Tri>& rules) const {
+    const TableData& data = impl_.tables[table];
+    const RuleSet& rule_set = *data.rule_set;
+    TableDecision decision;
+    decision.matched_known =
+        std::none_of(rules.begin(), rules.end(), [](Tri s) { return s == Tri::kUnknown; });
+    if (decision.matched_known) {
+      for (int r = 0; r < static_cast<int>(rules.size()); ++r) {
+        if (rules[r] == Tri::kTrue) decision.matched.push_back(r);
+      }
+      data.selector->Select(decision.matched, decision.selected, decision.violation);
+      decision.known = true;
+      return decision;
+    }
+    if (rule_set.hit_policy == HitPolicy::kFirst || rule_set.hit_policy == HitPolicy::kPriority) {
+      int best = -1;
+      for (int r = 0; r < static_cast<int>(rules.size()); ++r) {
+        if (rules[r] == Tri::kFalse) continue;
+        if (best < 0 || data.rule_rank[r] < data.rule_rank[best]) best = r;
+      }
+      if (best >= 0 && rules[best] == Tri::kTrue) {
+        decision.known = true;
+        decision.selected = {best};
+      }
+    }
+    return decision;
+  }
+
+  // The decision as invariants see it, in the table's decision slots.
+  void SetDecisionSlots(int table, const TableDecision& decision) {
+    const TableData& data = impl_.tables[table];
+    expr::Frame& frame = frames_[table];
+    Value::List rule_ids, actions, steps;
+    for (const int r : decision.selected) {
+      rule_ids.push_back(Value::String(data.rule_set->rules[r].id));
+      for (const StepSkeleton& step : data.steps[r]) {
+        actions.push_back(Value::String(step.action));
+        Value::Map params;
+        for (const auto& [name, program] : step.params) {
+          params.emplace_back(Value::String(name), program->Evaluate(frame));
+        }
+        Value::Map entry = {{Value::String("rule"), Value::String(step.rule)},
+                            {Value::String("action"), Value::String(step.action)},
+                            {Value::String("forEach"), Value::Bool(step.for_each)}};
+        if (step.target) entry.emplace_back(Value::String("target"), step.target->Evaluate(frame));
+        entry.emplace_back(Value::String("params"), Value::MakeMap(std::move(params)));
+        steps.push_back(Value::MakeMap(std::move(entry)));
+      }
+    }
+    frame[data.layout.decision_rules_slot()] = Value::MakeList(std::move(rule_ids));
+    frame[data.layout.decision_actions_slot()] = Value::MakeList(std::move(actions));
+    frame[data.layout.decision_steps_slot()] = Value::MakeList(std::move(steps));
+  }
+
+  // Evaluates the invariants of tables whose decision is known; whether all are decided.
+  bool EvaluateInvariants(std::vector<TablePoint>& points, bool full) {
+    bool decided = true;
+    for (size_t t = 0; t < points.size(); ++t) {
+      const RuleSet& rule_set = *impl_.tables[t].rule_set;
+      TablePoint& point = points[t];
+      point.invariants.assign(rule_set.invariants.size(), Tri::kUnknown);
+      point.invariant_errors.assign(rule_set.invariants.size(), "");
+      if (rule_set.invariants.empty()) continue;
+      if (!point.decision.known || !point.decision.error.empty()) {
+        decided = decided && !point.decision.error.empty();
+        continue;
+      }
+      SetDecisionSlots(static_cast<int>(t), point.decision);
+      for (size_t i = 0; i < rule_set.invariants.size(); ++i) {
+        const Value result = rule_set.invariants[i].program->Evaluate(frames_[t]);
+        if (result.is_bool()) {
+          point.invariants[i] = result.bool_value() ? Tri::kTrue : Tri::kFalse;
+          continue;
+        }
+        if (full) {
+          point.invariant_errors[i] =
+              result.is_error() ? result.error_message() : std::string("not a bool but ") + result.TypeName();
+        } else {
+          decided = false;
+        }
+      }
+    }
+    return decided;
+  }
+
+  // Fact vectors of positions [from, end) given the assigned ones.
+  uint64_t CountCompletions(int from) {
+    if (from == end()) return 1;
+    const int var = impl_.order[from];
+    if (!impl_.vars[var].input) {
+      Derive(var);
+      const uint64_t count = CountCompletions(from + 1);
+      Unassign(var);
+      return count;
+    }
+    auto values = Values(var);
+    if (!values.ok() || values->empty()) return 0;
+    if (!impl_.needed[var]) return SaturatingMultiply(values->size(), CountCompletions(from + 1));
+    uint64_t total = 0;
+    for (const Value& value : *values) {
+      Assign(var, value);
+      total = SaturatingAdd(total, CountCompletions(from + 1));
+    }
+    Unassign(var);
+    return total;
+  }
+
+  // Assigns positions [from, end) the first values that complete a fact vector.
+  bool Complete(int from) {
+    if (from == end()) return true;
+    const int var = impl_.order[from];
+    if (!impl_.vars[var].input) {
+      Derive(var);
+      if (Complete(from + 1)) return true;
+      Unassign(var);
+      return false;
+    }
+    auto values = Values(var);
+    if (!values.ok()) return false;
+    for (const Value& value : *values) {
+      Assign(var, value);
+      if (Complete(from + 1)) return true;
+    }
+    Unassign(var);
+    return false;
+  }
+
+  void ReportError(int from, uint64_t weight, const std::string& error) {
+    EnumeratedRegion region;
+    region.region.axes = axes_;
+    region.region.states = weight;
+    region.region.example = example_;
+    region.error = error;
+    region.tables.resize(impl_.tables.size());
+    stats_.states = SaturatingAdd(stats_.states, weight);
+    visit_(region);
+    (void)from;
+  }
+
+  void Settle(int from, uint64_t weight, std::vector<TablePoint>& points) {
+    const uint64_t states = SaturatingMultiply(weight, CountCompletions(from));
+    if (states == 0) return;
+    Complete(from);
+    EnumeratedRegion region;
+    region.region.axes = axes_;
+    region.region.states = states;
+    region.region.example = example_;
+    region.tables = std::move(points);
+    for (int p = end() - 1; p >= from; --p) Unassign(impl_.order[p]);
+    stats_.states = SaturatingAdd(stats_.states, states);
+    visit_(region);
+  }
+
+  void Walk(int from, const std::vector<std::vector<Tri>>& rules,
+            const std::vector<std::vector<Tri>>& constraints, uint64_t weight) {
+    ++stats_.nodes;
+    const int table_count = static_cast<int>(impl_.tables.size());
+    const bool full = from == end();
+    std::vector<TablePoint> points(table_count);
+    for (int t = 0; t < table_count; ++t) {
+      points[t].rules = rules[t];
+      if (!full) {
+        points[t].decision = DecideFromStatuses(t, rules[t]);
+        continue;
+      }
+      auto match = impl_.tables[t].compiled->Match(frames_[t]);
+      TableDecision& decision = points[t].decision;
+      decision.known = true;
+      if (!match.ok()) {
+        decision.error = match.error().message;
+        continue;
+      }
+      decision.matched_known = true;
+      decision.matched = match->matched;
+      decision.selected = match->selected;
+      decision.violation = match->violation;
+      std::fill(points[t].rules.begin(), points[t].rules.end(), Tri::kFalse);
+      for (const int r : match->matched) points[t].rules[r] = Tri::kTrue;
+    }
+    const Triage triage = options_.triage(points);
+    if (triage == Triage::kSkip) return;
+    if (full || triage == Triage::kSettled) {
+      bool constraints_decided = true;
+      for (const auto& table_constraints : constraints) {
+        for (const Tri status : table_constraints)
+          constraints_decided = constraints_decided && status != Tri::kUnknown;
+      }
+      const bool invariants_decided = !options_.invariants || EvaluateInvariants(points, full);
+      if (full || (constraints_decided && invariants_decided)) {
+        Settle(from, weight, points);
+        return;
+      }
+    }
+
+    const int var = impl_.order[from];
+    std::vector<std::vector<Value>> classes;
+    if (impl_.vars[var].input) {
+      auto values = Values(var);
+      if (!values.ok()) {
+        ReportError(from, SaturatingMultiply(weight, CountCompletions(from)), values.error().message);
+        return;
+      }
+      classes = Classes(var, *values);
+    } else {
+      classes.push_back({});
+    }
+    for (const std::vector<Value>& values : classes) {
+      if (impl_.vars[var].input) {
+        Assign(var, values.front());
+        axes_[var] = RegionAxis::Of(values);
+      } else if (std::string error = Derive(var); !error.empty()) {
+        ReportError(from, SaturatingMultiply(weight, CountCompletions(from + 1)), error);
+        Unassign(var);
+        return;
+      }
+      std::vector<std::vector<Tri>> next_rules = rules;
+      std::vector<std::vector<Tri>> next_constraints = constraints;
+      bool excluded = false;
+      std::string error;
+      for (int t = 0; t < table_count && !excluded; ++t) {
+        for (const int r : impl_.rules_at[from][t]) {
+          if (next_rules[t][r] == Tri::kUnknown) next_rules[t][r] = EvaluateRule(t, r);
+        }
+        for (const int c : impl_.constraints_at[from][t]) {
+          if (next_constraints[t][c] != Tri::kUnknown) continue;
+          next_constraints[t][c] = EvaluateConstraint(t, c, from, error);
+          if (next_constraints[t][c] == Tri::kFalse) excluded = true;
+          if (!error.empty()) break;
+        }
+        if (!error.empty()) break;
+      }
+      const uint64_t class_weight = SaturatingMultiply(weight, values.empty() ? 1 : values.size());
+      if (!error.empty()) {
+        ReportError(from + 1, SaturatingMultiply(class_weight, CountCompletions(from + 1)), error);
+      } else if (!excluded) {
+        Walk(from + 1, next_rules, next_constraints, class_weight);
+      }
+    }
+    Unassign(var);
+  }
+
+  const DomainEnumerator::Impl& impl_;
+  const EnumerationOptions& options_;
+  const std::function<void(const EnumeratedRegion&)>& visit_;
+  std::vector<expr::Frame> frames_;
+  std::vector<RegionAxis> axes_;
+  std::vector<Value> example_;
+  EnumerationStats stats_;
+};
+
+}  // namespace
+
+DomainEnumerator::DomainEnumerator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DomainEnumerator::~DomainEnumerator() = default;
+
+Result<std::unique_ptr<const DomainEnumerator>> DomainEnumerator::Create(std::vector<Table> tables) {
+  auto impl = std::make_unique<Impl>();
+  for (const Table& table : tables) {
+    if (!table.compiled) return Error{ErrorCode::kInvalidArgument, "no rule set to enumerate", {}};
+    auto data = MakeTable(table);
+    if (!data.ok()) return data.error();
+    impl->tables.push_back(std::move(data).value());
+  }
+  auto built = impl->Build();
+  if (!built.ok()) return built.error();
+  return std::unique_ptr<const DomainEnumerator>(new DomainEnumerator(std::move(impl)));
+}
+
+const std::vector<std::string>& DomainEnumerator::names() const { return impl_->names; }
+const std::vector<bool>& DomainEnumerator::inputs() const { return impl_->inputs; }
+const std::vector<std::optional<std::vector<Value>>>& DomainEnumerator::full_domains() const {
+  return impl_->full_domains;
+}
+
+std::vector<std::string> DomainEnumerator::EnumerationOrder() const {
+  std::vector<std::string> order;
+  for (const int var : impl_->order) {
+    if (impl_->vars[var].input) order.push_back(impl_->vars[var].name);
+  }
+  return order;
+}
+
+EnumerationStats DomainEnumerator::Run(const EnumerationOptions& options,
+                                       const std::function<void(const EnumeratedRegion&)>& visit) const {
+  return Walker(*impl_, options, visit).Run();
+}
+
+}  // namespace ruleplane

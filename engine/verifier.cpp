@@ -1,0 +1,283 @@
+#include "engine/verifier.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "engine/domain_enumerator.h"
+#include "engine/plan.h"
+#include "engine/verification_model.h"
+
+namespace ruleplane {
+namespace {
+
+using Severity = Diagnostic::Severity;
+
+// Findings by key, in the order first seen.
+class FindingCollector {
+ public:
+  Finding& Get(const std::string& key, Finding::Kind kind, Severity severity, const std::string& message,
+               const SourcePosition& position = {}) {
+    auto [it, inserted] = index_.emplace(key, findings_.size());
+    if (inserted) {
+      Finding finding;
+      finding.kind = kind;
+      finding.severity = severity;
+      finding.message = message;
+      finding.position = position;
+      findings_.push_back(std::move(finding));
+    }
+    return findings_[it->second];
+  }
+
+  void Add(Finding& finding, const Region& region) {
+    finding.states += region.states;
+    finding.regions.push_back(region);
+  }
+
+  std::vector<Finding> Take() { return std::move(findings_); }
+  bool empty() const { return findings_.empty(); }
+
+ private:
+  std::map<std::string, size_t> index_;
+  std::vector<Finding> findings_;
+};
+
+int KindOrder(Finding::Kind kind) {
+  switch (kind) {
+    case Finding::Kind::kUnverifiable:
+      return 0;
+    case Finding::Kind::kEvaluationError:
+      return 1;
+    case Finding::Kind::kConflict:
+      return 2;
+    case Finding::Kind::kGap:
+      return 3;
+    case Finding::Kind::kInvariant:
+      return 4;
+    case Finding::Kind::kDeadRule:
+      return 5;
+    case Finding::Kind::kMaskedRule:
+      return 6;
+    case Finding::Kind::kOverlap:
+      return 7;
+    case Finding::Kind::kMaskedBy:
+    case Finding::Kind::kChanged:
+      return 8;
+  }
+  return 9;
+}
+
+SourcePosition InFile(SourcePosition position, const RuleSet& rule_set) {
+  if (position.file.empty()) position.file = rule_set.file;
+  return position;
+}
+
+std::string Join(const std::vector<int>& items) {
+  std::string text;
+  for (const int item : items) text += std::to_string(item) + ",";
+  return text;
+}
+
+class Verification {
+ public:
+  Verification(const std::shared_ptr<const CompiledRuleSet>& compiled, const ParamOverrides& overrides)
+      : compiled_(compiled),
+        rule_set_(compiled->rule_set()),
+        overrides_(OverridesDeclaredBy(rule_set_, overrides)) {}
+
+  VerificationReport Run() {
+    report_.title = rule_set_.file + ": " + rule_set_.id() + " (" + HitPolicyName(rule_set_.hit_policy) + ")";
+    const VerificationModel model = AnalyzeForVerification(rule_set_);
+    if (!model.opted_in) {
+      Unverifiable("the table declares no domain, constraint or invariant: there is nothing to enumerate",
+                   {});
+      return std::move(report_);
+    }
+    for (const Diagnostic& problem : model.problems) Unverifiable(problem.message, problem.position);
+    if (!model.problems.empty()) return std::move(report_);
+    auto enumerator = DomainEnumerator::Create({{compiled_, overrides_}});
+    if (!enumerator.ok()) {
+      Unverifiable(enumerator.error().message, enumerator.error().position);
+      return std::move(report_);
+    }
+    enumerator_ = enumerator->get();
+    report_.names = enumerator_->names();
+    report_.inputs = enumerator_->inputs();
+    report_.enumeration_order = enumerator_->EnumerationOrder();
+
+    selected_ever_.assign(rule_set_.rules.size(), false);
+    EnumerationOptions options;
+    options.triage = [](const std::vector<TablePoint>& points) {
+      return points[0].decision.known ? Triage::kSettled : Triage::kContinue;
+    };
+    const EnumerationStats stats =
+        enumerator_->Run(options, [&](const EnumeratedRegion& region) { Visit(region); });
+    report_.states = stats.states;
+    report_.evaluations = stats.nodes;
+    for (int r = 0; r < static_cast<int>(rule_set_.rules.size()); ++r) {
+      if (!selected_ever_[r]) CheckNeverSelected(r);
+    }
+
+    std::vector<Finding> findings = collector_.Take();
+    for (Finding& finding : findings) MergeFindingRegions(finding, enumerator_->full_domains());
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+      return KindOrder(a.kind) < KindOrder(b.kind);
+    });
+    for (Finding& finding : findings) report_.findings.push_back(std::move(finding));
+    return std::move(report_);
+  }
+
+ private:
+  void Unverifiable(const std::string& message, const SourcePosition& position) {
+    Finding finding;
+    finding.kind = Finding::Kind::kUnverifiable;
+    finding.message = "cannot verify: " + message;
+    finding.position = position;
+    report_.findings.push_back(std::move(finding));
+  }
+
+  void Visit(const EnumeratedRegion& enumerated) {
+    const Region& region = enumerated.region;
+    const TablePoint& point = enumerated.tables.empty() ? TablePoint{} : enumerated.tables[0];
+    const std::string error = !enumerated.error.empty() ? enumerated.error : point.decision.error;
+    if (!error.empty()) {
+      collector_.Add(collector_.Get("error:" + error, Finding::Kind::kEvaluationError, Severity::kError,
+                                    "cannot evaluate: " + error),
+                     region);
+      return;
+    }
+    const TableDecision& decision = point.decision;
+    for (const int r : decision.selected) selected_ever_[r] = true;
+    if (decision.violation) {
+      const bool any = rule_set_.hit_policy == HitPolicy::kAny;
+      const std::string message = "rules " + QuotedRuleIds(rule_set_, decision.matched) +
+                                  (any ? " match with different actions (ANY)" : " match together (UNIQUE)");
+      collector_.Add(
+          collector_.Get("conflict:" + Join(decision.matched), Finding::Kind::kConflict, Severity::kError,
+                         message, InFile(decision.violation->position, rule_set_)),
+          region);
+    } else if (decision.selected.empty()) {
+      const Severity severity = rule_set_.allow_gaps ? Severity::kWarning : Severity::kError;
+      const std::string message = rule_set_.allow_gaps ? "no rule decides these states (allowed: allowGaps)"
+                                                       : "gap: no rule decides these states";
+      collector_.Add(collector_.Get("gap", Finding::Kind::kGap, severity, message), region);
+    }
+    if (rule_set_.hit_policy == HitPolicy::kCollect && decision.matched_known) CheckOverlap(decision, region);
+    for (size_t i = 0; i < point.invariants.size(); ++i) {
+      const Expression& invariant = rule_set_.invariants[i];
+      const SourcePosition position = InFile(invariant.position, rule_set_);
+      if (point.invariants[i] == Tri::kFalse) {
+        collector_.Add(collector_.Get("invariant:" + std::to_string(i), Finding::Kind::kInvariant,
+                                      Severity::kError, "invariant violated: " + invariant.text, position),
+                       region);
+      } else if (!point.invariant_errors[i].empty()) {
+        collector_.Add(
+            collector_.Get("invariant-error:" + std::to_string(i) + ":" + point.invariant_errors[i],
+                           Finding::Kind::kEvaluationError, Severity::kError,
+                           "cannot evaluate invariant " + invariant.text + ": " + point.invariant_errors[i],
+                           position),
+            region);
+      }
+    }
+  }
+
+  void CheckOverlap(const TableDecision& decision, const Region& region) {
+    std::vector<int> differing;
+    for (const int r : decision.matched) {
+      if (ActionsSignature(rule_set_.rules[r]) != ActionsSignature(rule_set_.rules[decision.matched[0]])) {
+        differing = decision.matched;
+        break;
+      }
+    }
+    if (differing.empty()) return;
+    collector_.Add(collector_.Get("overlap:" + Join(differing), Finding::Kind::kOverlap, Severity::kWarning,
+                                  "rules " + QuotedRuleIds(rule_set_, differing) +
+                                      " with different actions match together (COLLECT)"),
+                   region);
+  }
+
+  // A rule that no region selected: dead, or masked by the rules that win where it matches.
+  void CheckNeverSelected(int rule) {
+    FindingCollector causes;
+    EnumerationOptions options;
+    options.invariants = false;
+    options.triage = [rule](const std::vector<TablePoint>& points) {
+      const Tri status = points[0].rules[rule];
+      if (status == Tri::kFalse) return Triage::kSkip;
+      return status == Tri::kTrue && points[0].decision.known ? Triage::kSettled : Triage::kContinue;
+    };
+    enumerator_->Run(options, [&](const EnumeratedRegion& enumerated) {
+      const TableDecision& decision =
+          enumerated.tables.empty() ? TableDecision{} : enumerated.tables[0].decision;
+      if (!enumerated.error.empty() || !decision.error.empty()) return;
+      if (decision.violation) {
+        causes.Add(
+            causes.Get("violation:" + Join(decision.matched), Finding::Kind::kMaskedBy, Severity::kError,
+                       "a hit-policy violation instead (rules " + QuotedRuleIds(rule_set_, decision.matched) +
+                           " match)"),
+            enumerated.region);
+        return;
+      }
+      causes.Add(causes.Get("selected:" + Join(decision.selected), Finding::Kind::kMaskedBy, Severity::kError,
+                            "masked by " + QuotedRuleIds(rule_set_, decision.selected)),
+                 enumerated.region);
+    });
+    const Rule& source = rule_set_.rules[rule];
+    const SourcePosition position = InFile(source.position, rule_set_);
+    if (causes.empty()) {
+      collector_.Get(
+          "dead:" + source.id, Finding::Kind::kDeadRule, Severity::kError,
+          "rule '" + source.id + "' never matches: no state satisfies its cells and condition together",
+          position);
+      return;
+    }
+    Finding& masked = collector_.Get("masked:" + source.id, Finding::Kind::kMaskedRule, Severity::kError,
+                                     "rule '" + source.id + "' matches but is never selected", position);
+    masked.causes = causes.Take();
+    for (const Finding& cause : masked.causes) masked.states += cause.states;
+  }
+
+  std::shared_ptr<const CompiledRuleSet> compiled_;
+  const RuleSet& rule_set_;
+  ParamOverrides overrides_;
+  const DomainEnumerator* enumerator_ = nullptr;
+  VerificationReport report_;
+  FindingCollector collector_;
+  std::vector<bool> selected_ever_;
+};
+
+}  // namespace
+
+std::string ActionsSignature(const Rule& rule) {
+  std::string signature;
+  auto add = [&](const std::string& part) { signature += std::to_string(part.size()) + ":" + part; };
+  for (const ActionSpec& action : rule.then) {
+    add(action.action);
+    add(action.for_each ? action.for_each->text : "");
+    add(action.as);
+    add(action.target ? action.target->text : "");
+    for (const ActionParam& param : action.params) {
+      add(param.name);
+      add(param.value.text);
+    }
+    signature += ';';
+  }
+  return signature;
+}
+
+std::string QuotedRuleIds(const RuleSet& rule_set, const std::vector<int>& rules) {
+  std::string text;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (i > 0) text += i + 1 == rules.size() ? " and " : ", ";
+    text += "'" + rule_set.rules[rules[i]].id + "'";
+  }
+  return text;
+}
+
+VerificationReport Verify(const std::shared_ptr<const CompiledRuleSet>& compiled,
+                          const ParamOverrides& overrides) {
+  return Verification(compiled, overrides).Run();
+}
+
+}  // namespace ruleplane
