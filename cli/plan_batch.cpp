@@ -213,17 +213,27 @@ std::optional<BatchRules> LoadBatchRules(const EvaluationArgs& args, std::ostrea
   for (auto& compiled : SelectForSubject(*rules.library, "", err)) {
     rules.by_subject[compiled->rule_set().subject].push_back(std::move(compiled));
   }
-  for (const auto& [name, value] : args.params) {
-    const bool declared =
-        std::any_of(rules.by_subject.begin(), rules.by_subject.end(), [&](const auto& entry) {
-          return std::any_of(entry.second.begin(), entry.second.end(),
-                             [&](const auto& compiled) { return compiled->rule_set().FindParam(name) >= 0; });
-        });
+  // Checked once here rather than failing every line.
+  for (const auto& [name, text] : args.params) {
+    const Value value = Value::String(text);
+    bool declared = false;
+    for (const auto& [subject, rule_sets] : rules.by_subject) {
+      for (const auto& compiled : rule_sets) {
+        const int param = compiled->rule_set().FindParam(name);
+        if (param < 0) continue;
+        declared = true;
+        auto converted = ConvertParam(compiled->rule_set().params[param], value);
+        if (!converted.ok()) {
+          err << "ruleplane: --param " << name << ": " << converted.error().message << "\n";
+          return std::nullopt;
+        }
+      }
+    }
     if (!declared) {
       err << "ruleplane: --param " << name << ": no rule file declares a param '" << name << "'\n";
       return std::nullopt;
     }
-    rules.options.param_overrides.emplace_back(name, Value::String(value));
+    rules.options.param_overrides.emplace_back(name, value);
   }
   exit_code = kExitOk;
   return rules;

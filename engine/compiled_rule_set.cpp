@@ -26,11 +26,6 @@ struct CompiledRule {
 
 using Truth = CellPredicate::Truth;
 
-// A rule's cells and condition combine as CEL's && does: false when any is
-// false (even if another could not be evaluated), else an error when any is
-// an error, else true. This makes the order of evaluation irrelevant, so the
-// column indexes may decide literal cells first and the cheap cells go next.
-
 Truth CheckCondition(const Expression& condition, expr::Frame& frame, Value& error) {
   Value result = condition.program->Evaluate(frame);
   if (result.is_bool()) return result.bool_value() ? Truth::kTrue : Truth::kFalse;
@@ -85,7 +80,11 @@ struct CompiledRuleSet::Index {
 };
 
 // Evaluates what the column indexes did not decide: non-literal cells,
-// literal cells of columns that fell back, and the condition.
+// literal cells of columns that fell back, and the condition. They combine as
+// CEL's && does: false when any is false (even if another could not be
+// evaluated), else an error when any is an error, else true. So the order of
+// evaluation does not matter: the indexes decide literal cells first, and the
+// cells that run no program go before those that do.
 Truth CompiledRuleSet::Index::EvaluateRule(int rule, expr::Frame& frame, const uint8_t* fallback_columns,
                                            Value& scratch) const {
   const CompiledRule& compiled = rules[rule];

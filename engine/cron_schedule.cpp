@@ -215,7 +215,7 @@ Result<CronSchedule> CronSchedule::Parse(std::string_view text) {
     static constexpr int kLongestMonth[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     bool possible = false;
     for (int month = 1; month <= 12; ++month) {
-      const uint32_t days_of_month = ((uint32_t{1} << (kLongestMonth[month - 1] + 1)) - 1) & ~1u;
+      const uint64_t days_of_month = ((uint64_t{1} << (kLongestMonth[month - 1] + 1)) - 1) & ~uint64_t{1};
       if ((schedule.months_ >> month & 1) && (schedule.days_ & days_of_month)) possible = true;
     }
     if (!possible) return Invalid(text, "the day of month never occurs in the months given");

@@ -103,8 +103,9 @@ class DomainEnumerator {
   EnumerationStats Run(const EnumerationOptions& options,
                        const std::function<void(const EnumeratedRegion&)>& visit) const;
 
+  struct Impl;  // internal
+
  private:
-  struct Impl;
   explicit DomainEnumerator(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

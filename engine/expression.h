@@ -58,7 +58,7 @@ class Environment {
 
 struct Limits {
   int64_t max_comprehension_iterations = 100000;  // per macro call
-  uint32_t regex_match_limit = 100000;            // PCRE2 match limit
+  uint32_t regex_match_limit = 100000;             // PCRE2 match limit
 };
 
 using Frame = std::vector<Value>;

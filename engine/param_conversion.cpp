@@ -20,7 +20,7 @@ Error ConversionError(const Param& param, const Value& given, const std::string&
 
 template <typename Number>
 bool ParseWhole(std::string_view text, Number& out) {
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (text.size() > 1 && text[0] == '+' && text[1] != '-') text.remove_prefix(1);
   if (text.empty()) return false;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
   return error == std::errc() && end == text.data() + text.size();

@@ -1,7 +1,8 @@
 #include "engine/region.h"
 
 #include <algorithm>
-#include <map>
+#include <cstring>
+#include <unordered_map>
 #include <utility>
 
 namespace ruleplane {
@@ -9,57 +10,68 @@ namespace {
 
 bool Less(const Value& a, const Value& b) { return Value::Compare(a, b) < 0; }
 
-// A text that identifies an axis exactly.
-std::string AxisKey(const RegionAxis& axis) {
-  if (axis.any) return "*";
-  std::string key;
-  for (const Value& value : axis.values) {
-    key += value.DebugString();
-    key += '\x1f';
+// Axes as small integers: equal axes get the same id.
+class AxisIds {
+ public:
+  int Of(const RegionAxis& axis) {
+    std::string key;
+    if (axis.any) {
+      key = "*";
+    } else {
+      for (const Value& value : axis.values) {
+        key += value.DebugString();
+        key += '\x1f';
+      }
+    }
+    return ids_.emplace(std::move(key), static_cast<int>(ids_.size())).first->second;
+  }
+
+ private:
+  std::unordered_map<std::string, int> ids_;
+};
+
+struct Box {
+  Region region;
+  std::vector<int> ids;  // per axis
+};
+
+std::string KeyWithout(const Box& box, size_t skipped) {
+  std::string key(box.ids.size() * sizeof(int), '\0');
+  for (size_t i = 0; i < box.ids.size(); ++i) {
+    const int id = i == skipped ? -1 : box.ids[i];
+    std::memcpy(key.data() + i * sizeof(int), &id, sizeof(int));
   }
   return key;
 }
 
-std::string RegionKeyWithout(const Region& region, size_t skipped) {
-  std::string key;
-  for (size_t i = 0; i < region.axes.size(); ++i) {
-    if (i != skipped) key += AxisKey(region.axes[i]);
-    key += '\x1e';
-  }
-  return key;
-}
-
-// One pass over axis `axis`: regions equal elsewhere are joined. Returns
+// One pass over axis `axis`: boxes equal elsewhere are joined. Returns
 // whether anything was joined.
-bool JoinAlong(std::vector<Region>& regions, size_t axis) {
-  std::map<std::string, size_t> first_of_group;
-  std::vector<Region> joined;
+bool JoinAlong(std::vector<Box>& boxes, size_t axis, AxisIds& ids) {
+  std::unordered_map<std::string, size_t> first_of_group;
+  std::vector<Box> joined;
   bool changed = false;
-  for (Region& region : regions) {
-    auto [it, inserted] = first_of_group.emplace(RegionKeyWithout(region, axis), joined.size());
-    if (inserted) {
-      joined.push_back(std::move(region));
-      continue;
+  for (Box& box : boxes) {
+    auto [it, inserted] = first_of_group.emplace(KeyWithout(box, axis), joined.size());
+    if (!inserted) {
+      Box& target = joined[it->second];
+      RegionAxis& into = target.region.axes[axis];
+      const RegionAxis& from = box.region.axes[axis];
+      if (into.any == from.any) {  // disjoint boxes equal elsewhere never mix any and a set
+        if (!into.any) {
+          std::vector<Value> values = into.values;
+          values.insert(values.end(), from.values.begin(), from.values.end());
+          into = RegionAxis::Of(std::move(values));
+          target.ids[axis] = ids.Of(into);
+        }
+        target.region.states += box.region.states;
+        changed = true;
+        continue;
+      }
+      it->second = joined.size();
     }
-    Region& target = joined[it->second];
-    RegionAxis& into = target.axes[axis];
-    const RegionAxis& from = region.axes[axis];
-    if (into.any != from.any) {
-      // Cannot happen for disjoint regions; keep them apart.
-      first_of_group.erase(it);
-      first_of_group.emplace(RegionKeyWithout(region, axis), joined.size());
-      joined.push_back(std::move(region));
-      continue;
-    }
-    if (!into.any) {
-      std::vector<Value> values = into.values;
-      values.insert(values.end(), from.values.begin(), from.values.end());
-      into = RegionAxis::Of(std::move(values));
-    }
-    target.states += region.states;
-    changed = true;
+    joined.push_back(std::move(box));
   }
-  regions = std::move(joined);
+  boxes = std::move(joined);
   return changed;
 }
 
@@ -115,20 +127,48 @@ std::vector<Region> MergeRegions(std::vector<Region> regions,
                                  const std::vector<std::optional<std::vector<Value>>>& full_domains) {
   if (regions.empty()) return regions;
   const size_t axes = regions.front().axes.size();
+  AxisIds ids;
+  std::vector<Box> boxes;
+  boxes.reserve(regions.size());
+  for (Region& region : regions) {
+    Box box{std::move(region), {}};
+    for (const RegionAxis& axis : box.region.axes) box.ids.push_back(ids.Of(axis));
+    boxes.push_back(std::move(box));
+  }
   bool changed = true;
   while (changed) {
     changed = false;
-    for (size_t axis = axes; axis-- > 0;) changed = JoinAlong(regions, axis) || changed;
-    for (Region& region : regions) {
+    for (size_t axis = axes; axis-- > 0;) changed = JoinAlong(boxes, axis, ids) || changed;
+    for (Box& box : boxes) {
       for (size_t axis = 0; axis < axes && axis < full_domains.size(); ++axis) {
-        if (full_domains[axis] && CoversDomain(region.axes[axis], *full_domains[axis])) {
-          region.axes[axis] = RegionAxis::Any();
+        if (full_domains[axis] && CoversDomain(box.region.axes[axis], *full_domains[axis])) {
+          box.region.axes[axis] = RegionAxis::Any();
+          box.ids[axis] = ids.Of(box.region.axes[axis]);
           changed = true;
         }
       }
     }
   }
+  regions.clear();
+  for (Box& box : boxes) regions.push_back(std::move(box.region));
   return regions;
+}
+
+bool TryJoinRegion(Region& into, const Region& from) {
+  if (into.axes.size() != from.axes.size()) return false;
+  int differing = -1;
+  for (size_t i = 0; i < into.axes.size(); ++i) {
+    if (into.axes[i] == from.axes[i]) continue;
+    if (differing >= 0 || into.axes[i].any || from.axes[i].any) return false;
+    differing = static_cast<int>(i);
+  }
+  if (differing >= 0) {
+    std::vector<Value> values = into.axes[differing].values;
+    values.insert(values.end(), from.axes[differing].values.begin(), from.axes[differing].values.end());
+    into.axes[differing] = RegionAxis::Of(std::move(values));
+  }
+  into.states += from.states;
+  return true;
 }
 
 std::string FormatRegion(const Region& region, const std::vector<std::string>& names,

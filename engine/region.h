@@ -44,6 +44,11 @@ struct Region {
 std::vector<Region> MergeRegions(std::vector<Region> regions,
                                  const std::vector<std::optional<std::vector<Value>>>& full_domains);
 
+// Joins `from` into `into` when they are equal but in one axis (where both
+// hold sets of values); returns whether it did. Cheap enough to call for each
+// region as it is found, against the last one kept.
+bool TryJoinRegion(Region& into, const Region& from);
+
 // "n=3, ready=1, f in [1..2], role in {\"Leader\", \"Member\"}"; axes in
 // `order`, skipping any; "every state" when every axis is any.
 std::string FormatRegion(const Region& region, const std::vector<std::string>& names,

@@ -98,7 +98,9 @@ VerificationReport DiffRuleSets(const std::shared_ptr<const CompiledRuleSet>& ol
     }
     Finding& finding = findings[it->second];
     finding.states += region.region.states;
-    finding.regions.push_back(region.region);
+    if (finding.regions.empty() || !TryJoinRegion(finding.regions.back(), region.region)) {
+      finding.regions.push_back(region.region);
+    }
   });
   report.states = stats.states;
   report.evaluations = stats.nodes;

@@ -16,11 +16,11 @@
 namespace ruleplane {
 
 struct Snapshot {
-  std::string kind;  // e.g. "EtcdClusterSnapshot"
+  std::string kind;         // e.g. "EtcdClusterSnapshot"
   Timestamp observed_at;
-  Value document;      // the whole document, bound to `snapshot` in expressions
-  Value params;        // the document's "params" map, or null
-  std::string digest;  // "sha256:<hex>" of the document's canonical JSON
+  Value document;           // the whole document, bound to `snapshot` in expressions
+  Value params;             // the document's "params" map, or null
+  std::string digest;       // "sha256:<hex>" of the document's canonical JSON
 
   // "EtcdClusterSnapshot" -> "EtcdCluster", the rule files' spec.subject.
   std::string subject() const;

@@ -32,7 +32,9 @@ class FindingCollector {
 
   void Add(Finding& finding, const Region& region) {
     finding.states += region.states;
-    finding.regions.push_back(region);
+    if (finding.regions.empty() || !TryJoinRegion(finding.regions.back(), region)) {
+      finding.regions.push_back(region);
+    }
   }
 
   std::vector<Finding> Take() { return std::move(findings_); }

@@ -345,7 +345,7 @@ TEST(ExtensionFunctionsProgramTest, ConstantCallsAreFoldedAndOthersReadTheirSlot
   EXPECT_EQ((*cron)->Evaluate(frame).DebugString(), R"(timestamp("2024-05-02T00:00:00Z"))");
   frame[0] = Value::Int(1);
   EXPECT_EQ((*cron)->Evaluate(frame).DebugString(),
-            R"(error("no matching overload for 'cronNext' applied to (string, int)"))");
+            R"x(error("no matching overload for 'cronNext' applied to (string, int)"))x");
 }
 
 TEST_F(ExtensionFunctionsTest, Backups) {

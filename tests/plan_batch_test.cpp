@@ -164,6 +164,10 @@ TEST(PlanBatch, ParamOverridesApplyToEveryLine) {
   Outcome unknown = Ruleplane("plan --param noSuchParam=1 --batch " + batch);
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_TRUE(Contains(unknown.err, "noSuchParam")) << unknown.err;
+  Outcome not_a_duration = Ruleplane("plan --param notReadyGracePeriod=soon --batch " + batch);
+  EXPECT_EQ(not_a_duration.exit_code, 2);
+  EXPECT_TRUE(Contains(not_a_duration.err, "notReadyGracePeriod")) << not_a_duration.err;
+  EXPECT_EQ(not_a_duration.out, "");
 }
 
 TEST(PlanBatch, BadUsageAndUnreadableInputExit2) {

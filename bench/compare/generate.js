@@ -39,6 +39,9 @@ function generate(count, seed) {
       s.notReady += k;
       s.stsReadyReplicas = clamp(s.stsReadyReplicas - k, 0, 7);
     },
+    (s) => {  // members NotReady, still within the grace period
+      s.ready -= Math.min(integer(1, 2), s.ready);
+    },
     (s) => {  // members Unknown (lease expired) past the grace period
       const k = Math.min(integer(1, 2), s.ready);
       s.ready -= k;

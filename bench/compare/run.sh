@@ -35,10 +35,11 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 fi
 (
   cd "$compare"
-  npm ci --no-audit --no-fund --loglevel=error >&2
-  # The lock file was made on linux-x64; elsewhere, let npm pick ZEN's binary.
-  if ! node -e "require('@gorules/zen-engine')" 2>/dev/null; then
-    npm install --no-audit --no-fund --no-package-lock --loglevel=error >&2
+  # npm ci refuses a lock file that lacks some platform's optional ZEN binary
+  # (not every platform is published for every version); npm install keeps
+  # the locked versions and picks this platform's binary.
+  if ! npm ci --no-audit --no-fund --loglevel=silent >&2; then
+    npm install --no-audit --no-fund --no-save --loglevel=error >&2
   fi
 )
 
