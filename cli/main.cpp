@@ -26,7 +26,8 @@ Commands:
                      evaluate one expression against a JSON document's top-level keys
   version            print the version
 
-Without --rules, the rule files built into the binary are used.
+Without --rules, plan and explain use the bundled default selection (rules/defaults.txt:
+the 1.x rule sets, DEP-01 as proposed); lint, test and verify check every bundled rule file.
 Exit codes: 0 success, 1 a finding (lint error, failed test, evaluation error), 2 bad usage or unreadable input.
 )";
 

@@ -204,7 +204,8 @@ struct BatchRules {
 std::optional<BatchRules> LoadBatchRules(const EvaluationArgs& args, std::ostream& err, int& exit_code) {
   exit_code = kExitUsage;
   BatchRules rules;
-  rules.library = LoadRuleLibrary(args.rules, err);
+  // The same rule files as `plan` of one snapshot.
+  rules.library = LoadRuleLibrary(args.rules.empty() ? DefaultRuleReferences() : args.rules, err);
   if (!rules.library) return std::nullopt;
   if (PrintDiagnostics(*rules.library, err) > 0) {
     exit_code = kExitFinding;

@@ -39,7 +39,7 @@ std::shared_ptr<const ActionCatalogue> LoadBundledCatalogue(std::ostream& err) {
 std::vector<Source> BundledRuleSources() {
   std::vector<Source> sources;
   for (const BundledFile& file : BundledFiles()) {
-    if (file.path.starts_with("rules/")) sources.push_back({file.path, file.content});
+    if (file.path.starts_with("rules/") && IsYaml(file.path)) sources.push_back({file.path, file.content});
   }
   return sources;
 }
@@ -152,6 +152,20 @@ std::unique_ptr<RuleLibrary> LoadRuleLibrary(const std::vector<std::string>& ref
   }
   library->files = std::move(selected);
   return library;
+}
+
+std::vector<std::string> DefaultRuleReferences() {
+  std::vector<std::string> references;
+  for (const BundledFile& file : BundledFiles()) {
+    if (file.path != "rules/defaults.txt") continue;
+    std::istringstream lines(file.content);
+    for (std::string line; std::getline(lines, line);) {
+      line.erase(0, line.find_first_not_of(" \t"));
+      line.erase(line.find_last_not_of(" \t\r") + 1);
+      if (!line.empty() && line.front() != '#') references.push_back(line);
+    }
+  }
+  return references;
 }
 
 int PrintDiagnostics(const RuleLibrary& library, std::ostream& err) {

@@ -39,6 +39,10 @@ struct RuleLibrary {
 // RuleFile's diagnostics.
 std::unique_ptr<RuleLibrary> LoadRuleLibrary(const std::vector<std::string>& references, std::ostream& err);
 
+// The NAME@VERSION references of the bundled rules/defaults.txt: what plan
+// and explain use without --rules.
+std::vector<std::string> DefaultRuleReferences();
+
 // Writes every diagnostic of every file; returns the number of errors.
 int PrintDiagnostics(const RuleLibrary& library, std::ostream& err);
 

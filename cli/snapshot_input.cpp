@@ -70,7 +70,8 @@ std::optional<EvaluationInput> LoadEvaluationInput(const EvaluationArgs& args, s
     err << "ruleplane: " << args.snapshot_path << ": " << snapshot.error().message << "\n";
     return std::nullopt;
   }
-  EvaluationInput input{std::move(*snapshot), LoadRuleLibrary(args.rules, err), {}, {}};
+  const std::vector<std::string> references = args.rules.empty() ? DefaultRuleReferences() : args.rules;
+  EvaluationInput input{std::move(*snapshot), LoadRuleLibrary(references, err), {}, {}};
   if (!input.library) return std::nullopt;
   if (PrintDiagnostics(*input.library, err) > 0) {
     exit_code = kExitFinding;

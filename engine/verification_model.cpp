@@ -56,12 +56,20 @@ class Analyzer {
     for (int f = 0; f < layout_.fact_count; ++f) {
       const Fact& fact = rule_set_.facts[f];
       bool computable = fact.expression.program != nullptr;
+      bool reads_params_only = computable;  // and reads at least one param
+      bool reads_param = false;
       if (computable) {
         for (const int slot : fact.expression.program->referenced_slots()) {
           if (slot == layout_.snapshot_slot() || slot == layout_.now_slot()) computable = false;
           if (IsFactSlot(slot) && model_.roles[slot] == Role::kUnavailable) computable = false;
+          if (IsFactSlot(slot)) reads_params_only = false;
+          if (slot >= layout_.param_slot(0) && slot < layout_.snapshot_slot()) reads_param = true;
         }
       }
+      // A fact of params alone with a domain is enumerated: its domain says
+      // which param values verification covers.
+      const bool has_domain = fact.domain.kind != Domain::Kind::kNone;
+      if (computable && reads_params_only && reads_param && has_domain) computable = false;
       if (computable) {
         model_.roles[f] = Role::kDerived;
       } else if (fact.domain.kind != Domain::Kind::kNone) {

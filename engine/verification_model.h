@@ -1,8 +1,8 @@
 // VerificationModel: what `ruleplane verify` can see of a rule set.
 //
 // Verification enumerates fact values, never snapshots. Every fact is
-//   an input       its expression reads the snapshot (or `now`) and it
-//                  declares a domain: its values are enumerated;
+//   an input       its expression reads the snapshot (or `now`), or params
+//                  only, and it declares a domain: its values are enumerated;
 //   derived        its expression reads only params and facts that are inputs
 //                  or derived: it is computed from them (`quorate: 2 * r > n`);
 //   unavailable    neither: verification cannot know its value.

@@ -107,7 +107,8 @@ TEST(PlanBatch, ABadLineIsReportedOnItsLineAndTheBatchGoesOn) {
   EXPECT_TRUE(Contains(lines[1]["error"].get<std::string>(), "byte")) << lines[1];
   EXPECT_TRUE(Contains(lines[2]["error"].get<std::string>(), "subject 'NoSuch'")) << lines[2];
   EXPECT_EQ(lines[3]["line"], 4);
-  EXPECT_EQ(lines[3]["ruleSets"][0]["matchedRules"][0], "quorum-lost") << lines[3];
+  EXPECT_FALSE(lines[3].contains("error")) << lines[3];
+  EXPECT_FALSE(lines[3]["steps"].empty()) << lines[3];
 }
 
 TEST(PlanBatch, ReadsStandardInputSkipsBlankLinesAndKeepsLineNumbers) {

@@ -364,7 +364,7 @@ TEST(DomainEnumeratorTest, PruningDecidesEveryStateAsTheFullEnumeration) {
       when: {role: '"Leader"', h: "> 2"}
     - id: member
       priority: 2
-      when: {role: in ["Member"], ready: "[1..n]"}
+      when: {role: 'in ["Member"]', ready: "[1..n]"}
     - id: rest
       when: {h: "<= limit"}
 )";

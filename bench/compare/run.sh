@@ -9,8 +9,9 @@
 #   bash bench/compare/run.sh
 #
 # Environment: COMPARE_BUILD (build directory, default build/compare),
-# COMPARE_INPUTS (100000), COMPARE_REPETITIONS (5), COMPARE_JRE_REPETITIONS (3:
-# json-rules-engine is slow), COMPARE_BATCH_REPETITIONS (3).
+# COMPARE_INPUTS (100000), COMPARE_REPETITIONS (timed passes over all inputs:
+# 5 for ruleplane), COMPARE_PEER_REPETITIONS (3 for ZEN and json-rules-engine,
+# which take far longer per pass), COMPARE_BATCH_REPETITIONS (3).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +19,7 @@ compare=$root/bench/compare
 build=${COMPARE_BUILD:-$root/build/compare}
 inputs_count=${COMPARE_INPUTS:-100000}
 repetitions=${COMPARE_REPETITIONS:-5}
-jre_repetitions=${COMPARE_JRE_REPETITIONS:-3}
+peer_repetitions=${COMPARE_PEER_REPETITIONS:-3}
 batch_repetitions=${COMPARE_BATCH_REPETITIONS:-3}
 results=$build/compare-results
 inputs=$build/compare-inputs.jsonl
@@ -69,9 +70,9 @@ for policy in first collect; do
   done
 done
 
-step "GoRules ZEN ($repetitions repetitions) and json-rules-engine ($jre_repetitions repetitions)"
+step "GoRules ZEN and json-rules-engine ($peer_repetitions repetitions)"
 node "$compare/peers.js" --inputs "$inputs" --decisions "$results/decisions" \
-  --repetitions "$repetitions" --jre-repetitions "$jre_repetitions" >"$results/peers.json"
+  --repetitions "$peer_repetitions" >"$results/peers.json"
 
 step "answers and timings"
 node "$compare/report.js" "$results" "$inputs"
