@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "engine/cell_predicate.h"
@@ -72,11 +73,18 @@ struct DomainEnumerator::Impl {
   std::vector<int> order;     // position -> variable
   std::vector<int> position;  // variable -> position
   std::vector<bool> needed;   // another variable is computed from or bounded by it
+  // A domain bound reads it, directly or through derived variables: counting
+  // the states of a region must assign it.
+  std::vector<bool> bounds_read;
+  std::vector<std::vector<int>> derived_readers;  // per variable: derived variables computed from it
+  // Per variable: the constraints (table, constraint) that read it, directly or through derived variables.
+  std::vector<std::vector<std::pair<int, int>>> constraint_reach;
   std::vector<bool> collapsible;
   // Per position, per table: the rules / constraints that read the variable assigned there.
   std::vector<std::vector<std::vector<int>>> rules_at, constraints_at;
   // Per table, per constraint: the position after which all it reads is assigned.
   std::vector<std::vector<int>> constraint_ready;
+  std::vector<bool> invariant_read;  // per variable: an invariant (or a step it sees) reads it
 
   std::vector<int> VarsRead(int table, const expr::Program& program) const {
     std::vector<int> read;
@@ -334,8 +342,20 @@ void DomainEnumerator::Impl::BuildPositions() {
   const int count = static_cast<int>(vars.size());
   const int table_count = static_cast<int>(tables.size());
   needed.assign(count, false);
-  for (const Variable& var : vars) {
-    for (const int dep : var.deps) needed[dep] = true;
+  derived_readers.assign(count, {});
+  bounds_read.assign(count, false);
+  for (int v = 0; v < count; ++v) {
+    for (const int dep : vars[v].deps) {
+      needed[dep] = true;
+      if (vars[v].input) bounds_read[dep] = true;
+      if (!vars[v].input) derived_readers[dep].push_back(v);
+    }
+  }
+  // Backwards along the order: a derived variable that a bound reads passes it on to its own dependencies.
+  for (int p = count - 1; p >= 0; --p) {
+    const int v = order[p];
+    if (!bounds_read[v] || vars[v].input) continue;
+    for (const int dep : vars[v].deps) bounds_read[dep] = true;
   }
   collapsible.assign(count, false);
   for (int v = 0; v < count; ++v) {
@@ -363,6 +383,36 @@ void DomainEnumerator::Impl::BuildPositions() {
       }
     }
     collapsible[v] = ok;
+  }
+  invariant_read.assign(count, false);
+  for (int t = 0; t < table_count; ++t) {
+    for (const Expression& invariant : tables[t].rule_set->invariants) {
+      for (const int v : VarsRead(t, *invariant.program)) invariant_read[v] = true;
+    }
+    for (const auto& rule_steps : tables[t].steps) {
+      for (const StepSkeleton& step : rule_steps) {
+        if (step.target) {
+          for (const int v : VarsRead(t, *step.target)) invariant_read[v] = true;
+        }
+        for (const auto& [name, program] : step.params) {
+          for (const int v : VarsRead(t, *program)) invariant_read[v] = true;
+        }
+      }
+    }
+  }
+  constraint_reach.assign(count, {});
+  for (int t = 0; t < table_count; ++t) {
+    const RuleSet& rule_set = *tables[t].rule_set;
+    for (int c = 0; c < static_cast<int>(rule_set.constraints.size()); ++c) {
+      for (const int v : VarsRead(t, *rule_set.constraints[c].program))
+        constraint_reach[v].emplace_back(t, c);
+    }
+  }
+  for (int p = count - 1; p >= 0; --p) {
+    const int v = order[p];
+    for (const int derived : derived_readers[v]) {
+      for (const auto& reader : constraint_reach[derived]) constraint_reach[v].push_back(reader);
+    }
   }
   rules_at.assign(count, std::vector<std::vector<int>>(table_count));
   constraints_at.assign(count, std::vector<std::vector<int>>(table_count));
@@ -408,6 +458,7 @@ class Walker {
     for (const TableData& table : impl.tables) frames_.push_back(table.base_frame);
     axes_.assign(impl.vars.size(), RegionAxis::Any());
     example_.assign(impl.vars.size(), Value());
+    assigned_.assign(impl.vars.size(), false);
   }
 
   EnumerationStats Run() {
@@ -423,7 +474,7 @@ class Walker {
         constraints[t][c] = EvaluateConstraint(t, c, -1, error);
         if (constraints[t][c] == Tri::kFalse) return stats_;
         if (!error.empty()) {
-          ReportError(0, 1, error);
+          ReportError(1, error);
           return stats_;
         }
       }
@@ -441,6 +492,7 @@ class Walker {
       if (variable.fact[t] >= 0) frames_[t][variable.fact[t]] = value;
     }
     example_[var] = value;
+    assigned_[var] = true;
   }
 
   void Unassign(int var) {
@@ -450,6 +502,30 @@ class Walker {
     }
     example_[var] = Value();
     axes_[var] = RegionAxis::Any();
+    assigned_[var] = false;
+  }
+
+  // Whether the variable's value can change anything still open: an
+  // undecided rule the triage cares about, an undecided constraint, an
+  // invariant, directly or through a derived variable; a variable that a
+  // domain bound reads always can.
+  bool Relevant(int var, const std::vector<std::vector<Tri>>& rules,
+                const std::vector<std::vector<Tri>>& constraints) const {
+    if (impl_.bounds_read[var] || (options_.invariants && impl_.invariant_read[var])) return true;
+    const int position = impl_.position[var];
+    for (size_t t = 0; t < rules.size(); ++t) {
+      for (const int c : impl_.constraints_at[position][t]) {
+        if (options_.split_on_constraints && constraints[t][c] == Tri::kUnknown) return true;
+      }
+      for (const int r : impl_.rules_at[position][t]) {
+        const bool interesting = options_.interesting_rules.empty() || options_.interesting_rules[t][r];
+        if (interesting && rules[t][r] == Tri::kUnknown) return true;
+      }
+    }
+    for (const int derived : impl_.derived_readers[var]) {
+      if (Relevant(derived, rules, constraints)) return true;
+    }
+    return false;
   }
 
   // Computes a derived variable in every table that uses it; "" or the error.
@@ -469,6 +545,7 @@ class Walker {
       first = false;
       frames_[t][f] = std::move(value);
     }
+    assigned_[var] = true;
     return error;
   }
 
@@ -677,49 +754,104 @@ class Walker {
     return decided;
   }
 
-  // Fact vectors of positions [from, end) given the assigned ones.
-  uint64_t CountCompletions(int from) {
-    if (from == end()) return 1;
-    const int var = impl_.order[from];
+  static bool AnyOpen(const std::vector<std::vector<Tri>>& constraints) {
+    for (const auto& table_constraints : constraints) {
+      for (const Tri status : table_constraints) {
+        if (status == Tri::kUnknown) return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether counting must enumerate the values of an unassigned variable:
+  // a domain bound or an undecided constraint reads it.
+  bool MustEnumerate(int var, const std::vector<std::vector<Tri>>& constraints) const {
+    if (impl_.bounds_read[var]) return true;
+    for (const auto& [t, c] : impl_.constraint_reach[var]) {
+      if (constraints[t][c] == Tri::kUnknown) return true;
+    }
+    return false;
+  }
+
+  bool OpenConstraintsHold(const std::vector<std::vector<Tri>>& constraints) {
+    for (size_t t = 0; t < constraints.size(); ++t) {
+      for (size_t c = 0; c < constraints[t].size(); ++c) {
+        if (constraints[t][c] != Tri::kUnknown) continue;
+        const Value result = impl_.tables[t].rule_set->constraints[c].program->Evaluate(frames_[t]);
+        if (!result.is_bool() || !result.bool_value()) return false;
+      }
+    }
+    return true;
+  }
+
+  // The fact vectors that complete the assigned variables: every
+  // combination of the unassigned ones within their domains that satisfies
+  // the undecided constraints. Memoized on what the count depends on.
+  uint64_t CountStates(const std::vector<std::vector<Tri>>& constraints) {
+    const bool open = AnyOpen(constraints);
+    std::string key;
+    if (open) {
+      for (const int var : impl_.order) {
+        if (!impl_.bounds_read[var] && impl_.constraint_reach[var].empty()) continue;
+        key += assigned_[var] ? example_[var].DebugString() : "*";
+        key += '\x1f';
+      }
+      for (const auto& table_constraints : constraints) {
+        for (const Tri status : table_constraints) key += static_cast<char>('0' + static_cast<int>(status));
+      }
+      if (const auto it = count_memo_.find(key); it != count_memo_.end()) return it->second;
+    }
+    const uint64_t count = CountFrom(0, constraints, open);
+    if (open) count_memo_.emplace(std::move(key), count);
+    return count;
+  }
+
+  uint64_t CountFrom(int position, const std::vector<std::vector<Tri>>& constraints, bool open) {
+    if (position == end()) return !open || OpenConstraintsHold(constraints) ? 1 : 0;
+    const int var = impl_.order[position];
+    if (assigned_[var]) return CountFrom(position + 1, constraints, open);
+    const bool enumerate = MustEnumerate(var, constraints);
     if (!impl_.vars[var].input) {
+      if (!enumerate) return CountFrom(position + 1, constraints, open);
       Derive(var);
-      const uint64_t count = CountCompletions(from + 1);
+      const uint64_t count = CountFrom(position + 1, constraints, open);
       Unassign(var);
       return count;
     }
     auto values = Values(var);
     if (!values.ok() || values->empty()) return 0;
-    if (!impl_.needed[var]) return SaturatingMultiply(values->size(), CountCompletions(from + 1));
+    if (!enumerate) return SaturatingMultiply(values->size(), CountFrom(position + 1, constraints, open));
     uint64_t total = 0;
     for (const Value& value : *values) {
       Assign(var, value);
-      total = SaturatingAdd(total, CountCompletions(from + 1));
+      total = SaturatingAdd(total, CountFrom(position + 1, constraints, open));
     }
     Unassign(var);
     return total;
   }
 
-  // Assigns positions [from, end) the first values that complete a fact vector.
-  bool Complete(int from) {
-    if (from == end()) return true;
-    const int var = impl_.order[from];
+  // Assigns the unassigned variables the first values that complete a fact
+  // vector satisfying the undecided constraints; records them in `completed`.
+  bool Complete(int position, const std::vector<std::vector<Tri>>& constraints, std::vector<int>& completed) {
+    if (position == end()) return OpenConstraintsHold(constraints);
+    const int var = impl_.order[position];
+    if (assigned_[var]) return Complete(position + 1, constraints, completed);
+    completed.push_back(var);
     if (!impl_.vars[var].input) {
       Derive(var);
-      if (Complete(from + 1)) return true;
-      Unassign(var);
-      return false;
-    }
-    auto values = Values(var);
-    if (!values.ok()) return false;
-    for (const Value& value : *values) {
-      Assign(var, value);
-      if (Complete(from + 1)) return true;
+      if (Complete(position + 1, constraints, completed)) return true;
+    } else if (auto values = Values(var); values.ok()) {
+      for (const Value& value : *values) {
+        Assign(var, value);
+        if (Complete(position + 1, constraints, completed)) return true;
+      }
     }
     Unassign(var);
+    completed.pop_back();
     return false;
   }
 
-  void ReportError(int from, uint64_t weight, const std::string& error) {
+  void ReportError(uint64_t weight, const std::string& error) {
     EnumeratedRegion region;
     region.region.axes = axes_;
     region.region.states = weight;
@@ -728,19 +860,20 @@ class Walker {
     region.tables.resize(impl_.tables.size());
     stats_.states = SaturatingAdd(stats_.states, weight);
     visit_(region);
-    (void)from;
   }
 
-  void Settle(int from, uint64_t weight, std::vector<TablePoint>& points) {
-    const uint64_t states = SaturatingMultiply(weight, CountCompletions(from));
+  void Settle(uint64_t weight, const std::vector<std::vector<Tri>>& constraints,
+              std::vector<TablePoint>& points) {
+    const uint64_t states = SaturatingMultiply(weight, CountStates(constraints));
     if (states == 0) return;
-    Complete(from);
+    std::vector<int> completed;
+    Complete(0, constraints, completed);
     EnumeratedRegion region;
     region.region.axes = axes_;
     region.region.states = states;
     region.region.example = example_;
     region.tables = std::move(points);
-    for (int p = end() - 1; p >= from; --p) Unassign(impl_.order[p]);
+    for (const int var : completed) Unassign(var);
     stats_.states = SaturatingAdd(stats_.states, states);
     visit_(region);
   }
@@ -753,7 +886,9 @@ class Walker {
     std::vector<TablePoint> points(table_count);
     for (int t = 0; t < table_count; ++t) {
       points[t].rules = rules[t];
-      if (!full) {
+      // Unsplit variables are read only by decided rules, or by rules the
+      // triage ignores (then the statuses decide, not the matcher).
+      if (!full || (!skipped_.empty() && !options_.interesting_rules.empty())) {
         points[t].decision = DecideFromStatuses(t, rules[t]);
         continue;
       }
@@ -780,18 +915,36 @@ class Walker {
           constraints_decided = constraints_decided && status != Tri::kUnknown;
       }
       const bool invariants_decided = !options_.invariants || EvaluateInvariants(points, full);
-      if (full || (constraints_decided && invariants_decided)) {
-        Settle(from, weight, points);
+      if (full || ((constraints_decided || !options_.split_on_constraints) && invariants_decided)) {
+        Settle(weight, constraints, points);
         return;
       }
     }
 
     const int var = impl_.order[from];
+    if (!impl_.vars[var].input && !Relevant(var, rules, constraints)) {
+      skipped_.push_back(var);
+      Walk(from + 1, rules, constraints, weight);
+      skipped_.pop_back();
+      return;
+    }
+    if (impl_.vars[var].input && !Relevant(var, rules, constraints)) {
+      auto values = Values(var);
+      if (!values.ok()) {
+        ReportError(SaturatingMultiply(weight, CountStates(constraints)), values.error().message);
+        return;
+      }
+      if (values->empty()) return;
+      skipped_.push_back(var);  // counted when the region is settled
+      Walk(from + 1, rules, constraints, weight);
+      skipped_.pop_back();
+      return;
+    }
     std::vector<std::vector<Value>> classes;
     if (impl_.vars[var].input) {
       auto values = Values(var);
       if (!values.ok()) {
-        ReportError(from, SaturatingMultiply(weight, CountCompletions(from)), values.error().message);
+        ReportError(SaturatingMultiply(weight, CountStates(constraints)), values.error().message);
         return;
       }
       classes = Classes(var, *values);
@@ -803,7 +956,7 @@ class Walker {
         Assign(var, values.front());
         axes_[var] = RegionAxis::Of(values);
       } else if (std::string error = Derive(var); !error.empty()) {
-        ReportError(from, SaturatingMultiply(weight, CountCompletions(from + 1)), error);
+        ReportError(SaturatingMultiply(weight, CountStates(constraints)), error);
         Unassign(var);
         return;
       }
@@ -825,7 +978,7 @@ class Walker {
       }
       const uint64_t class_weight = SaturatingMultiply(weight, values.empty() ? 1 : values.size());
       if (!error.empty()) {
-        ReportError(from + 1, SaturatingMultiply(class_weight, CountCompletions(from + 1)), error);
+        ReportError(SaturatingMultiply(class_weight, CountStates(next_constraints)), error);
       } else if (!excluded) {
         Walk(from + 1, next_rules, next_constraints, class_weight);
       }
@@ -839,6 +992,9 @@ class Walker {
   std::vector<expr::Frame> frames_;
   std::vector<RegionAxis> axes_;
   std::vector<Value> example_;
+  std::vector<int> skipped_;  // variables not split on, above this node
+  std::vector<bool> assigned_;
+  std::unordered_map<std::string, uint64_t> count_memo_;
   EnumerationStats stats_;
 };
 

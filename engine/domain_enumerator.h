@@ -10,7 +10,8 @@
 // bounds and derivation read. Facts not yet assigned hold an error value;
 // CEL's error-absorbing && and || (and a cell that is false) then decide a
 // rule, a constraint or an invariant as soon as the assigned facts do, for
-// every value the others may take. A region is settled as soon as the caller
+// every value the others may take; a fact that no undecided rule,
+// constraint or invariant reads is not split on at all. A region is settled as soon as the caller
 // says the rule statuses decide what it cares about and the constraints (and
 // invariants, when asked) are decided: the facts still unassigned are "any"
 // there, and the region counts every combination of their values. A fact
@@ -71,6 +72,14 @@ struct EnumerationOptions {
   // when they decide it, its decision. Full fact vectors are never split.
   std::function<Triage(const std::vector<TablePoint>&)> triage;
   bool invariants = true;  // settle only once every invariant is decided
+  // Per table, per rule: whether its status matters to the triage (empty: every rule).
+  // A fact that only settled or uninteresting rules read is not split on.
+  std::vector<std::vector<bool>> interesting_rules;
+  // Whether undecided constraints are split on like rules (so that regions
+  // settle with every constraint decided); when false, they only restrict
+  // and count the states of settled regions, which is cheaper when few rules
+  // matter.
+  bool split_on_constraints = true;
 };
 
 struct EnumerationStats {

@@ -110,8 +110,18 @@ class Verification {
 
     selected_ever_.assign(rule_set_.rules.size(), false);
     EnumerationOptions options;
-    options.triage = [](const std::vector<TablePoint>& points) {
-      return points[0].decision.known ? Triage::kSettled : Triage::kContinue;
+    // Under RULE_ORDER and COLLECT every matching rule is selected: without
+    // invariants, a region is settled as soon as one rule surely matches (it
+    // is no gap); overlaps are searched pair by pair below.
+    const bool need_decision = !rule_set_.invariants.empty() || !SelectsEveryMatch();
+    options.triage = [need_decision](const std::vector<TablePoint>& points) {
+      const TablePoint& point = points[0];
+      if (point.decision.known) return Triage::kSettled;
+      if (!need_decision &&
+          std::find(point.rules.begin(), point.rules.end(), Tri::kTrue) != point.rules.end()) {
+        return Triage::kSettled;
+      }
+      return Triage::kContinue;
     };
     const EnumerationStats stats =
         enumerator_->Run(options, [&](const EnumeratedRegion& region) { Visit(region); });
@@ -120,6 +130,7 @@ class Verification {
     for (int r = 0; r < static_cast<int>(rule_set_.rules.size()); ++r) {
       if (!selected_ever_[r]) CheckNeverSelected(r);
     }
+    if (rule_set_.hit_policy == HitPolicy::kCollect) CheckOverlaps();
 
     std::vector<Finding> findings = collector_.Take();
     for (Finding& finding : findings) MergeFindingRegions(finding, enumerator_->full_domains());
@@ -139,6 +150,24 @@ class Verification {
     report_.findings.push_back(std::move(finding));
   }
 
+  // Per rule: its place in hit-policy order (PRIORITY: by priority, then rule order).
+  std::vector<int> RuleRanks() const {
+    const int rule_count = static_cast<int>(rule_set_.rules.size());
+    std::vector<int> order(rule_count), rank(rule_count);
+    for (int r = 0; r < rule_count; ++r) order[r] = r;
+    if (rule_set_.hit_policy == HitPolicy::kPriority) {
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return rule_set_.rules[a].priority > rule_set_.rules[b].priority;
+      });
+    }
+    for (int i = 0; i < rule_count; ++i) rank[order[i]] = i;
+    return rank;
+  }
+
+  bool SelectsEveryMatch() const {
+    return rule_set_.hit_policy == HitPolicy::kRuleOrder || rule_set_.hit_policy == HitPolicy::kCollect;
+  }
+
   void Visit(const EnumeratedRegion& enumerated) {
     const Region& region = enumerated.region;
     const TablePoint& point = enumerated.tables.empty() ? TablePoint{} : enumerated.tables[0];
@@ -151,7 +180,12 @@ class Verification {
     }
     const TableDecision& decision = point.decision;
     for (const int r : decision.selected) selected_ever_[r] = true;
-    if (decision.violation) {
+    for (size_t r = 0; r < point.rules.size() && SelectsEveryMatch(); ++r) {
+      if (point.rules[r] == Tri::kTrue) selected_ever_[r] = true;
+    }
+    if (!decision.known) {
+      // Settled without the whole decision: a rule matches, so this is no gap.
+    } else if (decision.violation) {
       const bool any = rule_set_.hit_policy == HitPolicy::kAny;
       const std::string message = "rules " + QuotedRuleIds(rule_set_, decision.matched) +
                                   (any ? " match with different actions (ANY)" : " match together (UNIQUE)");
@@ -165,7 +199,6 @@ class Verification {
                                                        : "gap: no rule decides these states";
       collector_.Add(collector_.Get("gap", Finding::Kind::kGap, severity, message), region);
     }
-    if (rule_set_.hit_policy == HitPolicy::kCollect && decision.matched_known) CheckOverlap(decision, region);
     for (size_t i = 0; i < point.invariants.size(); ++i) {
       const Expression& invariant = rule_set_.invariants[i];
       const SourcePosition position = InFile(invariant.position, rule_set_);
@@ -184,19 +217,32 @@ class Verification {
     }
   }
 
-  void CheckOverlap(const TableDecision& decision, const Region& region) {
-    std::vector<int> differing;
-    for (const int r : decision.matched) {
-      if (ActionsSignature(rule_set_.rules[r]) != ActionsSignature(rule_set_.rules[decision.matched[0]])) {
-        differing = decision.matched;
-        break;
+  // COLLECT: each pair of rules with different actions that match together.
+  void CheckOverlaps() {
+    const int rule_count = static_cast<int>(rule_set_.rules.size());
+    for (int a = 0; a < rule_count; ++a) {
+      for (int b = a + 1; b < rule_count; ++b) {
+        if (ActionsSignature(rule_set_.rules[a]) == ActionsSignature(rule_set_.rules[b])) continue;
+        EnumerationOptions options;
+        options.invariants = false;
+        options.split_on_constraints = false;
+        options.interesting_rules = {std::vector<bool>(rule_count, false)};
+        options.interesting_rules[0][a] = options.interesting_rules[0][b] = true;
+        options.triage = [a, b](const std::vector<TablePoint>& points) {
+          const std::vector<Tri>& rules = points[0].rules;
+          if (rules[a] == Tri::kFalse || rules[b] == Tri::kFalse) return Triage::kSkip;
+          return rules[a] == Tri::kTrue && rules[b] == Tri::kTrue ? Triage::kSettled : Triage::kContinue;
+        };
+        enumerator_->Run(options, [&](const EnumeratedRegion& enumerated) {
+          if (!enumerated.error.empty()) return;
+          collector_.Add(
+              collector_.Get("overlap:" + Join({a, b}), Finding::Kind::kOverlap, Severity::kWarning,
+                             "rules " + QuotedRuleIds(rule_set_, {a, b}) +
+                                 " with different actions match together (COLLECT)"),
+              enumerated.region);
+        });
       }
     }
-    if (differing.empty()) return;
-    collector_.Add(collector_.Get("overlap:" + Join(differing), Finding::Kind::kOverlap, Severity::kWarning,
-                                  "rules " + QuotedRuleIds(rule_set_, differing) +
-                                      " with different actions match together (COLLECT)"),
-                   region);
   }
 
   // A rule that no region selected: dead, or masked by the rules that win where it matches.
@@ -204,15 +250,30 @@ class Verification {
     FindingCollector causes;
     EnumerationOptions options;
     options.invariants = false;
-    options.triage = [rule](const std::vector<TablePoint>& points) {
+    options.split_on_constraints = false;
+    const bool selects_every_match = SelectsEveryMatch();
+    options.triage = [rule, selects_every_match](const std::vector<TablePoint>& points) {
       const Tri status = points[0].rules[rule];
       if (status == Tri::kFalse) return Triage::kSkip;
-      return status == Tri::kTrue && points[0].decision.known ? Triage::kSettled : Triage::kContinue;
+      const bool decided = selects_every_match || points[0].decision.known;
+      return status == Tri::kTrue && decided ? Triage::kSettled : Triage::kContinue;
     };
+    // Only the rules that can win over this one matter.
+    const std::vector<int> rank = RuleRanks();
+    options.interesting_rules = {std::vector<bool>(rule_set_.rules.size(), false)};
+    for (size_t r = 0; r < rule_set_.rules.size(); ++r) {
+      const bool earlier = rank[r] <= rank[rule] && !selects_every_match;
+      const bool uniqueness =
+          rule_set_.hit_policy == HitPolicy::kUnique || rule_set_.hit_policy == HitPolicy::kAny;
+      options.interesting_rules[0][r] = static_cast<int>(r) == rule || earlier || uniqueness;
+    }
+    bool matches = false;
     enumerator_->Run(options, [&](const EnumeratedRegion& enumerated) {
-      const TableDecision& decision =
-          enumerated.tables.empty() ? TableDecision{} : enumerated.tables[0].decision;
-      if (!enumerated.error.empty() || !decision.error.empty()) return;
+      if (enumerated.tables.empty() || !enumerated.error.empty()) return;
+      const TableDecision& decision = enumerated.tables[0].decision;
+      if (!decision.error.empty()) return;
+      matches = true;
+      if (selects_every_match) return;  // it is selected here
       if (decision.violation) {
         causes.Add(
             causes.Get("violation:" + Join(decision.matched), Finding::Kind::kMaskedBy, Severity::kError,
@@ -225,9 +286,10 @@ class Verification {
                             "masked by " + QuotedRuleIds(rule_set_, decision.selected)),
                  enumerated.region);
     });
+    if (matches && causes.empty()) return;
     const Rule& source = rule_set_.rules[rule];
     const SourcePosition position = InFile(source.position, rule_set_);
-    if (causes.empty()) {
+    if (!matches) {
       collector_.Get(
           "dead:" + source.id, Finding::Kind::kDeadRule, Severity::kError,
           "rule '" + source.id + "' never matches: no state satisfies its cells and condition together",

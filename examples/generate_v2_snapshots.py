@@ -260,10 +260,8 @@ def cluster_scenarios():
     s["etcd"]["metadata"]["generation"] = 5
     scenarios["v2-scale-to-zero.json"] = s
 
-    # 1,203,663 revisions in delta snapshots since the last full snapshot; etcd-druid runs with
-    # --enable-backup-compaction.
+    # 1,203,663 revisions in delta snapshots since the last full snapshot.
     s = cluster_base()
-    s["params"] = {"enableBackupCompaction": True}
     by_name(s["leases"], "etcd-main-delta-snap")["spec"]["holderIdentity"] = "2251874"
     scenarios["v2-compaction-due.json"] = s
     return scenarios

@@ -125,7 +125,8 @@ nlohmann::json Summary(const std::string& policy, const std::string& mode, size_
           {"evalsPerSecond", 1e9 / median}};
 }
 
-// Runs one table; returns its results, or an error message.
+// Runs one table and appends its timings to `results`; returns what went
+// wrong, empty on success.
 std::string MeasureTable(const Options& options, const std::string& policy, const std::string& rule_file,
                          const std::vector<std::string>& lines, nlohmann::json& results) {
   Clock::time_point start = Clock::now();
@@ -153,6 +154,11 @@ std::string MeasureTable(const Options& options, const std::string& policy, cons
     if (!out) return "cannot write the decisions to " + options.decisions;
   }
 
+  // The fact vectors hold the facts (and params), as a caller with its facts
+  // in hand would: the snapshot documents are released (no cell of the table
+  // reads `snapshot`; one that did would fail, and the check below would
+  // tell), and the vectors are copied once more so that they lie in memory in
+  // the order they are matched, not scattered among the parsed documents.
   std::vector<ruleplane::expr::Frame> frames;
   frames.reserve(lines.size());
   for (const std::string& line : lines) {
@@ -160,8 +166,10 @@ std::string MeasureTable(const Options& options, const std::string& policy, cons
     if (!snapshot.ok()) return snapshot.error().message;
     auto frame = compiled.DeriveFacts(*snapshot, {});
     if (!frame.ok()) return frame.error().message;
+    (*frame)[compiled.layout().snapshot_slot()] = ruleplane::Value();
     frames.push_back(std::move(*frame));
   }
+  frames = std::vector<ruleplane::expr::Frame>(frames.begin(), frames.end());
 
   std::vector<Selected> pass(lines.size());
   auto check = [&](const char* what) -> std::string {
