@@ -6,10 +6,13 @@
 // plausible cluster states drawn with a fixed seed, are matched in rotation so
 // that branch predictors and caches do not see one input only.
 //
-//   BM_Match            the index + the residual cells (what `plan` does)
-//   BM_MatchWithTrace   every cell of every rule, no index (what `explain` does)
+//   BM_Match              the index + the residual cells (what `plan` does)
+//   BM_MatchWithTrace     every cell of every rule, no index (what `explain` does)
+//   BM_MatchSameVector    BM_Match on one fact vector only
+//   BM_BaselineIndexOnly  the bare arithmetic of 15 index lookups, for scale
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -146,12 +149,12 @@ const Fixture& GetFixture() {
   return fixture;
 }
 
-void Run(benchmark::State& state, bool trace) {
+void Run(benchmark::State& state, bool trace, size_t rotation) {
   const Fixture& fixture = GetFixture();
   std::vector<expr::Frame> frames = fixture.frames;
   size_t matched = 0, i = 0;
   for (auto _ : state) {
-    auto decision = fixture.compiled->Match(frames[i++ & 63], trace);
+    auto decision = fixture.compiled->Match(frames[i++ % rotation], trace);
     if (!decision.ok()) {
       state.SkipWithError(decision.error().message.c_str());
       break;
@@ -164,11 +167,40 @@ void Run(benchmark::State& state, bool trace) {
   state.counters["matches_per_eval"] = static_cast<double>(matched) / static_cast<double>(state.iterations());
 }
 
-void BM_Match(benchmark::State& state) { Run(state, false); }
-void BM_MatchWithTrace(benchmark::State& state) { Run(state, true); }
+void BM_Match(benchmark::State& state) { Run(state, false, 64); }
+void BM_MatchWithTrace(benchmark::State& state) { Run(state, true, 64); }
+// One fact vector over and over (a controller re-evaluating a steady cluster).
+void BM_MatchSameVector(benchmark::State& state) { Run(state, false, 1); }
+
+// A floor for any indexed matcher on this machine: 15 binary searches among 4
+// int breakpoints and 15 bitset intersections, on the same rotating values,
+// with no Values, no residual cells and no Decision.
+void BM_BaselineIndexOnly(benchmark::State& state) {
+  const std::vector<int64_t> breakpoints = {0, 1, 3, 5};
+  const std::vector<uint64_t> bitsets(9 * 15, 0x5555);
+  int64_t values[64 * 15];
+  uint64_t seed = 7;
+  for (int64_t& value : values) value = static_cast<int64_t>(Next(seed) % 7);
+  size_t i = 0;
+  for (auto _ : state) {
+    uint64_t candidates = ~uint64_t{0};
+    const int64_t* row = &values[(i++ & 63) * 15];
+    for (int column = 0; column < 15; ++column) {
+      const auto it = std::lower_bound(breakpoints.begin(), breakpoints.end(), row[column]);
+      const int region =
+          2 * static_cast<int>(it - breakpoints.begin()) + (it != breakpoints.end() && *it == row[column]);
+      candidates &= bitsets[column * 9 + region];
+    }
+    benchmark::DoNotOptimize(candidates);
+  }
+  state.counters["seconds_per_eval"] = benchmark::Counter(
+      static_cast<double>(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
 
 BENCHMARK(BM_Match);
 BENCHMARK(BM_MatchWithTrace);
+BENCHMARK(BM_MatchSameVector);
+BENCHMARK(BM_BaselineIndexOnly);
 
 }  // namespace
 }  // namespace ruleplane

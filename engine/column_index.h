@@ -24,6 +24,11 @@ class ColumnIndex {
   // `cells`: the literal cells of this column, of any rule; `rule_count`:
   // rules in the table (rules without a literal cell here are in every bitset).
   ColumnIndex(int fact_slot, const std::vector<const CellPredicate*>& cells, int rule_count);
+  // Movable only: region_bits_ points into bitsets_.
+  ColumnIndex(ColumnIndex&&) = default;
+  ColumnIndex& operator=(ColumnIndex&&) = default;
+  ColumnIndex(const ColumnIndex&) = delete;
+  ColumnIndex& operator=(const ColumnIndex&) = delete;
 
   int fact_slot() const { return fact_slot_; }
 

@@ -42,6 +42,39 @@ Truth CheckCell(const CellPredicate& cell, expr::Frame& frame, Value& error) {
   return cell.Check(fact_value, frame, error);
 }
 
+// Slots a frame needs for every expression of the rule set, the planner's
+// (forEach, targets, action params) and the verifier's included.
+int FrameSize(const RuleSet& rules, const FrameLayout& layout) {
+  int size = layout.fixed_slots();
+  auto account = [&size](const Expression& expression) {
+    if (expression.program) size = std::max(size, expression.program->frame_size());
+  };
+  auto account_optional = [&account](const std::optional<Expression>& expression) {
+    if (expression) account(*expression);
+  };
+  for (const Fact& fact : rules.facts) {
+    account(fact.expression);
+    account_optional(fact.domain.low);
+    account_optional(fact.domain.high);
+  }
+  for (const Expression& expression : rules.constraints) account(expression);
+  for (const Expression& expression : rules.invariants) account(expression);
+  for (const Rule& rule : rules.rules) {
+    for (const Cell& cell : rule.cells) {
+      account_optional(cell.operand);
+      account_optional(cell.low);
+      account_optional(cell.high);
+    }
+    account_optional(rule.condition);
+    for (const ActionSpec& action : rule.then) {
+      account_optional(action.for_each);
+      account_optional(action.target);
+      for (const ActionParam& param : action.params) account(param.value);
+    }
+  }
+  return size;
+}
+
 std::string PositionText(const SourcePosition& position) {
   if (!position.known()) return position.file;
   return position.file + ":" + std::to_string(position.line) + ":" + std::to_string(position.column);
@@ -162,14 +195,6 @@ Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
   slot_names.push_back("snapshot");
   slot_names.push_back("now");
 
-  int frame_size = layout.fixed_slots();
-  auto account = [&](const Expression& expression) {
-    if (expression.program) frame_size = std::max(frame_size, expression.program->frame_size());
-  };
-  auto account_optional = [&](const std::optional<Expression>& expression) {
-    if (expression) account(*expression);
-  };
-
   for (int p = 0; p < layout.param_count; ++p) {
     const Param& param = rules.params[p];
     auto converted = ConvertParam(param, param.default_value);
@@ -184,15 +209,9 @@ Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
       return Error{ErrorCode::kInternal, "fact '" + fact.name + "' has no compiled expression",
                    fact.position};
     }
-    account(fact.expression);
-    account_optional(fact.domain.low);
-    account_optional(fact.domain.high);
   }
-  for (const Expression& expression : rules.constraints) account(expression);
-  for (const Expression& expression : rules.invariants) account(expression);
 
   const int rule_count = static_cast<int>(rules.rules.size());
-  std::vector<std::vector<const CellPredicate*>> literal_cells(rules.facts.size());
   index->rules.resize(rule_count);
   for (int r = 0; r < rule_count; ++r) {
     const Rule& rule = rules.rules[r];
@@ -202,9 +221,6 @@ Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
       if (cell.kind == Cell::Kind::kAny) continue;
       auto predicate = CellPredicate::Compile(rules, r, c, slot_names);
       if (!predicate.ok()) return predicate.error();
-      account_optional(cell.operand);
-      account_optional(cell.low);
-      account_optional(cell.high);
       target.cells.push_back(std::move(predicate).value());
     }
     if (rule.condition) {
@@ -213,15 +229,10 @@ Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
                      rule.condition->position};
       }
       target.condition = &*rule.condition;
-      account(*rule.condition);
-    }
-    for (const ActionSpec& action : rule.then) {
-      account_optional(action.for_each);
-      account_optional(action.target);
-      for (const ActionParam& param : action.params) account(param.value);
     }
   }
   // Pointers into index->rules[*].cells are stable from here on.
+  std::vector<std::vector<const CellPredicate*>> literal_cells(rules.facts.size());
   for (CompiledRule& rule : index->rules) {
     for (const CellPredicate& cell : rule.cells) {
       if (cell.literal()) literal_cells[cell.fact_slot()].push_back(&cell);
@@ -248,7 +259,7 @@ Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
   index->all_rules.resize(index->words);
   bitset::SetFirst(index->all_rules.data(), index->words, rule_count);
 
-  compiled->frame_size_ = frame_size;
+  compiled->frame_size_ = FrameSize(rules, layout);
   compiled->index_ = std::move(index);
   compiled->rule_set_ = std::move(rule_set);
   return std::shared_ptr<const CompiledRuleSet>(std::move(compiled));

@@ -79,11 +79,13 @@ struct DomainEnumerator::Impl {
   std::vector<std::vector<int>> derived_readers;  // per variable: derived variables computed from it
   // Per variable: the constraints (table, constraint) that read it, directly or through derived variables.
   std::vector<std::vector<std::pair<int, int>>> constraint_reach;
+  // Per table, per constraint: the variables whose constraint_reach holds it.
+  std::vector<std::vector<std::vector<int>>> constraint_reach_vars;
   std::vector<bool> collapsible;
   // Per position, per table: the rules / constraints that read the variable assigned there.
   std::vector<std::vector<std::vector<int>>> rules_at, constraints_at;
-  // Per table, per constraint: the position after which all it reads is assigned.
-  std::vector<std::vector<int>> constraint_ready;
+  // Per table, per constraint: the variables it reads.
+  std::vector<std::vector<std::vector<int>>> constraint_vars;
   std::vector<bool> invariant_read;  // per variable: an invariant (or a step it sees) reads it
 
   std::vector<int> VarsRead(int table, const expr::Program& program) const {
@@ -414,9 +416,15 @@ void DomainEnumerator::Impl::BuildPositions() {
       for (const auto& reader : constraint_reach[derived]) constraint_reach[v].push_back(reader);
     }
   }
+  constraint_reach_vars.assign(table_count, {});
+  for (int t = 0; t < table_count; ++t)
+    constraint_reach_vars[t].resize(tables[t].rule_set->constraints.size());
+  for (const int v : order) {
+    for (const auto& [t, c] : constraint_reach[v]) constraint_reach_vars[t][c].push_back(v);
+  }
   rules_at.assign(count, std::vector<std::vector<int>>(table_count));
   constraints_at.assign(count, std::vector<std::vector<int>>(table_count));
-  constraint_ready.assign(table_count, {});
+  constraint_vars.assign(table_count, {});
   for (int t = 0; t < table_count; ++t) {
     const RuleSet& rule_set = *tables[t].rule_set;
     for (int r = 0; r < static_cast<int>(rule_set.rules.size()); ++r) {
@@ -429,12 +437,8 @@ void DomainEnumerator::Impl::BuildPositions() {
       std::vector<int> read = VarsRead(t, *rule_set.constraints[c].program);
       std::sort(read.begin(), read.end());
       read.erase(std::unique(read.begin(), read.end()), read.end());
-      int last = -1;
-      for (const int v : read) {
-        constraints_at[position[v]][t].push_back(c);
-        last = std::max(last, position[v]);
-      }
-      constraint_ready[t].push_back(last);
+      for (const int v : read) constraints_at[position[v]][t].push_back(c);
+      constraint_vars[t].push_back(read);
     }
   }
 }
@@ -471,7 +475,7 @@ class Walker {
       constraints[t].resize(rule_set.constraints.size());
       for (int c = 0; c < static_cast<int>(rule_set.constraints.size()); ++c) {
         std::string error;
-        constraints[t][c] = EvaluateConstraint(t, c, -1, error);
+        constraints[t][c] = EvaluateConstraint(t, c, error);
         if (constraints[t][c] == Tri::kFalse) return stats_;
         if (!error.empty()) {
           ReportError(1, error);
@@ -656,13 +660,13 @@ class Walker {
     return unknown ? Tri::kUnknown : Tri::kTrue;
   }
 
-  // `position`: the last position assigned; an error once everything the
-  // constraint reads is assigned is reported in `error`.
-  Tri EvaluateConstraint(int table, int constraint, int position, std::string& error) {
+  // An error once everything the constraint reads is assigned is reported in `error`.
+  Tri EvaluateConstraint(int table, int constraint, std::string& error) {
     const Expression& expression = impl_.tables[table].rule_set->constraints[constraint];
     const Value result = expression.program->Evaluate(frames_[table]);
     if (result.is_bool()) return result.bool_value() ? Tri::kTrue : Tri::kFalse;
-    if (position >= impl_.constraint_ready[table][constraint]) {
+    const std::vector<int>& read = impl_.constraint_vars[table][constraint];
+    if (std::all_of(read.begin(), read.end(), [this](int var) { return assigned_[var]; })) {
       error = "constraint \"" + expression.text + "\" is not a bool: " +
               (result.is_error() ? result.error_message() : std::string(result.TypeName()));
     }
@@ -754,15 +758,6 @@ class Walker {
     return decided;
   }
 
-  static bool AnyOpen(const std::vector<std::vector<Tri>>& constraints) {
-    for (const auto& table_constraints : constraints) {
-      for (const Tri status : table_constraints) {
-        if (status == Tri::kUnknown) return true;
-      }
-    }
-    return false;
-  }
-
   // Whether counting must enumerate the values of an unassigned variable:
   // a domain bound or an undecided constraint reads it.
   bool MustEnumerate(int var, const std::vector<std::vector<Tri>>& constraints) const {
@@ -773,82 +768,162 @@ class Walker {
     return false;
   }
 
-  bool OpenConstraintsHold(const std::vector<std::vector<Tri>>& constraints) {
+  // The unassigned variables that counting must enumerate, in independent
+  // groups (linked by undecided constraints, domain bounds and derivations),
+  // each in assignment order with the undecided constraints it decides; and
+  // the other unassigned variables, each free within its domain.
+  struct Component {
+    std::vector<int> vars;
+    std::vector<std::pair<int, int>> constraints;  // (table, constraint)
+  };
+
+  void SplitUnassigned(const std::vector<std::vector<Tri>>& constraints, std::vector<Component>& components,
+                       std::vector<int>& free) {
+    const int count = static_cast<int>(impl_.vars.size());
+    std::vector<int> parent(count);
+    for (int v = 0; v < count; ++v) parent[v] = v;
+    auto find = [&](int v) {
+      while (parent[v] != v) v = parent[v] = parent[parent[v]];
+      return v;
+    };
+    auto join = [&](int a, int b) { parent[find(a)] = find(b); };
+    std::vector<bool> member(count, false);
+    for (const int var : impl_.order) {
+      if (assigned_[var]) continue;
+      bool enumerate = MustEnumerate(var, constraints);
+      for (const int dep : impl_.vars[var].deps) {
+        if (!assigned_[dep] && member[dep]) {
+          enumerate = true;
+          join(var, dep);
+        }
+      }
+      member[var] = enumerate;
+      if (!enumerate && impl_.vars[var].input) free.push_back(var);
+    }
+    std::vector<std::pair<int, int>> open;
     for (size_t t = 0; t < constraints.size(); ++t) {
       for (size_t c = 0; c < constraints[t].size(); ++c) {
         if (constraints[t][c] != Tri::kUnknown) continue;
-        const Value result = impl_.tables[t].rule_set->constraints[c].program->Evaluate(frames_[t]);
-        if (!result.is_bool() || !result.bool_value()) return false;
+        open.emplace_back(static_cast<int>(t), static_cast<int>(c));
+        int previous = -1;
+        for (const int var : impl_.constraint_reach_vars[t][c]) {
+          if (!member[var]) continue;
+          if (previous >= 0) join(previous, var);
+          previous = var;
+        }
       }
+    }
+    std::map<int, size_t> index;
+    for (const int var : impl_.order) {
+      if (!member[var]) continue;
+      auto [it, inserted] = index.emplace(find(var), components.size());
+      if (inserted) components.emplace_back();
+      components[it->second].vars.push_back(var);
+    }
+    for (const auto& [t, c] : open) {
+      int root = -1;
+      for (const int var : impl_.constraint_reach_vars[t][c]) {
+        if (member[var]) root = find(var);
+      }
+      if (root >= 0) components[index[root]].constraints.emplace_back(t, c);
+    }
+  }
+
+  bool ConstraintsHold(const std::vector<std::pair<int, int>>& constraints) {
+    for (const auto& [t, c] : constraints) {
+      const Value result = impl_.tables[t].rule_set->constraints[c].program->Evaluate(frames_[t]);
+      if (!result.is_bool() || !result.bool_value()) return false;
     }
     return true;
   }
 
-  // The fact vectors that complete the assigned variables: every
-  // combination of the unassigned ones within their domains that satisfies
-  // the undecided constraints. Memoized on what the count depends on.
-  uint64_t CountStates(const std::vector<std::vector<Tri>>& constraints) {
-    const bool open = AnyOpen(constraints);
-    std::string key;
-    if (open) {
-      for (const int var : impl_.order) {
-        if (!impl_.bounds_read[var] && impl_.constraint_reach[var].empty()) continue;
-        key += assigned_[var] ? example_[var].DebugString() : "*";
-        key += '\x1f';
-      }
-      for (const auto& table_constraints : constraints) {
-        for (const Tri status : table_constraints) key += static_cast<char>('0' + static_cast<int>(status));
-      }
-      if (const auto it = count_memo_.find(key); it != count_memo_.end()) return it->second;
-    }
-    const uint64_t count = CountFrom(0, constraints, open);
-    if (open) count_memo_.emplace(std::move(key), count);
-    return count;
-  }
-
-  uint64_t CountFrom(int position, const std::vector<std::vector<Tri>>& constraints, bool open) {
-    if (position == end()) return !open || OpenConstraintsHold(constraints) ? 1 : 0;
-    const int var = impl_.order[position];
-    if (assigned_[var]) return CountFrom(position + 1, constraints, open);
-    const bool enumerate = MustEnumerate(var, constraints);
+  // Assignments of the component's variables from `i` on that satisfy its
+  // constraints; with `first`, stops at (and keeps) the first one.
+  uint64_t Enumerate(const Component& component, size_t i, bool first) {
+    if (i == component.vars.size()) return ConstraintsHold(component.constraints) ? 1 : 0;
+    const int var = component.vars[i];
     if (!impl_.vars[var].input) {
-      if (!enumerate) return CountFrom(position + 1, constraints, open);
       Derive(var);
-      const uint64_t count = CountFrom(position + 1, constraints, open);
-      Unassign(var);
+      const uint64_t count = Enumerate(component, i + 1, first);
+      if (!(first && count > 0)) Unassign(var);
       return count;
     }
     auto values = Values(var);
-    if (!values.ok() || values->empty()) return 0;
-    if (!enumerate) return SaturatingMultiply(values->size(), CountFrom(position + 1, constraints, open));
+    if (!values.ok()) return 0;
     uint64_t total = 0;
     for (const Value& value : *values) {
       Assign(var, value);
-      total = SaturatingAdd(total, CountFrom(position + 1, constraints, open));
+      total = SaturatingAdd(total, Enumerate(component, i + 1, first));
+      if (first && total > 0) return total;
     }
     Unassign(var);
     return total;
   }
 
-  // Assigns the unassigned variables the first values that complete a fact
-  // vector satisfying the undecided constraints; records them in `completed`.
-  bool Complete(int position, const std::vector<std::vector<Tri>>& constraints, std::vector<int>& completed) {
-    if (position == end()) return OpenConstraintsHold(constraints);
-    const int var = impl_.order[position];
-    if (assigned_[var]) return Complete(position + 1, constraints, completed);
-    completed.push_back(var);
-    if (!impl_.vars[var].input) {
-      Derive(var);
-      if (Complete(position + 1, constraints, completed)) return true;
-    } else if (auto values = Values(var); values.ok()) {
-      for (const Value& value : *values) {
-        Assign(var, value);
-        if (Complete(position + 1, constraints, completed)) return true;
+  // What a component's count depends on: its variables and the assigned
+  // values its domains, derivations and constraints read.
+  std::string ComponentKey(const Component& component) {
+    std::string key;
+    auto add = [&](int var) {
+      key += std::to_string(var) + "=" + (assigned_[var] ? example_[var].DebugString() : "*") + "\x1f";
+    };
+    for (const int var : component.vars) {
+      add(var);
+      for (const int dep : impl_.vars[var].deps) add(dep);
+    }
+    for (const auto& [t, c] : component.constraints) {
+      key += "c" + std::to_string(t) + "." + std::to_string(c);
+      for (const int var : impl_.constraint_vars[t][c]) add(var);
+    }
+    return key;
+  }
+
+  // The fact vectors that complete the assigned variables: every
+  // combination of the unassigned ones within their domains that satisfies
+  // the undecided constraints.
+  uint64_t CountStates(const std::vector<std::vector<Tri>>& constraints) {
+    std::vector<Component> components;
+    std::vector<int> free;
+    SplitUnassigned(constraints, components, free);
+    uint64_t total = 1;
+    for (const int var : free) {
+      auto values = Values(var);
+      total = SaturatingMultiply(total, values.ok() ? values->size() : 0);
+    }
+    for (const Component& component : components) {
+      if (total == 0) break;
+      std::string key = ComponentKey(component);
+      auto it = count_memo_.find(key);
+      if (it == count_memo_.end())
+        it = count_memo_.emplace(std::move(key), Enumerate(component, 0, false)).first;
+      total = SaturatingMultiply(total, it->second);
+    }
+    return total;
+  }
+
+  // Assigns the unassigned variables one completion (CountStates > 0);
+  // records them in `completed`.
+  void Complete(const std::vector<std::vector<Tri>>& constraints, std::vector<int>& completed) {
+    std::vector<Component> components;
+    std::vector<int> free;
+    SplitUnassigned(constraints, components, free);
+    for (const Component& component : components) {
+      Enumerate(component, 0, true);
+      for (const int var : component.vars) {
+        if (assigned_[var]) completed.push_back(var);
       }
     }
-    Unassign(var);
-    completed.pop_back();
-    return false;
+    for (const int var : free) {
+      if (auto values = Values(var); values.ok() && !values->empty()) {
+        Assign(var, values->front());
+        completed.push_back(var);
+      }
+    }
+    for (const int var : impl_.order) {  // derived variables that nothing counted on, for the example
+      if (assigned_[var] || impl_.vars[var].input) continue;
+      Derive(var);
+      completed.push_back(var);
+    }
   }
 
   void ReportError(uint64_t weight, const std::string& error) {
@@ -867,7 +942,7 @@ class Walker {
     const uint64_t states = SaturatingMultiply(weight, CountStates(constraints));
     if (states == 0) return;
     std::vector<int> completed;
-    Complete(0, constraints, completed);
+    Complete(constraints, completed);
     EnumeratedRegion region;
     region.region.axes = axes_;
     region.region.states = states;
@@ -970,7 +1045,7 @@ class Walker {
         }
         for (const int c : impl_.constraints_at[from][t]) {
           if (next_constraints[t][c] != Tri::kUnknown) continue;
-          next_constraints[t][c] = EvaluateConstraint(t, c, from, error);
+          next_constraints[t][c] = EvaluateConstraint(t, c, error);
           if (next_constraints[t][c] == Tri::kFalse) excluded = true;
           if (!error.empty()) break;
         }

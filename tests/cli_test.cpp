@@ -26,10 +26,14 @@ std::string Slurp(const std::string& path) {
   return content.str();
 }
 
+// A temporary file name of this test's own: ctest runs tests in parallel.
+std::string TempPath(const std::string& name) {
+  return testing::TempDir() + "/" + testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
+}
+
 // Runs `ruleplane <args>` from the source tree (shell syntax allowed in args).
 CommandResult Ruleplane(const std::string& args, const std::string& stdin_file = "/dev/null") {
-  const std::string dir = testing::TempDir();
-  const std::string out = dir + "/cli_out", err = dir + "/cli_err";
+  const std::string out = TempPath("out"), err = TempPath("err");
   const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " + args +
                               " <" + stdin_file + " >" + out + " 2>" + err;
   const int status = std::system(command.c_str());
@@ -37,7 +41,7 @@ CommandResult Ruleplane(const std::string& args, const std::string& stdin_file =
 }
 
 std::string WriteTemp(const std::string& name, const std::string& content) {
-  const std::string path = testing::TempDir() + "/" + name;
+  const std::string path = TempPath(name);
   std::ofstream(path) << content;
   return path;
 }
@@ -53,10 +57,10 @@ TEST(Cli, PlanOfBundledExampleShowsSteps) {
 
 TEST(Cli, PlanWorksFromAnyDirectoryWithBundledRules) {
   const std::string snapshot = std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/pink-of-health.json";
-  const std::string command = std::string("cd / && ") + RULEPLANE_BINARY + " plan -o json " + snapshot + " >" +
-                              testing::TempDir() + "/anydir_out 2>&1";
-  EXPECT_EQ(std::system(command.c_str()), 0) << Slurp(testing::TempDir() + "/anydir_out");
-  EXPECT_TRUE(Contains(Slurp(testing::TempDir() + "/anydir_out"), "\"kind\": \"Plan\""));
+  const std::string out = TempPath("out");
+  const std::string command = std::string("cd / && ") + RULEPLANE_BINARY + " plan -o json " + snapshot + " >" + out + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << Slurp(out);
+  EXPECT_TRUE(Contains(Slurp(out), "\"kind\": \"Plan\""));
 }
 
 TEST(Cli, PlanReadsStandardInputAndPrintsJsonAndYaml) {

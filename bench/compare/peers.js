@@ -42,26 +42,37 @@ function parseArgs(argv) {
   return args;
 }
 
-function now() { return process.hrtime.bigint(); }
-function elapsedNs(start) { return Number(process.hrtime.bigint() - start); }
+// A pass's clocks: elapsed time, and the processor time of the whole process
+// (every thread: ZEN evaluates on worker threads), which a busy machine
+// inflates less.
+function startPass() { return {wall: process.hrtime.bigint(), cpu: process.cpuUsage()}; }
+function endPass(start) {
+  const cpu = process.cpuUsage(start.cpu);
+  return {ns: Number(process.hrtime.bigint() - start.wall), cpuNs: (cpu.user + cpu.system) * 1000};
+}
 
-function summarize(passNs, count) {
-  const perEval = passNs.map((ns) => ns / count).sort((a, b) => a - b);
-  const median = perEval[Math.floor(perEval.length / 2)];
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function summarize(passes, count) {
+  const perEval = passes.map((pass) => pass.ns / count);
   return {
-    repetitions: passNs.length,
-    nsPerEval: {median, min: perEval[0], max: perEval[perEval.length - 1]},
-    evalsPerSecond: 1e9 / median,
+    repetitions: passes.length,
+    nsPerEval: {median: median(perEval), min: Math.min(...perEval), max: Math.max(...perEval)},
+    cpuNsPerEval: median(passes.map((pass) => pass.cpuNs / count)),
+    evalsPerSecond: 1e9 / median(perEval),
   };
 }
 
 // Measures one engine/policy: `load` builds the evaluator (cold start), which
 // maps an input object to its decision text.
 async function measure({engine, policy, load, lines, inputs, repetitions, decisionsDir, inFlight}) {
-  let start = now();
+  const coldStart = startPass();
   const evaluate = await load();
   await evaluate(inputs[0]);
-  const coldStartNs = elapsedNs(start);
+  const coldStartNs = endPass(coldStart).ns;
 
   // The warm-up pass, from JSON text, records the decisions; every timed pass
   // is checked against them.
@@ -78,23 +89,23 @@ async function measure({engine, policy, load, lines, inputs, repetitions, decisi
   const concurrent = [];
   let pass = new Array(lines.length);
   for (let r = 0; r < repetitions; ++r) {
-    start = now();
+    let start = startPass();
     for (let i = 0; i < inputs.length; ++i) pass[i] = await evaluate(inputs[i]);
-    inProcess.push(elapsedNs(start));
+    inProcess.push(endPass(start));
     check(pass, 'in process');
-    start = now();
+    start = startPass();
     for (let i = 0; i < lines.length; ++i) pass[i] = await evaluate(JSON.parse(lines[i]));
-    endToEnd.push(elapsedNs(start));
+    endToEnd.push(endPass(start));
     check(pass, 'end to end');
     if (inFlight) {
       // `inFlight` evaluations at a time: what an engine that evaluates off
       // the main thread gains when the caller does not wait for each answer.
       pass = [];
-      start = now();
+      start = startPass();
       for (let i = 0; i < inputs.length; i += inFlight) {
         pass.push(...await Promise.all(inputs.slice(i, i + inFlight).map(evaluate)));
       }
-      concurrent.push(elapsedNs(start));
+      concurrent.push(endPass(start));
       check(pass, `${inFlight} in flight`);
     }
   }

@@ -6,7 +6,8 @@
 // RESULTS_DIR holds what run.sh collected: ruleplane.json and peers.json (the
 // timings), decisions/<engine>-<policy>.txt (one decision per input line),
 // batch-<policy>.jsonl (the output of `ruleplane plan --batch`) and
-// batch-<policy>.ns (one whole-process wall time per line, in ns).
+// batch-<policy>.times (per run of the whole process: elapsed, user and system
+// seconds).
 // Exits 1 when any two engines disagree on any input, printing the first few.
 'use strict';
 
@@ -128,16 +129,16 @@ function main() {
                      'end-to-end': 'end to end, JSON text'};
   const comparedWith = {'in-process': 'in-process', 'in-process-concurrent': 'in-process', 'end-to-end': 'end-to-end'};
   const versions = JSON.parse(fs.readFileSync(path.join(__dirname, 'package.json'), 'utf8')).dependencies;
-  console.log(`\n${inputs.length} inputs, 13 rules over 12 inputs; ns per evaluation over all inputs, ` +
-              `median/min/max of the repetitions; ratio = ruleplane / peer ` +
-              `(the same policy and mode; in parentheses: how many times faster ruleplane is)`);
+  console.log(`\n${inputs.length} inputs, 13 rules over 12 inputs. Time per evaluation over all inputs: elapsed ` +
+              `median/min/max of the repetitions, and the median processor time of the whole process (all threads). ` +
+              `ruleplane/peer: the elapsed medians (same policy and mode), and how many times faster ruleplane is.`);
   console.log(`peers: @gorules/zen-engine ${versions['@gorules/zen-engine']}, json-rules-engine ` +
               `${versions['json-rules-engine']}, Node ${process.version}\n`);
 
   const targets = [];
   for (const policy of policies) {
-    const rows = [[`${policy.toUpperCase()}`, 'mode', 'median', 'min', 'max', 'evals/s', 'cold start', 'reps',
-                   'ruleplane/peer']];
+    const rows = [[`${policy.toUpperCase()}`, 'mode', 'median', 'min', 'max', 'CPU', 'evals/s', 'cold start',
+                   'reps', 'ruleplane/peer']];
     const ours = {'in-process': find('ruleplane', policy, 'in-process'), 'end-to-end': find('ruleplane', policy, 'end-to-end')};
     for (const engine of ['ruleplane', 'zen', 'json-rules-engine']) {
       for (const mode of ['in-process', 'in-process-concurrent', 'end-to-end']) {
@@ -146,16 +147,17 @@ function main() {
         const mine = engine === 'ruleplane';
         rows.push([label[engine], mine && mode === 'in-process' ? 'matcher (facts prepared)' : modeLabel[mode],
                    formatNs(t.nsPerEval.median), formatNs(t.nsPerEval.min), formatNs(t.nsPerEval.max),
-                   formatRate(t.evalsPerSecond), formatNs(t.coldStartNs), String(t.repetitions),
+                   formatNs(t.cpuNsPerEval), formatRate(t.evalsPerSecond), formatNs(t.coldStartNs), String(t.repetitions),
                    mine ? '' : formatRatio(ours[comparedWith[mode]].nsPerEval.median, t.nsPerEval.median)]);
       }
       if (engine === 'ruleplane') {
-        const times = readLines(path.join(resultsDir, `batch-${policy}.ns`)).map(Number);
-        const s = stats(times);
+        const runs = readLines(path.join(resultsDir, `batch-${policy}.times`)).map((line) => line.split(' ').map(Number));
+        const s = stats(runs.map(([elapsed]) => elapsed * 1e9));
+        const cpu = stats(runs.map(([, user, system]) => (user + system) * 1e9));
         const zen = find('zen', policy, 'end-to-end');
         rows.push(['ruleplane', 'plan --batch, whole process', formatNs(s.median / inputs.length),
-                   formatNs(s.min / inputs.length), formatNs(s.max / inputs.length),
-                   formatRate(inputs.length * 1e9 / s.median), `${formatNs(s.median)} total`, String(times.length),
+                   formatNs(s.min / inputs.length), formatNs(s.max / inputs.length), formatNs(cpu.median / inputs.length),
+                   formatRate(inputs.length * 1e9 / s.median), `${formatNs(s.median)} total`, String(runs.length),
                    '']);
         targets.push({policy, what: 'plan --batch (whole process) vs ZEN end to end', ours: s.median / inputs.length,
                       theirs: zen.nsPerEval.median, needed: null});
@@ -171,9 +173,16 @@ function main() {
                   theirs: zenInProcess, needed: 100});
     targets.push({policy, what: 'end to end vs ZEN end to end', ours: ours['end-to-end'].nsPerEval.median,
                   theirs: zen['end-to-end'].nsPerEval.median, needed: 10});
+    const zenCpuInProcess = Math.min(
+        ...['in-process', 'in-process-concurrent'].map((mode) => find('zen', policy, mode))
+            .filter((t) => t !== undefined).map((t) => t.cpuNsPerEval));
+    targets.push({policy, what: 'processor time: matcher vs ZEN in process', ours: ours['in-process'].cpuNsPerEval,
+                  theirs: zenCpuInProcess, needed: null});
+    targets.push({policy, what: 'processor time: end to end vs ZEN end to end', ours: ours['end-to-end'].cpuNsPerEval,
+                  theirs: zen['end-to-end'].cpuNsPerEval, needed: null});
   }
 
-  console.log('ruleplane against ZEN (medians):');
+  console.log('ruleplane against ZEN (medians; the targets are on elapsed time):');
   let met = true;
   for (const {policy, what, ours, theirs, needed} of targets) {
     const times = theirs / ours;

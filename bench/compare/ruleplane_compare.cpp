@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -84,6 +85,22 @@ double NanosecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
 }
 
+// Processor time of the process, which a busy machine inflates less than
+// elapsed time.
+double CpuNanosecondsSince(std::clock_t start) {
+  return static_cast<double>(std::clock() - start) * 1e9 / CLOCKS_PER_SEC;
+}
+
+struct Pass {
+  double ns = 0;
+  double cpu_ns = 0;
+};
+
+double MedianPerEval(std::vector<double> values, size_t count) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2] / static_cast<double>(count);
+}
+
 // A failure to evaluate is not a decision: it is marked so that it can never
 // agree with a peer's answer.
 Selected EndToEnd(const CompiledRuleSet& compiled, const std::string& line) {
@@ -111,17 +128,22 @@ std::string DecisionText(const CompiledRuleSet& compiled, const Selected& select
 }
 
 nlohmann::json Summary(const std::string& policy, const std::string& mode, size_t count, double cold_start_ns,
-                       std::vector<double> pass_ns) {
-  for (double& ns : pass_ns) ns /= static_cast<double>(count);
-  std::sort(pass_ns.begin(), pass_ns.end());
-  const double median = pass_ns[pass_ns.size() / 2];
+                       const std::vector<Pass>& passes) {
+  std::vector<double> ns, cpu_ns;
+  for (const Pass& pass : passes) {
+    ns.push_back(pass.ns);
+    cpu_ns.push_back(pass.cpu_ns);
+  }
+  const double median = MedianPerEval(ns, count);
+  const auto [min, max] = std::minmax_element(ns.begin(), ns.end());
   return {{"engine", "ruleplane"},
           {"policy", policy},
           {"mode", mode},
           {"count", count},
           {"coldStartNs", cold_start_ns},
-          {"repetitions", pass_ns.size()},
-          {"nsPerEval", {{"median", median}, {"min", pass_ns.front()}, {"max", pass_ns.back()}}},
+          {"repetitions", passes.size()},
+          {"nsPerEval", {{"median", median}, {"min", *min / count}, {"max", *max / count}}},
+          {"cpuNsPerEval", MedianPerEval(cpu_ns, count)},
           {"evalsPerSecond", 1e9 / median}};
 }
 
@@ -178,19 +200,21 @@ std::string MeasureTable(const Options& options, const std::string& policy, cons
     return policy + " " + what + ": input " + std::to_string(differing - pass.begin() + 1) +
            " decided differently";
   };
-  std::vector<double> matcher_ns, end_to_end_ns;
+  std::vector<Pass> matcher, end_to_end;
   for (int r = 0; r < options.repetitions; ++r) {
     start = Clock::now();
+    std::clock_t cpu_start = std::clock();
     for (size_t i = 0; i < frames.size(); ++i) pass[i] = MatchFrame(compiled, frames[i]);
-    matcher_ns.push_back(NanosecondsSince(start));
+    matcher.push_back({NanosecondsSince(start), CpuNanosecondsSince(cpu_start)});
     if (auto problem = check("matcher"); !problem.empty()) return problem;
     start = Clock::now();
+    cpu_start = std::clock();
     for (size_t i = 0; i < lines.size(); ++i) pass[i] = EndToEnd(compiled, lines[i]);
-    end_to_end_ns.push_back(NanosecondsSince(start));
+    end_to_end.push_back({NanosecondsSince(start), CpuNanosecondsSince(cpu_start)});
     if (auto problem = check("end to end"); !problem.empty()) return problem;
   }
-  results.push_back(Summary(policy, "in-process", frames.size(), cold_start_ns, std::move(matcher_ns)));
-  results.push_back(Summary(policy, "end-to-end", lines.size(), cold_start_ns, std::move(end_to_end_ns)));
+  results.push_back(Summary(policy, "in-process", frames.size(), cold_start_ns, matcher));
+  results.push_back(Summary(policy, "end-to-end", lines.size(), cold_start_ns, end_to_end));
   return "";
 }
 
