@@ -36,6 +36,12 @@ std::string Snapshot::subject() const {
   return kind;
 }
 
+std::string Snapshot::digest() const {
+  // nlohmann::json sorts object keys, so its dump is a canonical form.
+  return "sha256:" +
+         Sha256Hex(ValueToJson(document).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 Result<Snapshot> SnapshotFromValue(Value document) {
   if (!document.is_map()) {
     return InvalidSnapshot(std::string("the document must be a JSON object, not ") + document.TypeName());
@@ -67,8 +73,6 @@ Result<Snapshot> SnapshotFromValue(Value document) {
   snapshot.kind = *kind;
   snapshot.observed_at = *observed_at;
   snapshot.params = std::move(params);
-  // nlohmann::json sorts object keys, so its dump is a canonical form.
-  snapshot.digest = "sha256:" + Sha256Hex(ValueToJson(document).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   snapshot.document = std::move(document);
   return snapshot;
 }

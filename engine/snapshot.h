@@ -20,10 +20,13 @@ struct Snapshot {
   Timestamp observed_at;
   Value document;           // the whole document, bound to `snapshot` in expressions
   Value params;             // the document's "params" map, or null
-  std::string digest;       // "sha256:<hex>" of the document's canonical JSON
 
   // "EtcdClusterSnapshot" -> "EtcdCluster", the rule files' spec.subject.
   std::string subject() const;
+
+  // "sha256:<hex>" of the document's canonical JSON (sorted keys). Computed
+  // on each call: evaluating a snapshot does not need it, a plan records it.
+  std::string digest() const;
 };
 
 // Parses JSON text. Bad JSON: kParse naming the byte offset and what was

@@ -151,7 +151,7 @@ TEST_F(PlanTest, PlanDocumentCarriesRuleSetAndSnapshotIdentity) {
   Value document = PlanToValue(MakeOk(snapshot));
   EXPECT_EQ(document.Find("kind")->string_value(), "Plan");
   EXPECT_EQ(document.Find("snapshot")->Find("observedAt")->string_value(), "2024-05-01T10:00:00Z");
-  EXPECT_EQ(document.Find("snapshot")->Find("digest")->string_value(), snapshot.digest);
+  EXPECT_EQ(document.Find("snapshot")->Find("digest")->string_value(), snapshot.digest());
   const Value& rule_set = document.Find("ruleSets")->list_value().at(0);
   EXPECT_EQ(rule_set.Find("name")->string_value(), "pods");
   EXPECT_EQ(document.Find("steps")->list_value().size(), 3u);
@@ -211,7 +211,7 @@ TEST(Snapshot, DigestIgnoresKeyOrder) {
   auto b = ParseSnapshot(
       R"({"observedAt": "2024-05-01T10:00:00Z", "kind": "EtcdClusterSnapshot", "apiVersion": "ruleplane.dev/v1"})");
   ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a->digest, b->digest);
+  EXPECT_EQ(a->digest(), b->digest());
   EXPECT_EQ(a->subject(), "EtcdCluster");
 }
 
