@@ -24,6 +24,14 @@ bool OverridesAreDeclared(const RuleLibrary& library, const ParamOverrides& over
       err << "ruleplane: unknown param '" << name << "': no rule file declares it\n";
       return false;
     }
+    for (const RuleFile& file : library.files) {
+      const int index = file.rule_set ? file.rule_set->FindParam(name) : -1;
+      if (index < 0) continue;
+      if (auto converted = ConvertParam(file.rule_set->params[index], value); !converted.ok()) {
+        err << "ruleplane: --param " << name << ": " << converted.error().message << "\n";
+        return false;
+      }
+    }
   }
   return true;
 }

@@ -14,8 +14,8 @@ namespace ruleplane::cli {
 // type later); false after writing a usage error to `err`.
 bool ParseParamOption(const std::string& value, ParamOverrides& overrides, std::ostream& err);
 
-// Whether every override names a param some loaded rule file declares; else
-// writes which one does not.
+// Whether every override names a param some loaded rule file declares, with
+// a value of the param's type; else writes what is wrong.
 bool OverridesAreDeclared(const RuleLibrary& library, const ParamOverrides& overrides, std::ostream& err);
 
 }  // namespace ruleplane::cli

@@ -706,25 +706,33 @@ class Walker {
     const TableData& data = impl_.tables[table];
     expr::Frame& frame = frames_[table];
     Value::List rule_ids, actions, steps;
+    // A target or param that cannot be computed (yet) makes all of `steps`
+    // that error: an error inside a map or list would not absorb as CEL's
+    // && does (`{"replicas": error} == {"replicas": 0}` is false).
+    Value error;
+    auto evaluate = [&](const expr::Program& program) {
+      Value value = program.Evaluate(frame);
+      if (value.is_error() && error.is_null()) error = value;
+      return value;
+    };
     for (const int r : decision.selected) {
       rule_ids.push_back(Value::String(data.rule_set->rules[r].id));
       for (const StepSkeleton& step : data.steps[r]) {
         actions.push_back(Value::String(step.action));
         Value::Map params;
-        for (const auto& [name, program] : step.params) {
-          params.emplace_back(Value::String(name), program->Evaluate(frame));
-        }
+        for (const auto& [name, program] : step.params)
+          params.emplace_back(Value::String(name), evaluate(*program));
         Value::Map entry = {{Value::String("rule"), Value::String(step.rule)},
                             {Value::String("action"), Value::String(step.action)},
                             {Value::String("forEach"), Value::Bool(step.for_each)}};
-        if (step.target) entry.emplace_back(Value::String("target"), step.target->Evaluate(frame));
+        if (step.target) entry.emplace_back(Value::String("target"), evaluate(*step.target));
         entry.emplace_back(Value::String("params"), Value::MakeMap(std::move(params)));
         steps.push_back(Value::MakeMap(std::move(entry)));
       }
     }
     frame[data.layout.decision_rules_slot()] = Value::MakeList(std::move(rule_ids));
     frame[data.layout.decision_actions_slot()] = Value::MakeList(std::move(actions));
-    frame[data.layout.decision_steps_slot()] = Value::MakeList(std::move(steps));
+    frame[data.layout.decision_steps_slot()] = error.is_null() ? Value::MakeList(std::move(steps)) : error;
   }
 
   // Evaluates the invariants of tables whose decision is known; whether all are decided.
@@ -955,6 +963,10 @@ class Walker {
 
   void Walk(int from, const std::vector<std::vector<Tri>>& rules,
             const std::vector<std::vector<Tri>>& constraints, uint64_t weight) {
+    if (options_.max_nodes > 0 && stats_.nodes >= options_.max_nodes) {
+      stats_.complete = false;
+      return;
+    }
     ++stats_.nodes;
     const int table_count = static_cast<int>(impl_.tables.size());
     const bool full = from == end();

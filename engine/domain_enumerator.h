@@ -10,14 +10,16 @@
 // bounds and derivation read. Facts not yet assigned hold an error value;
 // CEL's error-absorbing && and || (and a cell that is false) then decide a
 // rule, a constraint or an invariant as soon as the assigned facts do, for
-// every value the others may take; a fact that no undecided rule,
-// constraint or invariant reads is not split on at all. A region is settled as soon as the caller
-// says the rule statuses decide what it cares about and the constraints (and
-// invariants, when asked) are decided: the facts still unassigned are "any"
-// there, and the region counts every combination of their values. A fact
-// that only `==`/`<`/range/`in` cells of its own column read is enumerated
-// one value per class of values its cells treat alike. Full fact vectors are
-// decided by the compiled matcher (CompiledRuleSet::Match).
+// every value the others may take. A fact that no undecided rule (of those
+// the caller cares about), constraint or invariant reads is not split on.
+// A region is settled as soon as the caller says the rule statuses decide
+// what it cares about and the invariants (when asked) and the constraints
+// (unless asked not to) are decided: the facts still unassigned are "any"
+// there, and the region counts the combinations of their values that satisfy
+// the constraints left, group by independent group. A fact that only
+// `==`/`<`/range/`in` cells of its own column read is enumerated one value
+// per class of values its cells treat alike. Full fact vectors are decided by
+// the compiled matcher (CompiledRuleSet::Match).
 //
 //   auto enumerator = DomainEnumerator::Create({{compiled, {}}});
 //   (*enumerator)->Run(options, [&](const EnumeratedRegion& region) { ... });
@@ -80,11 +82,14 @@ struct EnumerationOptions {
   // and count the states of settled regions, which is cheaper when few rules
   // matter.
   bool split_on_constraints = true;
+  // Stop after this many partial assignments (0: no limit); the stats say so.
+  uint64_t max_nodes = 0;
 };
 
 struct EnumerationStats {
-  uint64_t states = 0;  // fact vectors in the reported regions
-  uint64_t nodes = 0;   // partial assignments evaluated
+  uint64_t states = 0;   // fact vectors in the reported regions
+  uint64_t nodes = 0;    // partial assignments evaluated
+  bool complete = true;  // false when max_nodes stopped the walk
 };
 
 class DomainEnumerator {

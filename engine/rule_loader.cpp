@@ -222,9 +222,9 @@ class RuleFileLoader {
   }
 
   void LoadSpec(const MappingField& field) {
-    auto spec = reader_.ReadMapping(
-        field.value, "spec",
-        {"subject", "hitPolicy", "params", "facts", "constraints", "invariants", "allowGaps", "rules", "tests"});
+    auto spec = reader_.ReadMapping(field.value, "spec",
+                                    {"subject", "hitPolicy", "params", "facts", "constraints", "invariants",
+                                     "allowGaps", "rules", "tests"});
     if (!spec) return;
     if (const MappingField* subject = reader_.Require(*spec, "subject")) {
       static const std::regex kSubject("[A-Z][A-Za-z0-9]*");

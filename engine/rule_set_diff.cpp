@@ -1,5 +1,6 @@
 #include "engine/rule_set_diff.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -42,11 +43,25 @@ bool SameIds(const RuleSet& a, const std::vector<int>& selected_a, const RuleSet
   return true;
 }
 
+constexpr size_t kMaxDifferences = 20;
+
+// Input facts of the same name in both.
+int SharedInputs(const RuleSet& a, const RuleSet& b) {
+  const VerificationModel model_a = AnalyzeForVerification(a), model_b = AnalyzeForVerification(b);
+  int shared = 0;
+  for (size_t f = 0; f < a.facts.size(); ++f) {
+    const int other = b.FindFact(a.facts[f].name);
+    shared += model_a.roles[f] == VerificationModel::Role::kInput && other >= 0 &&
+              model_b.roles[other] == VerificationModel::Role::kInput;
+  }
+  return shared;
+}
+
 }  // namespace
 
 VerificationReport DiffRuleSets(const std::shared_ptr<const CompiledRuleSet>& old_rules,
                                 const std::shared_ptr<const CompiledRuleSet>& new_rules,
-                                const ParamOverrides& overrides) {
+                                const ParamOverrides& overrides, uint64_t max_evaluations) {
   const RuleSet& old_set = old_rules->rule_set();
   const RuleSet& new_set = new_rules->rule_set();
   VerificationReport report;
@@ -76,6 +91,7 @@ VerificationReport DiffRuleSets(const std::shared_ptr<const CompiledRuleSet>& ol
   std::vector<Finding> findings;
   EnumerationOptions options;
   options.invariants = false;
+  options.max_nodes = max_evaluations;
   options.triage = [](const std::vector<TablePoint>& points) {
     return points[0].decision.known && points[1].decision.known ? Triage::kSettled : Triage::kContinue;
   };
@@ -104,9 +120,36 @@ VerificationReport DiffRuleSets(const std::shared_ptr<const CompiledRuleSet>& ol
   });
   report.states = stats.states;
   report.evaluations = stats.nodes;
-  for (Finding& finding : findings) {
-    MergeFindingRegions(finding, (*enumerator)->full_domains());
-    report.findings.push_back(std::move(finding));
+  if (!stats.complete) {
+    Finding stopped;
+    stopped.kind = Finding::Kind::kUnverifiable;
+    stopped.severity = Diagnostic::Severity::kWarning;
+    stopped.message = "incomplete: stopped after " + std::to_string(stats.nodes) +
+                      " evaluations; the differences below cover only the states examined (" +
+                      std::to_string(SharedInputs(old_set, new_set)) +
+                      " facts enumerated by both versions). Compare plans with --snapshots, or raise "
+                      "--max-evaluations";
+    report.findings.push_back(std::move(stopped));
+  }
+  // The largest differences first; the others summed up in one line.
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.states > b.states; });
+  uint64_t rest_states = 0;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    if (i >= kMaxDifferences) {
+      rest_states += findings[i].states;
+      continue;
+    }
+    MergeFindingRegions(findings[i], (*enumerator)->full_domains());
+    report.findings.push_back(std::move(findings[i]));
+  }
+  if (findings.size() > kMaxDifferences) {
+    Finding rest;
+    rest.kind = Finding::Kind::kChanged;
+    rest.severity = Diagnostic::Severity::kWarning;
+    rest.message = "... and " + std::to_string(findings.size() - kMaxDifferences) +
+                   " more pairs of decisions, over " + std::to_string(rest_states) + " states";
+    report.findings.push_back(std::move(rest));
   }
   return report;
 }

@@ -6,12 +6,14 @@
 //   changed: old selects 'quorum-lost', new selects 'quorum-lost-backup-not-ready'
 // with its regions and an example state per region. Two decisions are the
 // same when they select the same rule ids, in the same order, with the same
-// actions (action names, targets and params as written).
+// actions (action names, targets and params as written). The 20 largest
+// differences are listed, the rest summed up.
 //
 //   VerificationReport report = DiffRuleSets(old_compiled, new_compiled, {});
 //   std::cout << FormatVerificationReport(report, 3);
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "engine/compiled_rule_set.h"
@@ -19,8 +21,11 @@
 
 namespace ruleplane {
 
+// `max_evaluations` bounds the work (0: none): two versions with different
+// fact models span the product of both domains. The report then says it is
+// incomplete.
 VerificationReport DiffRuleSets(const std::shared_ptr<const CompiledRuleSet>& old_rules,
                                 const std::shared_ptr<const CompiledRuleSet>& new_rules,
-                                const ParamOverrides& overrides);
+                                const ParamOverrides& overrides, uint64_t max_evaluations = 0);
 
 }  // namespace ruleplane

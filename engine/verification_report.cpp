@@ -81,7 +81,10 @@ std::string FormatVerificationReport(const VerificationReport& report, int max_r
   out += "  " + Plural(report.states, "state", "states") + ", " +
          Plural(report.evaluations, "evaluation", "evaluations") + ": ";
   if (report.diff) {
-    out += Plural(report.findings.size(), "difference", "differences") + "\n";
+    size_t differences = 0;
+    for (const Finding& finding : report.findings)
+      differences += finding.kind == Finding::Kind::kChanged ? 1 : 0;
+    out += Plural(differences, "difference", "differences") + "\n";
     return out;
   }
   const int errors = report.Count(Diagnostic::Severity::kError);

@@ -134,8 +134,10 @@ class Verification {
 
     std::vector<Finding> findings = collector_.Take();
     for (Finding& finding : findings) MergeFindingRegions(finding, enumerator_->full_domains());
+    // Errors first, then by kind, then in the order found.
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-      return KindOrder(a.kind) < KindOrder(b.kind);
+      return std::pair(a.severity != Severity::kError, KindOrder(a.kind)) <
+             std::pair(b.severity != Severity::kError, KindOrder(b.kind));
     });
     for (Finding& finding : findings) report_.findings.push_back(std::move(finding));
     return std::move(report_);

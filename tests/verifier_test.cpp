@@ -295,6 +295,26 @@ TEST(VerifierTest, InvariantThatCannotBeEvaluatedIsAnError) {
   EXPECT_NE(error->message.find("no such key: replicas"), std::string::npos) << error->message;
 }
 
+TEST(VerifierTest, DomainBoundThatCannotBeEvaluatedIsAnError) {
+  const std::string spec = R"(  hitPolicy: FIRST
+  facts:
+    - {name: n, expr: snapshot.n, domain: "int [0, 2]"}
+    - {name: ready, expr: snapshot.ready, domain: "int [0, 4 / n]"}
+  rules:
+    - id: any
+      when: {ready: ">= 0"}
+)";
+  auto compiled = Compile(spec);
+  ASSERT_TRUE(compiled);
+  VerificationReport report = Verify(compiled, {});
+  const Finding* error = FindKind(report, Finding::Kind::kEvaluationError);
+  ASSERT_NE(error, nullptr) << FormatVerificationReport(report, 0);
+  EXPECT_NE(error->message.find("the domain bound of fact 'ready' is not an int: division by zero"),
+            std::string::npos)
+      << error->message;
+  EXPECT_EQ(FormatRegion(error->regions[0], report.names, {0, 1}), "n=0");
+}
+
 // Every state of a settled region is decided as the unpruned enumeration
 // decides it, state by state.
 void ExpectPruningIsExact(const std::shared_ptr<const CompiledRuleSet>& compiled) {
@@ -304,6 +324,7 @@ void ExpectPruningIsExact(const std::shared_ptr<const CompiledRuleSet>& compiled
     Region region;
     std::vector<int> selected;
     bool violation;
+    std::vector<Tri> invariants;
   };
   std::vector<Settled> settled;
   EnumerationOptions pruned;
@@ -311,7 +332,8 @@ void ExpectPruningIsExact(const std::shared_ptr<const CompiledRuleSet>& compiled
     return p[0].decision.known ? Triage::kSettled : Triage::kContinue;
   };
   const EnumerationStats stats = (*enumerator)->Run(pruned, [&](const EnumeratedRegion& r) {
-    settled.push_back({r.region, r.tables[0].decision.selected, r.tables[0].decision.violation.has_value()});
+    settled.push_back({r.region, r.tables[0].decision.selected, r.tables[0].decision.violation.has_value(),
+                       r.tables[0].invariants});
   });
   EnumerationOptions full;
   full.triage = [](const std::vector<TablePoint>&) { return Triage::kContinue; };
@@ -331,10 +353,36 @@ void ExpectPruningIsExact(const std::shared_ptr<const CompiledRuleSet>& compiled
       ++containing;
       EXPECT_EQ(s.selected, r.tables[0].decision.selected);
       EXPECT_EQ(s.violation, r.tables[0].decision.violation.has_value());
+      EXPECT_EQ(s.invariants, r.tables[0].invariants);
     }
     EXPECT_EQ(containing, 1);
   });
   EXPECT_EQ(stats.states, states);
+  // Counting the states of regions with undecided constraints gives the same total.
+  EnumerationOptions counted = pruned;
+  counted.split_on_constraints = false;
+  uint64_t counted_states = 0;
+  (*enumerator)->Run(counted, [&](const EnumeratedRegion& r) { counted_states += r.region.states; });
+  EXPECT_EQ(counted_states, states);
+  // A search for one rule sees exactly the states where it matches.
+  const int rule_count = static_cast<int>(compiled->rule_set().rules.size());
+  for (int rule = 0; rule < rule_count; ++rule) {
+    uint64_t expected = 0, found = 0;
+    (*enumerator)->Run(full, [&](const EnumeratedRegion& r) {
+      const std::vector<int>& matched = r.tables[0].decision.matched;
+      if (std::find(matched.begin(), matched.end(), rule) != matched.end()) expected += r.region.states;
+    });
+    EnumerationOptions one = counted;
+    one.invariants = false;
+    one.interesting_rules = {std::vector<bool>(rule_count, false)};
+    one.interesting_rules[0][rule] = true;
+    one.triage = [rule](const std::vector<TablePoint>& p) {
+      if (p[0].rules[rule] == Tri::kFalse) return Triage::kSkip;
+      return p[0].rules[rule] == Tri::kTrue ? Triage::kSettled : Triage::kContinue;
+    };
+    (*enumerator)->Run(one, [&](const EnumeratedRegion& r) { found += r.region.states; });
+    EXPECT_EQ(found, expected) << "rule " << rule;
+  }
 }
 
 TEST(DomainEnumeratorTest, PruningDecidesEveryStateAsTheFullEnumeration) {
@@ -351,10 +399,14 @@ TEST(DomainEnumeratorTest, PruningDecidesEveryStateAsTheFullEnumeration) {
     - {name: h, expr: snapshot.h, domain: "int [0, 6]"}
   constraints:
     - ready + f <= n
+  invariants:
+    - 'steps.all(s, s.params == {"replicas": 0}) || h > 3'
+    - '!("ScaleStatefulSet" in actions) || 2 * f >= n'
   rules:
     - id: lost
       priority: 5
       when: {quorate: false, f: "2 * f >= n", backup: true}
+      then: [{action: ScaleStatefulSet, params: {replicas: "n - ready"}}]
     - id: alert
       priority: 5
       when: {quorate: false, backup: false}

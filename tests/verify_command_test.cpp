@@ -1,0 +1,157 @@
+// ruleplane verify, diff and test --coverage, run as a user runs them.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+struct CommandResult {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream content;
+  content << file.rdbuf();
+  return content.str();
+}
+
+CommandResult Ruleplane(const std::string& args) {
+  const std::string dir = testing::TempDir();
+  const std::string out = dir + "/verify_out", err = dir + "/verify_err";
+  const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " +
+                              args + " </dev/null >" + out + " 2>" + err;
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(VerifyCommand, CleanTableExitsZeroAndSaysHowLongItTook) {
+  CommandResult run = Ruleplane("verify rules/etcd-backup-restore/initialization.yaml");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "9156 states")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "0 errors")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "took ")) << run.out;
+}
+
+TEST(VerifyCommand, ErrorFindingExitsOne) {
+  CommandResult run = Ruleplane("verify tests/golden/verify/pdb_rules_swapped.yaml --max-regions 1");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "rule 'not-all-members-ready' matches but is never selected")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "masked by 'quorum'")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "e.g. ")) << run.out;
+}
+
+TEST(VerifyCommand, ParamOverridesAreChecked) {
+  CommandResult unknown = Ruleplane("verify --param nope=1 rules/etcd-druid/status.yaml");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_TRUE(Contains(unknown.err, "unknown param 'nope'")) << unknown.err;
+  CommandResult bad = Ruleplane("verify --param notReadyGracePeriod=soon rules/etcd-druid/status.yaml");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_TRUE(Contains(bad.err, "--param notReadyGracePeriod:")) << bad.err;
+  CommandResult good = Ruleplane(
+      "verify --param notReadyGracePeriod=10m rules/etcd-backup-restore/initialization.yaml "
+      "rules/etcd-druid/pdb.yaml");
+  EXPECT_EQ(good.exit_code, 2) << "no file of these declares it: " << good.err;
+}
+
+TEST(VerifyCommand, LintWarnsAboutCellsVerifyCannotEvaluate) {
+  const std::string path = testing::TempDir() + "/snapshot_cell.yaml";
+  std::ofstream(path) << R"(apiVersion: ruleplane.dev/v1
+kind: DecisionTable
+metadata: {name: direct, version: 1.0.0}
+spec:
+  subject: EtcdCluster
+  facts:
+    - {name: n, expr: snapshot.etcd.spec.replicas, domain: "int [0, 3]"}
+  rules:
+    - id: direct
+      when: {n: "> snapshot.etcd.status.clusterSize"}
+)";
+  CommandResult lint = Ruleplane("lint " + path);
+  EXPECT_EQ(lint.exit_code, 0) << lint.out;
+  EXPECT_TRUE(Contains(lint.out, "warning: verify cannot evaluate this cell: it reads the snapshot"))
+      << lint.out;
+  CommandResult verify = Ruleplane("verify " + path);
+  EXPECT_EQ(verify.exit_code, 1);
+  EXPECT_TRUE(Contains(verify.out, "error: cannot verify: verify cannot evaluate this cell")) << verify.out;
+}
+
+TEST(DiffCommand, SameFileHasNoDifference) {
+  CommandResult run = Ruleplane("diff rules/etcd-druid/pdb.yaml rules/etcd-druid/pdb.yaml");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "0 differences")) << run.out;
+}
+
+TEST(DiffCommand, VersionsOfThePdbTableDiffer) {
+  CommandResult run =
+      Ruleplane("diff --rules rules etcd-druid-status-pdb@1 etcd-druid-status-pdb@2 --max-regions 1");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "changed: old selects 'in-sync', new selects 'single-member'")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "changed: 'quorum' with different actions")) << run.out;
+}
+
+TEST(DiffCommand, SnapshotsWhosePlansDifferAreListed) {
+  CommandResult run = Ruleplane(
+      "diff --snapshots examples/snapshots --max-regions 1 rules/etcd-druid/status.yaml "
+      "tests/golden/verify/status_integer_division.yaml");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "changed: old selects 'minority-not-ready', new selects no rule")) << run.out;
+  EXPECT_TRUE(Contains(run.out,
+                       "  examples/snapshots/minority-not-ready.json\n"
+                       "    old: minority-not-ready: DeletePod(etcd-main-2) {\"name\": \"etcd-main-2\"}\n"
+                       "    new: no steps\n"))
+      << run.out;
+}
+
+TEST(DiffCommand, NeedsTwoRuleFiles) {
+  EXPECT_EQ(Ruleplane("diff rules/etcd-druid/pdb.yaml").exit_code, 2);
+  EXPECT_EQ(Ruleplane("diff rules/etcd-druid rules/etcd-druid/pdb.yaml").exit_code, 2);
+}
+
+TEST(TestCommand, CoverageReportsWhatTheTestsMissed) {
+  CommandResult run = Ruleplane("test --coverage rules/etcd-druid/pdb.yaml");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "coverage etcd-druid-status-pdb@1.0.0: 100.0% (rules 4/4 selected"))
+      << run.out;
+  const std::string path = testing::TempDir() + "/uncovered.yaml";
+  std::ofstream(path) << R"(apiVersion: ruleplane.dev/v1
+kind: DecisionTable
+metadata: {name: uncovered, version: 1.0.0}
+spec:
+  subject: EtcdCluster
+  hitPolicy: FIRST
+  facts:
+    - {name: n, expr: snapshot.etcd.spec.replicas}
+  rules:
+    - id: big
+      when: {n: "> 3"}
+    - id: small
+      when: {n: "<= 3"}
+  tests:
+    - name: three
+      snapshot: {apiVersion: ruleplane.dev/v1, kind: EtcdClusterSnapshot, observedAt: "2024-05-01T10:00:00Z",
+                 etcd: {spec: {replicas: 3}}}
+      expect: {rules: [small]}
+)";
+  CommandResult partial = Ruleplane("test --coverage --min-coverage 90 " + path);
+  EXPECT_EQ(partial.exit_code, 1) << partial.out << partial.err;
+  EXPECT_TRUE(Contains(partial.out, "50.0% (rules 1/2 selected, cell outcomes 2/4)")) << partial.out;
+  EXPECT_TRUE(Contains(partial.out, "never selected: rule 'big'")) << partial.out;
+  EXPECT_TRUE(Contains(partial.out, "never true: rule 'big' cell n: \"> 3\"")) << partial.out;
+  EXPECT_TRUE(Contains(partial.err, "coverage below 90%")) << partial.err;
+  EXPECT_EQ(Ruleplane("test --min-coverage 50 " + path).exit_code, 0);
+  EXPECT_EQ(Ruleplane("test --min-coverage lots " + path).exit_code, 2);
+}
+
+}  // namespace
