@@ -11,42 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/run_ruleplane.h"
+
 namespace {
 
-struct CommandResult {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream content;
-  content << file.rdbuf();
-  return content.str();
-}
-
-// A temporary file name of this test's own: ctest runs tests in parallel.
-std::string TempPath(const std::string& name) {
-  return testing::TempDir() + "/" + testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
-}
-
-// Runs `ruleplane <args>` from the source tree (shell syntax allowed in args).
-CommandResult Ruleplane(const std::string& args, const std::string& stdin_file = "/dev/null") {
-  const std::string out = TempPath("out"), err = TempPath("err");
-  const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " + args +
-                              " <" + stdin_file + " >" + out + " 2>" + err;
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
-}
-
-std::string WriteTemp(const std::string& name, const std::string& content) {
-  const std::string path = TempPath(name);
-  std::ofstream(path) << content;
-  return path;
-}
-
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using namespace ruleplane::testing_support;
 
 TEST(Cli, PlanOfBundledExampleShowsSteps) {
   CommandResult run = Ruleplane("plan examples/snapshots/quorum-lost.json");

@@ -11,36 +11,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/run_ruleplane.h"
+
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream content;
-  content << file.rdbuf();
-  return content.str();
-}
-
-// Runs `ruleplane <args>` from the source tree.
-Outcome Ruleplane(const std::string& args, const std::string& stdin_file = "/dev/null") {
-  const std::string dir = testing::TempDir();
-  const std::string out = dir + "/batch_out", err = dir + "/batch_err";
-  const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " +
-                              args + " <" + stdin_file + " >" + out + " 2>" + err;
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
-}
-
-std::string WriteTemp(const std::string& name, const std::string& content) {
-  const std::string path = testing::TempDir() + "/" + name;
-  std::ofstream(path) << content;
-  return path;
-}
+using namespace ruleplane::testing_support;
 
 // An example snapshot as one compact line.
 std::string ExampleLine(const std::string& name) {
@@ -55,9 +30,6 @@ std::vector<nlohmann::json> OutputLines(const std::string& out) {
   return lines;
 }
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 constexpr const char* kFlatHealthy =
     R"({"apiVersion":"ruleplane.dev/v1","kind":"StatusBenchSnapshot","observedAt":"2024-05-01T10:00:00Z",)"
@@ -73,12 +45,12 @@ TEST(PlanBatch, EachLineGetsThePlanThatPlanGivesForThatSnapshot) {
                                              "minority-not-ready.json", "member-init-first-bootstrap.json"};
   std::string batch;
   for (const std::string& example : examples) batch += ExampleLine(example) + "\n";
-  Outcome run = Ruleplane("plan --batch " + WriteTemp("examples.jsonl", batch));
+  CommandResult run = Ruleplane("plan --batch " + WriteTemp("examples.jsonl", batch));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto lines = OutputLines(run.out);
   ASSERT_EQ(lines.size(), examples.size()) << run.out;
   for (size_t i = 0; i < examples.size(); ++i) {
-    Outcome single = Ruleplane("plan -o json examples/snapshots/" + examples[i]);
+    CommandResult single = Ruleplane("plan -o json examples/snapshots/" + examples[i]);
     ASSERT_EQ(single.exit_code, 0) << single.err;
     const auto plan = nlohmann::json::parse(single.out);
     EXPECT_EQ(lines[i]["line"], i + 1);
@@ -97,7 +69,7 @@ TEST(PlanBatch, ABadLineIsReportedOnItsLineAndTheBatchGoesOn) {
       ExampleLine("pink-of-health.json") + "\n{\"apiVersion\": \n" +
       R"({"apiVersion":"ruleplane.dev/v1","kind":"NoSuchSnapshot","observedAt":"2024-05-01T10:00:00Z"})" +
       "\n" + ExampleLine("quorum-lost.json") + "\n";
-  Outcome run = Ruleplane("plan --batch " + WriteTemp("bad.jsonl", batch));
+  CommandResult run = Ruleplane("plan --batch " + WriteTemp("bad.jsonl", batch));
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_TRUE(Contains(run.err, "2 of 4")) << run.err;
   const auto lines = OutputLines(run.out);
@@ -115,7 +87,7 @@ TEST(PlanBatch, ReadsStandardInputSkipsBlankLinesAndKeepsLineNumbers) {
   const std::string rules = "--rules bench/compare/tables/status-first.yaml";
   const std::string input = WriteTemp("flat.jsonl", std::string(kFlatHealthy) + "\n\n" + kFlatQuorumLost +
                                                         "\r\n" + kFlatHealthy);  // no final newline
-  Outcome run = Ruleplane("plan " + rules + " --batch -", input);
+  CommandResult run = Ruleplane("plan " + rules + " --batch -", input);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto lines = OutputLines(run.out);
   ASSERT_EQ(lines.size(), 3u) << run.out;
@@ -141,7 +113,7 @@ spec:
     - {id: some-ready, when: {ready: "> 0"}}
     - {id: three-ready, when: {ready: 3}}
 )");
-  Outcome run =
+  CommandResult run =
       Ruleplane("plan --rules " + rules + " --batch " +
                 WriteTemp("violation.jsonl", std::string(kFlatQuorumLost) + "\n" + kFlatHealthy + "\n"));
   EXPECT_EQ(run.exit_code, 1);
@@ -157,39 +129,39 @@ TEST(PlanBatch, ParamOverridesApplyToEveryLine) {
   // minority-not-ready.json has a member NotReady for a while; a long enough
   // grace period means it is not evicted yet.
   const std::string batch = WriteTemp("grace.jsonl", ExampleLine("minority-not-ready.json") + "\n");
-  Outcome as_is = Ruleplane("plan --batch " + batch);
-  Outcome patient = Ruleplane("plan --param notReadyGracePeriod=1000h --batch " + batch);
+  CommandResult as_is = Ruleplane("plan --batch " + batch);
+  CommandResult patient = Ruleplane("plan --param notReadyGracePeriod=1000h --batch " + batch);
   ASSERT_EQ(as_is.exit_code, 0) << as_is.err;
   ASSERT_EQ(patient.exit_code, 0) << patient.err;
   EXPECT_NE(OutputLines(as_is.out)[0]["ruleSets"], OutputLines(patient.out)[0]["ruleSets"]);
-  Outcome unknown = Ruleplane("plan --param noSuchParam=1 --batch " + batch);
+  CommandResult unknown = Ruleplane("plan --param noSuchParam=1 --batch " + batch);
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_TRUE(Contains(unknown.err, "noSuchParam")) << unknown.err;
-  Outcome not_a_duration = Ruleplane("plan --param notReadyGracePeriod=soon --batch " + batch);
+  CommandResult not_a_duration = Ruleplane("plan --param notReadyGracePeriod=soon --batch " + batch);
   EXPECT_EQ(not_a_duration.exit_code, 2);
   EXPECT_TRUE(Contains(not_a_duration.err, "notReadyGracePeriod")) << not_a_duration.err;
   EXPECT_EQ(not_a_duration.out, "");
 }
 
 TEST(PlanBatch, BadUsageAndUnreadableInputExit2) {
-  Outcome no_file = Ruleplane("plan --batch");
+  CommandResult no_file = Ruleplane("plan --batch");
   EXPECT_EQ(no_file.exit_code, 2);
   EXPECT_TRUE(Contains(no_file.err, "--batch")) << no_file.err;
-  Outcome extra = Ruleplane("plan --batch a.jsonl examples/snapshots/quorum-lost.json");
+  CommandResult extra = Ruleplane("plan --batch a.jsonl examples/snapshots/quorum-lost.json");
   EXPECT_EQ(extra.exit_code, 2);
-  Outcome yaml = Ruleplane("plan --batch a.jsonl -o yaml");
+  CommandResult yaml = Ruleplane("plan --batch a.jsonl -o yaml");
   EXPECT_EQ(yaml.exit_code, 2);
   EXPECT_TRUE(Contains(yaml.err, "-o must be json")) << yaml.err;
-  Outcome missing = Ruleplane("plan --batch /nonexistent.jsonl");
+  CommandResult missing = Ruleplane("plan --batch /nonexistent.jsonl");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_TRUE(Contains(missing.err, "/nonexistent.jsonl")) << missing.err;
-  Outcome help = Ruleplane("plan --batch --help");
+  CommandResult help = Ruleplane("plan --batch --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(Contains(help.out, "one JSON snapshot per input line")) << help.out;
 }
 
 TEST(PlanBatch, TheComparisonTablesPassTheirOwnTests) {
-  Outcome run = Ruleplane("test bench/compare/tables");
+  CommandResult run = Ruleplane("test bench/compare/tables");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "6 passed")) << run.out;
 }

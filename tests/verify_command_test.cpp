@@ -8,33 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/run_ruleplane.h"
+
 namespace {
 
-struct CommandResult {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
+using namespace ruleplane::testing_support;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream content;
-  content << file.rdbuf();
-  return content.str();
-}
-
-CommandResult Ruleplane(const std::string& args) {
-  const std::string dir = testing::TempDir();
-  const std::string out = dir + "/verify_out", err = dir + "/verify_err";
-  const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " +
-                              args + " </dev/null >" + out + " 2>" + err;
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST(VerifyCommand, CleanTableExitsZeroAndSaysHowLongItTook) {
   CommandResult run = Ruleplane("verify rules/etcd-backup-restore/initialization.yaml");
@@ -66,7 +45,7 @@ TEST(VerifyCommand, ParamOverridesAreChecked) {
 }
 
 TEST(VerifyCommand, LintWarnsAboutCellsVerifyCannotEvaluate) {
-  const std::string path = testing::TempDir() + "/snapshot_cell.yaml";
+  const std::string path = TempPath("snapshot_cell.yaml");
   std::ofstream(path) << R"(apiVersion: ruleplane.dev/v1
 kind: DecisionTable
 metadata: {name: direct, version: 1.0.0}
@@ -124,7 +103,7 @@ TEST(TestCommand, CoverageReportsWhatTheTestsMissed) {
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "coverage etcd-druid-status-pdb@1.0.0: 100.0% (rules 4/4 selected"))
       << run.out;
-  const std::string path = testing::TempDir() + "/uncovered.yaml";
+  const std::string path = TempPath("uncovered.yaml");
   std::ofstream(path) << R"(apiVersion: ruleplane.dev/v1
 kind: DecisionTable
 metadata: {name: uncovered, version: 1.0.0}

@@ -1,0 +1,55 @@
+// Running the ruleplane binary from tests, as a user runs it: arguments in,
+// exit code and output out. Temporary files are named after the running test,
+// because ctest runs tests in parallel.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace ruleplane::testing_support {
+
+struct CommandResult {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+inline std::string Slurp(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream content;
+  content << file.rdbuf();
+  return content.str();
+}
+
+// A temporary file name of the running test's own.
+inline std::string TempPath(const std::string& name) {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  return ::testing::TempDir() + "/" + test->test_suite_name() + "_" + test->name() + "_" + name;
+}
+
+inline std::string WriteTemp(const std::string& name, const std::string& content) {
+  const std::string path = TempPath(name);
+  std::ofstream(path) << content;
+  return path;
+}
+
+// Runs `ruleplane <args>` from the source tree (shell syntax allowed in args).
+inline CommandResult Ruleplane(const std::string& args, const std::string& stdin_file = "/dev/null") {
+  const std::string out = TempPath("out"), err = TempPath("err");
+  const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " + args +
+                              " <" + stdin_file + " >" + out + " 2>" + err;
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+}
+
+inline bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace ruleplane::testing_support
