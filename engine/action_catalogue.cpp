@@ -46,20 +46,8 @@ class CatalogueLoader {
   void LoadDocument(const YAML::Node& root) {
     auto top = reader_.ReadMapping(root, "the action catalogue", {"apiVersion", "kind", "actions"});
     if (!top) return;
-    if (const MappingField* field = reader_.Require(*top, "apiVersion")) {
-      std::optional<std::string> api_version = reader_.ReadString(*field);
-      if (api_version && *api_version != kApiVersion) {
-        reader_.Error(field->value, "unsupported apiVersion '" + *api_version + "'; expected '" +
-                                        std::string(kApiVersion) + "'");
-      }
-    }
-    if (const MappingField* field = reader_.Require(*top, "kind")) {
-      std::optional<std::string> kind = reader_.ReadString(*field);
-      if (kind && *kind != kKind) {
-        reader_.Error(field->value,
-                      "unsupported kind '" + *kind + "'; expected '" + std::string(kKind) + "'");
-      }
-    }
+    reader_.RequireConstant(*top, "apiVersion", kApiVersion);
+    reader_.RequireConstant(*top, "kind", kKind);
     const MappingField* actions = reader_.Require(*top, "actions");
     if (actions == nullptr || !reader_.ExpectSequence(*actions)) return;
     for (const YAML::Node& node : actions->value) {

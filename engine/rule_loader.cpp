@@ -176,20 +176,8 @@ class RuleFileLoader {
   void LoadDocument(const YAML::Node& root) {
     auto top = reader_.ReadMapping(root, "the rule file", {"apiVersion", "kind", "metadata", "spec"});
     if (!top) return;
-    if (const MappingField* field = reader_.Require(*top, "apiVersion")) {
-      std::optional<std::string> api_version = reader_.ReadString(*field);
-      if (api_version && *api_version != kApiVersion) {
-        reader_.Error(field->value, "unsupported apiVersion '" + *api_version + "'; expected '" +
-                                        std::string(kApiVersion) + "'");
-      }
-    }
-    if (const MappingField* field = reader_.Require(*top, "kind")) {
-      std::optional<std::string> kind = reader_.ReadString(*field);
-      if (kind && *kind != kKind) {
-        reader_.Error(field->value,
-                      "unsupported kind '" + *kind + "'; expected '" + std::string(kKind) + "'");
-      }
-    }
+    reader_.RequireConstant(*top, "apiVersion", kApiVersion);
+    reader_.RequireConstant(*top, "kind", kKind);
     if (const MappingField* field = reader_.Require(*top, "metadata")) LoadMetadata(*field);
     if (const MappingField* field = reader_.Require(*top, "spec")) LoadSpec(*field);
   }

@@ -241,6 +241,16 @@ std::optional<Mapping> YamlReader::ReadMapping(const YAML::Node& node, std::stri
   return mapping;
 }
 
+void YamlReader::RequireConstant(const Mapping& mapping, std::string_view key, std::string_view expected) {
+  const MappingField* field = Require(mapping, key);
+  if (field == nullptr) return;
+  std::optional<std::string> value = ReadString(*field);
+  if (value && *value != expected) {
+    Error(field->value, "unsupported " + std::string(key) + " '" + *value + "'; expected '" +
+                            std::string(expected) + "'");
+  }
+}
+
 const MappingField* YamlReader::Require(const Mapping& mapping, std::string_view key) {
   if (const MappingField* field = mapping.Find(key)) return field;
   Error(mapping.node, "missing required key '" + std::string(key) + "' in " + mapping.what);

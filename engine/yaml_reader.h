@@ -67,6 +67,9 @@ class YamlReader {
   std::optional<Mapping> ReadOpenMapping(const YAML::Node& node, std::string_view what);
   // The field, or nullptr after reporting "missing required key".
   const MappingField* Require(const Mapping& mapping, std::string_view key);
+  // A required string field that must equal `expected` (apiVersion, kind):
+  // reports "unsupported <key> '<value>'; expected '<expected>'".
+  void RequireConstant(const Mapping& mapping, std::string_view key, std::string_view expected);
 
   // Typed field values; each reports a mismatch and returns nullopt.
   bool ExpectSequence(const MappingField& field);
