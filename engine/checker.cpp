@@ -14,6 +14,7 @@
 #include "engine/ast.h"
 #include "engine/expression.h"
 #include "engine/functions.h"
+#include "engine/int_code.h"
 #include "engine/program_node.h"
 
 namespace ruleplane::expr {
@@ -265,6 +266,7 @@ Result<std::shared_ptr<const Program>> Check(const Ast& ast, const Environment& 
   for (const auto& [name, slot] : env.names()) highest_declared = std::max(highest_declared, slot);
   program->frame_size_ = std::max(highest_declared + 1, env.first_free_slot() + checker.scratch_slots());
   if (built->node->kind == Node::Kind::kConstant) program->constant_ = built->node->value;
+  program->int_code_ = IntCode::Compile(*built->node);
   program->root_ = std::move(built->node);
   program->limits_ = limits;
   return std::shared_ptr<const Program>(std::move(program));

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/ast.h"
+#include "engine/int_code.h"
 #include "engine/program_node.h"
 
 namespace ruleplane::expr {
@@ -30,6 +31,12 @@ Value Program::Evaluate(Frame& frame) const {
   if (static_cast<int>(frame.size()) < frame_size_) {
     return Value::Error("internal error: frame has " + std::to_string(frame.size()) +
                         " slots, the program needs " + std::to_string(frame_size_));
+  }
+  if (int_code_) {
+    int64_t result;
+    if (int_code_->Run(frame, result)) {
+      return int_code_->result_type() == IntCode::Type::kInt ? Value::Int(result) : Value::Bool(result != 0);
+    }
   }
   return EvaluateNode(*root_, frame, limits_);
 }

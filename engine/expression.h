@@ -32,6 +32,7 @@ namespace ruleplane::expr {
 
 struct Ast;   // the parse tree (engine/ast.h, internal)
 struct Node;  // the checked, evaluable tree (internal)
+class IntCode;  // its integer fast path (internal)
 
 // Parses CEL source. On failure the Error's position has line/column within
 // `text` (1-based), and its message names what was expected or which
@@ -83,6 +84,7 @@ class Program {
   friend Result<std::shared_ptr<const Program>> Check(const Ast&, const Environment&, const Limits&);
   Program() = default;
   std::unique_ptr<const Node> root_;
+  std::unique_ptr<const IntCode> int_code_;  // when the tree is plain int/bool arithmetic
   int frame_size_ = 0;
   std::vector<int> referenced_slots_;
   std::optional<Value> constant_;
