@@ -6,7 +6,8 @@
 // plausible cluster states drawn with a fixed seed, are matched in rotation so
 // that branch predictors and caches do not see one input only.
 //
-//   BM_Match              the index + the residual cells (what `plan` does)
+//   BM_Match              the index + the residual cells, into a reused Decision
+//   BM_MatchNewDecision   the same, returning a new Decision (what `plan` does)
 //   BM_MatchWithTrace     every cell of every rule, no index (what `explain` does)
 //   BM_MatchSameVector    BM_Match on one fact vector only
 //   BM_BaselineIndexOnly  the bare arithmetic of 15 index lookups, for scale
@@ -149,12 +150,36 @@ const Fixture& GetFixture() {
   return fixture;
 }
 
-void Run(benchmark::State& state, bool trace, size_t rotation) {
+void Report(benchmark::State& state, size_t matched) {
+  state.counters["seconds_per_eval"] = benchmark::Counter(
+      static_cast<double>(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["matches_per_eval"] = static_cast<double>(matched) / static_cast<double>(state.iterations());
+}
+
+// Match into one Decision that every evaluation refills.
+void RunReusingDecision(benchmark::State& state, size_t rotation) {
+  const Fixture& fixture = GetFixture();
+  std::vector<expr::Frame> frames = fixture.frames;
+  Decision decision;
+  size_t matched = 0, i = 0;
+  for (auto _ : state) {
+    if (auto error = fixture.compiled->Match(frames[i++ % rotation], decision)) {
+      state.SkipWithError(error->message.c_str());
+      break;
+    }
+    matched += decision.matched.size();
+    benchmark::DoNotOptimize(decision);
+  }
+  Report(state, matched);
+}
+
+// Match returning a new Decision every time.
+void RunReturningDecision(benchmark::State& state, bool trace) {
   const Fixture& fixture = GetFixture();
   std::vector<expr::Frame> frames = fixture.frames;
   size_t matched = 0, i = 0;
   for (auto _ : state) {
-    auto decision = fixture.compiled->Match(frames[i++ % rotation], trace);
+    auto decision = fixture.compiled->Match(frames[i++ % frames.size()], trace);
     if (!decision.ok()) {
       state.SkipWithError(decision.error().message.c_str());
       break;
@@ -162,15 +187,14 @@ void Run(benchmark::State& state, bool trace, size_t rotation) {
     matched += decision->matched.size();
     benchmark::DoNotOptimize(decision);
   }
-  state.counters["seconds_per_eval"] = benchmark::Counter(
-      static_cast<double>(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.counters["matches_per_eval"] = static_cast<double>(matched) / static_cast<double>(state.iterations());
+  Report(state, matched);
 }
 
-void BM_Match(benchmark::State& state) { Run(state, false, 64); }
-void BM_MatchWithTrace(benchmark::State& state) { Run(state, true, 64); }
+void BM_Match(benchmark::State& state) { RunReusingDecision(state, 64); }
+void BM_MatchNewDecision(benchmark::State& state) { RunReturningDecision(state, false); }
+void BM_MatchWithTrace(benchmark::State& state) { RunReturningDecision(state, true); }
 // One fact vector over and over (a controller re-evaluating a steady cluster).
-void BM_MatchSameVector(benchmark::State& state) { Run(state, false, 1); }
+void BM_MatchSameVector(benchmark::State& state) { RunReusingDecision(state, 1); }
 
 // A floor for any indexed matcher on this machine: 15 binary searches among 4
 // int breakpoints and 15 bitset intersections, on the same rotating values,
@@ -198,6 +222,7 @@ void BM_BaselineIndexOnly(benchmark::State& state) {
 }
 
 BENCHMARK(BM_Match);
+BENCHMARK(BM_MatchNewDecision);
 BENCHMARK(BM_MatchWithTrace);
 BENCHMARK(BM_MatchSameVector);
 BENCHMARK(BM_BaselineIndexOnly);

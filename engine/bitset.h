@@ -28,6 +28,22 @@ inline void AndWith(uint64_t* words, const uint64_t* other, int word_count) {
   for (int w = 0; w < word_count; ++w) words[w] &= other[w];
 }
 
+inline void AndNotWith(uint64_t* words, const uint64_t* other, int word_count) {
+  for (int w = 0; w < word_count; ++w) words[w] &= ~other[w];
+}
+
+inline bool Intersects(const uint64_t* a, const uint64_t* b, int word_count) {
+  for (int w = 0; w < word_count; ++w) {
+    if ((a[w] & b[w]) != 0) return true;
+  }
+  return false;
+}
+
+// words |= a & b
+inline void OrWithBoth(uint64_t* words, const uint64_t* a, const uint64_t* b, int word_count) {
+  for (int w = 0; w < word_count; ++w) words[w] |= a[w] & b[w];
+}
+
 // Calls visit(bit) for every set bit, in increasing order, while it returns
 // true. Returns false when a visit stopped the walk.
 template <typename Visit>

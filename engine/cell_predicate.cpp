@@ -142,9 +142,34 @@ Result<CellPredicate> CellPredicate::Compile(const RuleSet& rule_set, int rule, 
   for (const CellOperand& operand : predicate.operands_) {
     if (!operand.constant()) predicate.literal_ = false;
   }
-  predicate.int_shortcut_ =
-      (source.kind == Cell::Kind::kCompare || source.kind == Cell::Kind::kRange) && predicate.direct();
+  predicate.CompileQuickCheck();
   return predicate;
+}
+
+void CellPredicate::CompileQuickCheck() {
+  if (cell_->kind == Cell::Kind::kExpression && !operands_[0].direct()) {
+    if (cell_->operand->program->has_quick_bool()) quick_program_ = cell_->operand->program.get();
+    return;
+  }
+  std::vector<CompareOp> ops;
+  if (cell_->kind == Cell::Kind::kCompare) ops = {cell_->op};
+  if (cell_->kind == Cell::Kind::kRange) {
+    ops = {cell_->low_inclusive ? CompareOp::kGe : CompareOp::kGt,
+           cell_->high_inclusive ? CompareOp::kLe : CompareOp::kLt};
+  }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const CellOperand& operand = operands_[i];
+    IntBound& bound = int_bounds_[i];
+    bound.op = ops[i];
+    if (operand.constant() && operand.constant()->is_int()) {
+      bound.constant = operand.constant()->int_value();
+    } else if (operand.slot() >= 0) {
+      bound.slot = operand.slot();
+    } else {
+      return;
+    }
+  }
+  int_bound_count_ = static_cast<int>(ops.size());
 }
 
 bool CellPredicate::direct() const {

@@ -53,6 +53,8 @@ class CellOperand {
   const std::optional<Value>& constant() const { return constant_; }
   // Whether reading the operand is cheap (a constant or a slot, no program).
   bool direct() const { return constant_ || slot_ >= 0; }
+  // The frame slot the operand reads as it is, or -1.
+  int slot() const { return slot_; }
   // The operand's value; `storage` holds it when it had to be computed.
   const Value& Get(expr::Frame& frame, Value& storage) const {
     if (const Value* value = Direct(frame)) return *value;
@@ -96,27 +98,46 @@ class CellPredicate {
   Value Test(const Value& fact_value, expr::Frame& frame) const;
 
   // The hot path of matching: the cell's truth (1 or 0) when it compares
-  // ints through constants and slots only, as `== n` and `[0..n)` do; -1
-  // when Check must decide.
+  // ints through int constants and slots only, as `== n` and `[0..n)` do, or
+  // is a boolean expression of plain int arithmetic (`2 * notReady >= n`)
+  // that evaluates without an error; -1 when Check must decide.
+  bool has_quick_check() const { return quick_program_ != nullptr || int_bound_count_ > 0; }
   int QuickCheck(const Value& fact_value, const expr::Frame& frame) const {
-    if (!int_shortcut_ || !fact_value.is_int()) return -1;
-    const Value& first = *operands_[0].Direct(frame);
-    if (!first.is_int()) return -1;
+    if (quick_program_ != nullptr) return quick_program_->QuickBool(frame);
+    if (int_bound_count_ == 0 || !fact_value.is_int()) return -1;
     const int64_t value = fact_value.int_value();
-    if (cell_->kind == Cell::Kind::kCompare) return CompareInts(cell_->op, value, first.int_value());
-    const Value& second = *operands_[1].Direct(frame);
-    if (!second.is_int()) return -1;
-    return (cell_->low_inclusive ? value >= first.int_value() : value > first.int_value()) &&
-           (cell_->high_inclusive ? value <= second.int_value() : value < second.int_value());
+    bool holds = true;
+    for (int i = 0; i < int_bound_count_; ++i) {
+      const IntBound& bound = int_bounds_[i];
+      int64_t operand = bound.constant;
+      if (bound.slot >= 0) {
+        const Value& slot_value = frame[bound.slot];
+        if (!slot_value.is_int()) return -1;
+        operand = slot_value.int_value();
+      }
+      holds = CompareInts(bound.op, value, operand) && holds;
+    }
+    return holds;
   }
 
  private:
+  void CompileQuickCheck();
+
   const Cell* cell_ = nullptr;
   int rule_ = -1;
   int fact_slot_ = -1;
   bool literal_ = false;
-  bool int_shortcut_ = false;          // kCompare or kRange with direct operands
-  std::vector<CellOperand> operands_;  // kCompare, kIn, kExpression: 1; kRange: low, high
+  // QuickCheck's form of a kCompare cell (one bound) or a kRange cell (two)
+  // whose operands are int constants or slots; none otherwise.
+  struct IntBound {
+    CompareOp op = CompareOp::kEq;
+    int slot = -1;  // or, when -1, the constant
+    int64_t constant = 0;
+  };
+  IntBound int_bounds_[2];
+  int int_bound_count_ = 0;
+  const expr::Program* quick_program_ = nullptr;  // a kExpression cell's program
+  std::vector<CellOperand> operands_;             // kCompare, kIn, kExpression: 1; kRange: low, high
 };
 
 }  // namespace ruleplane

@@ -128,6 +128,9 @@ ColumnIndex::ColumnIndex(int fact_slot, const std::vector<const CellPredicate*>&
     if (table.all_int) {
       for (const Value& v : table.breakpoints) table.int_breakpoints.push_back(v.int_value());
     }
+    if (&table == &tables_[kString]) {
+      for (const Value& v : table.breakpoints) table.string_breakpoints.push_back(v.string_value());
+    }
     table.first_region = regions;
     regions += 2 * static_cast<int>(table.breakpoints.size()) + 1;
   }
@@ -175,6 +178,33 @@ ColumnIndex::ColumnIndex(int fact_slot, const std::vector<const CellPredicate*>&
     region_bits_.push_back(usable_regions[region] ? &bitsets_[static_cast<size_t>(region) * words_]
                                                   : nullptr);
   }
+  BuildDenseInts();
+}
+
+void ColumnIndex::BuildDenseInts() {
+  constexpr int64_t kMaxEntries = 64;
+  const Table& table = tables_[kNumber];
+  if (!table.all_int) return;
+  const std::vector<int64_t>& points = table.int_breakpoints;
+  int64_t low = 0, high = 0;  // with no breakpoint, every int is in one region
+  if (!points.empty()) {
+    if (points.front() == std::numeric_limits<int64_t>::min() ||
+        points.back() == std::numeric_limits<int64_t>::max() ||
+        points.back() - points.front() > kMaxEntries) {
+      return;
+    }
+    low = points.front() - 1;
+    high = points.back() + 1;
+  }
+  std::vector<uint64_t> dense;
+  for (int64_t v = low; v <= high; ++v) {
+    const uint64_t* bits = region_bits_[table.first_region + Region(table, Value::Int(v))];
+    if (bits == nullptr) return;
+    dense.insert(dense.end(), bits, bits + words_);
+  }
+  dense_ = std::move(dense);
+  dense_low_ = low;
+  dense_high_ = high;
 }
 
 int ColumnIndex::Region(const Table& table, const Value& value) {
@@ -188,15 +218,16 @@ int ColumnIndex::Region(const Table& table, const Value& value) {
 // Everything but ints among int breakpoints and bools (see Lookup).
 const uint64_t* ColumnIndex::LookupOther(const Value& value) const {
   if (value.is_string()) {
+    // Values usually equal one of the few constants, and most constants
+    // differ in length: look for an equal one first, then for the gap.
     const Table& table = tables_[kString];
-    const auto& points = table.breakpoints;
-    const std::string& v = value.string_value();
-    const auto it =
-        std::lower_bound(points.begin(), points.end(), v,
-                         [](const Value& a, const std::string& b) { return a.string_value() < b; });
-    const int i = static_cast<int>(it - points.begin());
-    return region_bits_[table.first_region +
-                        ((it != points.end() && it->string_value() == v) ? 2 * i + 1 : 2 * i)];
+    const std::string_view v = value.string_value();
+    const auto& points = table.string_breakpoints;
+    for (size_t i = 0; i < points.size(); ++i) {
+      if (points[i] == v) return region_bits_[table.first_region + 2 * static_cast<int>(i) + 1];
+    }
+    const auto gap = std::lower_bound(points.begin(), points.end(), v) - points.begin();
+    return region_bits_[table.first_region + 2 * static_cast<int>(gap)];
   }
   const int family = FamilyOf(value);
   if (family < 0) return nullptr;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "engine/cell_predicate.h"
@@ -37,6 +38,14 @@ class ColumnIndex {
   // answer: the value is null, a list, a map, NaN or an error, or one of the
   // cells evaluates to an error for it. The caller then tests the cells itself.
   const uint64_t* Lookup(const Value& value) const {
+    if (value.is_int() && !dense_.empty()) {
+      // Ints below the table are in the gap below every breakpoint, as its
+      // first entry is; above it, in the gap above, as its last entry is.
+      const int64_t v = value.int_value();
+      const int64_t entry =
+          v <= dense_low_ ? 0 : (v >= dense_high_ ? dense_high_ - dense_low_ : v - dense_low_);
+      return &dense_[entry * words_];
+    }
     if (value.is_int() && tables_[kNumber].all_int) return LookupInt(value.int_value());
     if (value.is_bool()) return region_bits_[tables_[kBool].first_region + (value.bool_value() ? 3 : 1)];
     return LookupOther(value);
@@ -46,8 +55,9 @@ class ColumnIndex {
   enum Family { kNumber, kString, kBool, kTimestamp, kDuration, kFamilyCount };
 
   struct Table {
-    std::vector<Value> breakpoints;        // sorted, distinct
-    std::vector<int64_t> int_breakpoints;  // the same, when every one is an int
+    std::vector<Value> breakpoints;                    // sorted, distinct
+    std::vector<int64_t> int_breakpoints;              // the same, when every one is an int
+    std::vector<std::string_view> string_breakpoints;  // the same, for strings (views into breakpoints)
     bool all_int = false;
     int first_region = 0;  // regions: gap, breakpoint 0, gap, ..., breakpoint k-1, gap
   };
@@ -67,6 +77,7 @@ class ColumnIndex {
     return region_bits_[table.first_region + 2 * less + equal];
   }
   const uint64_t* LookupOther(const Value& value) const;
+  void BuildDenseInts();
 
   static int FamilyOf(const Value& value);  // -1 when not ordered (or NaN)
   static int Region(const Table& table, const Value& value);
@@ -76,6 +87,11 @@ class ColumnIndex {
   Table tables_[kFamilyCount];
   std::vector<uint64_t> bitsets_;             // region r at [r * words_, (r + 1) * words_)
   std::vector<const uint64_t*> region_bits_;  // per region: its bitset, or nullptr when unusable
+  // The bitsets of every int in [dense_low_, dense_high_], one after the
+  // other, when the int breakpoints lie close together and every region is usable.
+  std::vector<uint64_t> dense_;
+  int64_t dense_low_ = 0;
+  int64_t dense_high_ = 0;
 };
 
 }  // namespace ruleplane

@@ -26,6 +26,20 @@ struct CompiledRule {
 
 using Truth = CellPredicate::Truth;
 
+// A residual cell or condition that has a shortcut (CellPredicate::QuickCheck,
+// Program::QuickBool), shared by every rule that has the same one: Match tests
+// it once per frame, and only while a candidate rule still has it.
+struct SharedCheck {
+  const CellPredicate* cell = nullptr;  // or
+  const expr::Program* condition = nullptr;
+  std::vector<uint64_t> rules;  // the rules that have it
+
+  // 1 or 0, or -1 when the rules that have it must be evaluated in full.
+  int Check(const expr::Frame& frame) const {
+    return cell != nullptr ? cell->QuickCheck(frame[cell->fact_slot()], frame) : condition->QuickBool(frame);
+  }
+};
+
 Truth CheckCondition(const Expression& condition, expr::Frame& frame, Value& error) {
   Value result = condition.program->Evaluate(frame);
   if (result.is_bool()) return result.bool_value() ? Truth::kTrue : Truth::kFalse;
@@ -92,6 +106,8 @@ struct CompiledRuleSet::Index {
   std::vector<ColumnIndex> columns;
   int words = 1;
   std::vector<uint64_t> all_rules;
+  std::vector<SharedCheck> shared_checks;  // the cheapest (no program to run) first
+  std::vector<uint64_t> slow_rules;        // rules with a residual cell or condition without a shortcut
   std::vector<Value> param_defaults;
   std::map<std::string, int, std::less<>> param_by_name;
   HitPolicySelector selector;
@@ -106,11 +122,52 @@ struct CompiledRuleSet::Index {
     return column >= 0 && (fallback_columns == nullptr || !fallback_columns[column]);
   }
 
+  void ShareChecks();
+  template <int kWords>
+  std::optional<Error> Match(const RuleSet& rule_set, expr::Frame& frame, Decision& decision) const;
   Truth EvaluateRule(int rule, expr::Frame& frame, const uint8_t* fallback_columns, Value& scratch) const;
   Error RuleError(const RuleSet& rule_set, int rule, expr::Frame& frame,
                   const uint8_t* fallback_columns) const;
   Error DescribeError(const RuleSet& rule_set, int rule, int cell, const Value& error) const;
 };
+
+void CompiledRuleSet::Index::ShareChecks() {
+  slow_rules.assign(words, 0);
+  std::map<std::string, int, std::less<>> check_by_key;
+  auto share = [&](const std::string& key, const CellPredicate* cell, const expr::Program* condition,
+                   int rule) {
+    auto [it, inserted] = check_by_key.emplace(key, static_cast<int>(shared_checks.size()));
+    if (inserted) shared_checks.push_back(SharedCheck{cell, condition, std::vector<uint64_t>(words, 0)});
+    uint64_t* bits = shared_checks[it->second].rules.data();
+    bits[rule / 64] |= uint64_t{1} << (rule % 64);
+  };
+  for (int r = 0; r < static_cast<int>(rules.size()); ++r) {
+    const CompiledRule& rule = rules[r];
+    bool slow = false;
+    for (const int i : rule.residual_cells) {
+      const CellPredicate& cell = rule.cells[i];
+      if (!cell.has_quick_check()) {
+        slow = true;
+        continue;
+      }
+      // Cells of one column with the same text are the same test.
+      share(std::to_string(cell.fact_slot()) + "\n" + cell.cell().text, &cell, nullptr, r);
+    }
+    if (rule.condition != nullptr) {
+      const expr::Program& program = *rule.condition->program;
+      if (program.has_quick_bool()) {
+        share("condition\n" + rule.condition->text, nullptr, &program, r);
+      } else {
+        slow = true;
+      }
+    }
+    if (slow) slow_rules[r / 64] |= uint64_t{1} << (r % 64);
+  }
+  std::stable_sort(shared_checks.begin(), shared_checks.end(),
+                   [](const SharedCheck& a, const SharedCheck& b) {
+                     return (a.cell != nullptr && a.cell->direct()) > (b.cell != nullptr && b.cell->direct());
+                   });
+}
 
 // Evaluates what the column indexes did not decide: non-literal cells,
 // literal cells of columns that fell back, and the condition. They combine as
@@ -258,6 +315,7 @@ Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
   index->words = bitset::WordCount(rule_count);
   index->all_rules.resize(index->words);
   bitset::SetFirst(index->all_rules.data(), index->words, rule_count);
+  index->ShareChecks();
 
   compiled->frame_size_ = FrameSize(rules, layout);
   compiled->index_ = std::move(index);
@@ -321,90 +379,124 @@ Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot,
 }
 
 Result<Decision> CompiledRuleSet::Match(expr::Frame& frame, bool trace) const {
+  if (trace) return MatchWithTrace(frame);
+  Decision decision;
+  if (std::optional<Error> error = Match(frame, decision)) return *std::move(error);
+  return decision;
+}
+
+// Every cell of every rule, no index and no short-circuit, so that a reader
+// can see every reason a rule did not match.
+Result<Decision> CompiledRuleSet::MatchWithTrace(expr::Frame& frame) const {
   if (static_cast<int>(frame.size()) < frame_size_) frame.resize(frame_size_);
   const RuleSet& rules = *rule_set_;
   const Index& index = *index_;
   Result<Decision> result{Decision{}};
   Decision& decision = result.value();
-
-  if (trace) {
-    // Every cell of every rule, no index and no short-circuit, so that a
-    // reader can see every reason a rule did not match.
-    for (int r = 0; r < static_cast<int>(index.rules.size()); ++r) {
-      const CompiledRule& rule = index.rules[r];
-      RuleTrace& rule_trace = decision.trace.emplace_back();
-      rule_trace.rule = r;
-      bool any_false = false;
-      int first_error = -2;  // a cell index, -1 for the condition
-      Value first_error_value;
-      auto record = [&](CellTrace cell_trace, Truth truth, Value error, int conjunct) {
-        cell_trace.passed = truth == Truth::kTrue;
-        any_false = any_false || truth == Truth::kFalse;
-        if (truth == Truth::kError) {
-          cell_trace.error = error.error_message();
-          if (first_error == -2) {
-            first_error = conjunct;
-            first_error_value = std::move(error);
-          }
+  for (int r = 0; r < static_cast<int>(index.rules.size()); ++r) {
+    const CompiledRule& rule = index.rules[r];
+    RuleTrace& rule_trace = decision.trace.emplace_back();
+    rule_trace.rule = r;
+    bool any_false = false;
+    int first_error = -2;  // a cell index, -1 for the condition
+    Value first_error_value;
+    auto record = [&](CellTrace cell_trace, Truth truth, Value error, int conjunct) {
+      cell_trace.passed = truth == Truth::kTrue;
+      any_false = any_false || truth == Truth::kFalse;
+      if (truth == Truth::kError) {
+        cell_trace.error = error.error_message();
+        if (first_error == -2) {
+          first_error = conjunct;
+          first_error_value = std::move(error);
         }
-        rule_trace.cells.push_back(std::move(cell_trace));
-      };
-      for (int i = 0; i < static_cast<int>(rule.cells.size()); ++i) {
-        const CellPredicate& cell = rule.cells[i];
-        Value error;
-        const Truth truth = cell.Check(frame[cell.fact_slot()], frame, error);
-        record(
-            CellTrace{
-                cell.cell().fact, cell.cell().text, cell.cell().position, frame[cell.fact_slot()], false, {}},
-            truth, std::move(error), i);
       }
-      if (rule.condition != nullptr) {
-        Value error;
-        const Truth truth = CheckCondition(*rule.condition, frame, error);
-        record(CellTrace{-1, rule.condition->text, rule.condition->position, Value(), false, {}}, truth,
-               std::move(error), -1);
-      }
-      if (!any_false && first_error != -2)
-        return index.DescribeError(rules, r, first_error, first_error_value);
-      rule_trace.matched = !any_false;
-      if (rule_trace.matched) decision.matched.push_back(r);
+      rule_trace.cells.push_back(std::move(cell_trace));
+    };
+    for (int i = 0; i < static_cast<int>(rule.cells.size()); ++i) {
+      const CellPredicate& cell = rule.cells[i];
+      Value error;
+      const Truth truth = cell.Check(frame[cell.fact_slot()], frame, error);
+      record(
+          CellTrace{
+              cell.cell().fact, cell.cell().text, cell.cell().position, frame[cell.fact_slot()], false, {}},
+          truth, std::move(error), i);
     }
-    index.selector.Select(decision.matched, decision.selected, decision.violation);
-    return result;
+    if (rule.condition != nullptr) {
+      Value error;
+      const Truth truth = CheckCondition(*rule.condition, frame, error);
+      record(CellTrace{-1, rule.condition->text, rule.condition->position, Value(), false, {}}, truth,
+             std::move(error), -1);
+    }
+    if (!any_false && first_error != -2) return index.DescribeError(rules, r, first_error, first_error_value);
+    rule_trace.matched = !any_false;
+    if (rule_trace.matched) decision.matched.push_back(r);
   }
+  index.selector.Select(decision.matched, decision.selected, decision.violation);
+  return result;
+}
 
-  const int words = index.words;
-  uint64_t small_candidates[4];
-  std::vector<uint64_t> large_candidates;
+std::optional<Error> CompiledRuleSet::Match(expr::Frame& frame, Decision& decision) const {
+  if (static_cast<int>(frame.size()) < frame_size_) frame.resize(frame_size_);
+  decision.matched.clear();
+  decision.trace.clear();
+  // Tables of up to 64 rules, nearly all, get a copy whose bitsets are registers.
+  return index_->words == 1 ? index_->Match<1>(*rule_set_, frame, decision)
+                            : index_->Match<0>(*rule_set_, frame, decision);
+}
+
+// `kWords`: the words of a bitset when known at compile time, else 0.
+template <int kWords>
+std::optional<Error> CompiledRuleSet::Index::Match(const RuleSet& rule_set, expr::Frame& frame,
+                                                   Decision& decision) const {
+  constexpr int kSmall = kWords > 0 ? kWords : 4;
+  const int word_count = kWords > 0 ? kWords : words;
+  uint64_t small_candidates[kSmall], small_evaluate[kSmall];
+  std::vector<uint64_t> large_candidates, large_evaluate;
   uint64_t* candidates = small_candidates;
-  if (words > 4) {
-    large_candidates.resize(words);
+  uint64_t* evaluate = small_evaluate;  // rules to evaluate in full, with EvaluateRule
+  if (word_count > kSmall) {
+    large_candidates.resize(word_count);
+    large_evaluate.resize(word_count);
     candidates = large_candidates.data();
+    evaluate = large_evaluate.data();
   }
-  std::copy(index.all_rules.begin(), index.all_rules.end(), candidates);
+  for (int w = 0; w < word_count; ++w) candidates[w] = all_rules[w];
   std::vector<uint8_t> fallback;  // per column, whether its value fell back; allocated only then
-  for (size_t c = 0; c < index.columns.size(); ++c) {
-    const ColumnIndex& column = index.columns[c];
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const ColumnIndex& column = columns[c];
     const uint64_t* satisfied = column.Lookup(frame[column.fact_slot()]);
     if (satisfied != nullptr) {
-      bitset::AndWith(candidates, satisfied, words);
+      bitset::AndWith(candidates, satisfied, word_count);
     } else {
-      fallback.resize(index.columns.size());
+      fallback.resize(columns.size());
       fallback[c] = 1;
     }
   }
   const uint8_t* fallback_columns = fallback.empty() ? nullptr : fallback.data();
+  if (fallback_columns != nullptr) {
+    for (int w = 0; w < word_count; ++w) evaluate[w] = candidates[w];
+  } else {
+    // The shared checks decide the rules that have no slow cell alone.
+    for (int w = 0; w < word_count; ++w) evaluate[w] = candidates[w] & slow_rules[w];
+    for (const SharedCheck& check : shared_checks) {
+      if (!bitset::Intersects(candidates, check.rules.data(), word_count)) continue;
+      const int truth = check.Check(frame);
+      if (truth == 0) bitset::AndNotWith(candidates, check.rules.data(), word_count);
+      if (truth < 0) bitset::OrWithBoth(evaluate, candidates, check.rules.data(), word_count);
+    }
+  }
   int failed_rule = -1;
   Value scratch;
-  bitset::ForEach(candidates, words, [&](int r) {
-    const Truth truth = index.EvaluateRule(r, frame, fallback_columns, scratch);
+  bitset::ForEach(candidates, word_count, [&](int r) {
+    const Truth truth =
+        bitset::Test(evaluate, r) ? EvaluateRule(r, frame, fallback_columns, scratch) : Truth::kTrue;
     if (truth == Truth::kTrue) decision.matched.push_back(r);
     if (truth == Truth::kError) failed_rule = r;
     return truth != Truth::kError;
   });
-  if (failed_rule >= 0) return index.RuleError(rules, failed_rule, frame, fallback_columns);
-  index.selector.Select(decision.matched, decision.selected, decision.violation);
-  return result;
+  if (failed_rule >= 0) return RuleError(rule_set, failed_rule, frame, fallback_columns);
+  selector.Select(decision.matched, decision.selected, decision.violation);
+  return std::nullopt;
 }
 
 Result<Decision> CompiledRuleSet::Evaluate(const Snapshot& snapshot, const EvaluationOptions& options) const {

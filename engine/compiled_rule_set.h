@@ -30,12 +30,12 @@ namespace ruleplane {
 using ParamOverrides = std::vector<std::pair<std::string, Value>>;
 
 struct CellTrace {
-  int fact = -1;          // column; -1 for the rule's condition
-  std::string text;       // the cell or condition as written
+  int fact = -1;     // column; -1 for the rule's condition
+  std::string text;  // the cell or condition as written
   SourcePosition position;
-  Value fact_value;       // the value the cell saw (null for a condition)
+  Value fact_value;  // the value the cell saw (null for a condition)
   bool passed = false;
-  std::string error;      // when the cell could not be evaluated
+  std::string error;  // when the cell could not be evaluated
 };
 
 struct RuleTrace {
@@ -45,14 +45,14 @@ struct RuleTrace {
 };
 
 struct Decision {
-  std::vector<int> matched;         // every rule whose cells and condition hold, in rule order
-  std::vector<int> selected;        // what the hit policy selects, in output order
-  std::optional<Error> violation;   // UNIQUE / ANY violation (then `selected` is empty)
-  std::vector<RuleTrace> trace;     // one per rule, when requested
+  std::vector<int> matched;        // every rule whose cells and condition hold, in rule order
+  std::vector<int> selected;       // what the hit policy selects, in output order
+  std::optional<Error> violation;  // UNIQUE / ANY violation (then `selected` is empty)
+  std::vector<RuleTrace> trace;    // one per rule, when requested
 };
 
 struct EvaluationOptions {
-  ParamOverrides param_overrides;   // applied after the snapshot's params
+  ParamOverrides param_overrides;  // applied after the snapshot's params
   bool trace = false;
 };
 
@@ -80,11 +80,17 @@ class CompiledRuleSet {
   // first such rule, and its first failing cell in the order written.
   Result<Decision> Match(expr::Frame& frame, bool trace = false) const;
 
+  // Match without a trace, refilling `decision`: its vectors keep their
+  // capacity, so that a caller matching in a loop allocates nothing. Returns
+  // the error Match would return, or nullopt.
+  std::optional<Error> Match(expr::Frame& frame, Decision& decision) const;
+
   Result<Decision> Evaluate(const Snapshot& snapshot, const EvaluationOptions& options) const;
 
  private:
   struct Index;
   CompiledRuleSet() = default;
+  Result<Decision> MatchWithTrace(expr::Frame& frame) const;
   std::shared_ptr<const RuleSet> rule_set_;
   FrameLayout layout_;
   int frame_size_ = 0;

@@ -41,6 +41,14 @@ Value Program::Evaluate(Frame& frame) const {
   return EvaluateNode(*root_, frame, limits_);
 }
 
+bool Program::has_quick_bool() const { return int_code_ && int_code_->result_type() == IntCode::Type::kBool; }
+
+int Program::QuickBool(const Frame& frame) const {
+  int64_t result;
+  if (!has_quick_bool() || !int_code_->Run(frame, result)) return -1;
+  return result != 0;
+}
+
 Result<std::shared_ptr<const Program>> Compile(std::string_view text, const Environment& env,
                                                const Limits& limits) {
   auto ast = Parse(text);

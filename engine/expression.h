@@ -30,8 +30,8 @@
 
 namespace ruleplane::expr {
 
-struct Ast;   // the parse tree (engine/ast.h, internal)
-struct Node;  // the checked, evaluable tree (internal)
+struct Ast;     // the parse tree (engine/ast.h, internal)
+struct Node;    // the checked, evaluable tree (internal)
 class IntCode;  // its integer fast path (internal)
 
 // Parses CEL source. On failure the Error's position has line/column within
@@ -59,7 +59,7 @@ class Environment {
 
 struct Limits {
   int64_t max_comprehension_iterations = 100000;  // per macro call
-  uint32_t regex_match_limit = 100000;             // PCRE2 match limit
+  uint32_t regex_match_limit = 100000;            // PCRE2 match limit
 };
 
 using Frame = std::vector<Value>;
@@ -73,6 +73,13 @@ class Program {
   // Evaluates against `frame`, which must have at least frame_size() slots;
   // slots at and above the environment's first free slot are scratch space.
   Value Evaluate(Frame& frame) const;
+
+  // The matcher's shortcut: 1 or 0 when the program is plain int and bool
+  // arithmetic that yields a bool on this frame without an error, else -1
+  // (then Evaluate decides). Builds no Value.
+  int QuickBool(const Frame& frame) const;
+  // Whether QuickBool can ever answer.
+  bool has_quick_bool() const;
 
   int frame_size() const { return frame_size_; }
   // Distinct declared slots the expression reads, ascending.

@@ -40,11 +40,11 @@ class IntCode::Emitter {
   bool Emit(const Node& node, Type want) {
     switch (node.kind) {
       case Node::Kind::kConstant:
-        if (want == Type::kInt && node.value.is_int()) return Push(Op::kPush, node.value.int_value());
-        if (want == Type::kBool && node.value.is_bool()) return Push(Op::kPush, node.value.bool_value());
-        return false;
-      case Node::Kind::kSlot:
-        return Push(want == Type::kInt ? Op::kLoadInt : Op::kLoadBool, node.slot);
+      case Node::Kind::kSlot: {
+        Source source;
+        int64_t operand;
+        return Operand(node, want, source, operand) && Push(source, operand);
+      }
       case Node::Kind::kUnary:
         if (node.op == Operator::kNegate) {
           return want == Type::kInt && Emit(*node.children[0], Type::kInt) && Apply(Op::kNegate, 0);
@@ -54,9 +54,8 @@ class IntCode::Emitter {
         return EmitBinary(node, want);
       case Node::Kind::kAnd:
       case Node::Kind::kOr:
-        return want == Type::kBool && Emit(*node.children[0], Type::kBool) &&
-               Emit(*node.children[1], Type::kBool) &&
-               Apply(node.kind == Node::Kind::kAnd ? Op::kAnd : Op::kOr, 1);
+        return want == Type::kBool && EmitOperator(node.kind == Node::Kind::kAnd ? Op::kAnd : Op::kOr,
+                                                   *node.children[0], *node.children[1], Type::kBool);
       case Node::Kind::kConditional:
         return Emit(*node.children[0], Type::kBool) && Emit(*node.children[1], want) &&
                Emit(*node.children[2], want) && Apply(Op::kSelect, 2);
@@ -75,8 +74,7 @@ class IntCode::Emitter {
     const Node& left = *node.children[0];
     const Node& right = *node.children[1];
     if (IsArithmetic(node.op)) {
-      return want == Type::kInt && Emit(left, Type::kInt) && Emit(right, Type::kInt) &&
-             Apply(ArithmeticOp(node.op), 1);
+      return want == Type::kInt && EmitOperator(ArithmeticOp(node.op), left, right, Type::kInt);
     }
     if (want != Type::kBool || node.op == Operator::kIn) return false;
     const auto left_type = StaticType(left);
@@ -86,7 +84,41 @@ class IntCode::Emitter {
     const Type operands = left_type ? *left_type : right_type.value_or(Type::kInt);
     const bool ordering = node.op != Operator::kEqual && node.op != Operator::kNotEqual;
     if (ordering && operands != Type::kInt) return false;
-    return Emit(left, operands) && Emit(right, operands) && Apply(ComparisonOp(node.op), 1);
+    return EmitOperator(ComparisonOp(node.op), left, right, operands);
+  }
+
+  // `left op right`, both of type `operands`; a constant or slot on the right
+  // is read by the operator's instruction itself.
+  bool EmitOperator(Op op, const Node& left, const Node& right, Type operands) {
+    if (!Emit(left, operands)) return false;
+    Source source;
+    int64_t operand;
+    if (Operand(right, operands, source, operand)) {
+      code_.push_back({op, source, operand});
+      return true;
+    }
+    return Emit(right, operands) && Apply(op, 1);
+  }
+
+  // How an instruction reads `node` of type `want` directly: false when the
+  // node is neither such a constant nor a slot.
+  static bool Operand(const Node& node, Type want, Source& source, int64_t& operand) {
+    if (node.kind == Node::Kind::kSlot) {
+      source = want == Type::kInt ? Source::kIntSlot : Source::kBoolSlot;
+      operand = node.slot;
+      return true;
+    }
+    if (node.kind != Node::Kind::kConstant) return false;
+    source = Source::kConstant;
+    if (want == Type::kInt && node.value.is_int()) {
+      operand = node.value.int_value();
+      return true;
+    }
+    if (want == Type::kBool && node.value.is_bool()) {
+      operand = node.value.bool_value();
+      return true;
+    }
+    return false;
   }
 
   static Op ArithmeticOp(Operator op) {
@@ -121,15 +153,15 @@ class IntCode::Emitter {
     }
   }
 
-  bool Push(Op op, int64_t operand) {
-    code_.push_back({op, operand});
-    if (++depth_ > kMaxDepth) return false;
-    return true;
+  bool Push(Source source, int64_t operand) {
+    code_.push_back({Op::kPush, source, operand});
+    return ++depth_ <= kMaxDepth;
   }
 
-  // An operator that pops `consumed` values more than it pushes.
+  // An operator on the stack alone, which pops `consumed` values more than it
+  // pushes: a binary operator pops its operand first (kStack), ?: takes its three itself.
   bool Apply(Op op, int consumed) {
-    code_.push_back({op, 0});
+    code_.push_back({op, consumed == 1 ? Source::kStack : Source::kNone, 0});
     depth_ -= consumed;
     return true;
   }
@@ -154,39 +186,48 @@ bool IntCode::Run(const Frame& frame, int64_t& result) const {
   int64_t stack[kMaxDepth];
   int top = 0;  // values on the stack
   for (const Instruction& instruction : code_) {
-    if (instruction.op == Op::kPush) {
-      stack[top++] = instruction.operand;
-      continue;
-    }
-    if (instruction.op == Op::kLoadInt || instruction.op == Op::kLoadBool) {
-      const Value& value = frame[instruction.operand];
-      if (instruction.op == Op::kLoadInt) {
+    int64_t b = 0;  // the operand
+    switch (instruction.source) {
+      case Source::kNone:
+        break;
+      case Source::kStack:
+        b = stack[--top];
+        break;
+      case Source::kConstant:
+        b = instruction.operand;
+        break;
+      case Source::kIntSlot: {
+        const Value& value = frame[instruction.operand];
         if (!value.is_int()) return false;
-        stack[top++] = value.int_value();
-      } else {
+        b = value.int_value();
+        break;
+      }
+      case Source::kBoolSlot: {
+        const Value& value = frame[instruction.operand];
         if (!value.is_bool()) return false;
-        stack[top++] = value.bool_value();
+        b = value.bool_value();
+        break;
       }
+    }
+    if (instruction.op == Op::kPush) {
+      stack[top++] = b;
       continue;
     }
-    if (instruction.op == Op::kNegate || instruction.op == Op::kNot) {
-      int64_t& operand = stack[top - 1];
-      if (instruction.op == Op::kNot) {
-        operand = !operand;
-      } else {
-        if (operand == kMin) return false;
-        operand = -operand;
-      }
-      continue;
-    }
-    if (instruction.op == Op::kSelect) {
-      top -= 2;
-      stack[top - 1] = stack[top - 1] ? stack[top] : stack[top + 1];
-      continue;
-    }
-    const int64_t b = stack[--top];
     int64_t& a = stack[top - 1];
     switch (instruction.op) {
+      case Op::kPush:
+        break;
+      case Op::kNegate:
+        if (a == kMin) return false;
+        a = -a;
+        break;
+      case Op::kNot:
+        a = !a;
+        break;
+      case Op::kSelect:
+        top -= 2;
+        stack[top - 1] = stack[top - 1] ? stack[top] : stack[top + 1];
+        break;
       case Op::kAdd:
         if (__builtin_add_overflow(a, b, &a)) return false;
         break;
@@ -228,8 +269,6 @@ bool IntCode::Run(const Frame& frame, int64_t& result) const {
       case Op::kOr:
         a = a || b;
         break;
-      default:
-        return false;
     }
   }
   result = stack[0];

@@ -36,12 +36,10 @@ class IntCode {
 
  private:
   enum class Op : uint8_t {
-    kPush,      // operand
-    kLoadInt,   // frame[operand], which must be an int
-    kLoadBool,  // frame[operand] as 0 or 1, which must be a bool
+    kPush,  // the operand
     kNegate,
     kNot,
-    kAdd,
+    kAdd,  // top = top + operand, and so on
     kSubtract,
     kMultiply,
     kDivide,
@@ -56,8 +54,18 @@ class IntCode {
     kOr,
     kSelect,  // condition, then-value, else-value -> one of them
   };
+  // Where an instruction's operand comes from: binary operators whose right
+  // side is a constant or a slot read it directly instead of from the stack.
+  enum class Source : uint8_t {
+    kNone,      // no operand (kNegate, kNot, kSelect)
+    kStack,     // popped
+    kConstant,  // Instruction::operand
+    kIntSlot,   // frame[operand], which must be an int
+    kBoolSlot,  // frame[operand] as 0 or 1, which must be a bool
+  };
   struct Instruction {
     Op op;
+    Source source;
     int64_t operand = 0;
   };
   static constexpr int kMaxDepth = 16;

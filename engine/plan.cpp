@@ -14,7 +14,8 @@ std::string PositionText(const SourcePosition& position) {
   return position.file + ":" + std::to_string(position.line) + ":" + std::to_string(position.column);
 }
 
-Error StepError(const Rule& rule, const SourcePosition& position, const std::string& what, const std::string& message) {
+Error StepError(const Rule& rule, const SourcePosition& position, const std::string& what,
+                const std::string& message) {
   return Error{ErrorCode::kEvaluation,
                "rule '" + rule.id + "' (" + PositionText(position) + "): " + what + ": " + message, position};
 }
@@ -28,7 +29,8 @@ Result<std::vector<Value>> LoopValues(const Value& collection) {
     return keys;
   }
   if (collection.is_error()) return Error{ErrorCode::kEvaluation, collection.error_message(), {}};
-  return Error{ErrorCode::kEvaluation, std::string("forEach needs a list or a map, not ") + collection.TypeName(), {}};
+  return Error{
+      ErrorCode::kEvaluation, std::string("forEach needs a list or a map, not ") + collection.TypeName(), {}};
 }
 
 std::string TargetText(const Value& target) {
@@ -87,12 +89,14 @@ class StepBuilder {
     Value::Map params;
     for (const ActionParam& param : spec.params) {
       Value value = param.value.program->Evaluate(frame_);
-      if (value.is_error()) return StepError(rule, param.value.position, "param '" + param.name + "'", value.error_message());
+      if (value.is_error())
+        return StepError(rule, param.value.position, "param '" + param.name + "'", value.error_message());
       if (definition != nullptr) {
         const ActionParamSpec* param_spec = definition->FindParam(param.name);
         if (param_spec != nullptr && !ValueHasParamType(value, param_spec->type)) {
-          return StepError(rule, param.value.position, "param '" + param.name + "'",
-                           "expected " + param_spec->type + ", got " + value.TypeName() + " " + value.DebugString());
+          return StepError(
+              rule, param.value.position, "param '" + param.name + "'",
+              "expected " + param_spec->type + ", got " + value.TypeName() + " " + value.DebugString());
         }
       }
       params.emplace_back(Value::String(param.name), std::move(value));
@@ -102,7 +106,8 @@ class StepBuilder {
       step.disruptive = definition->disruptive;
       step.adapter = definition->adapter;
     }
-    if (!steps_.empty() && steps_.back().rule_set == step.rule_set) step.depends_on.push_back(steps_.back().id);
+    if (!steps_.empty() && steps_.back().rule_set == step.rule_set)
+      step.depends_on.push_back(steps_.back().id);
     // Canonical JSON (sorted keys) of what the step does, so that the same
     // step decided again from a later snapshot has the same key.
     nlohmann::json identity = {{"ruleSet", rule_set.name},
@@ -151,7 +156,9 @@ Result<Plan> MakePlan(const std::vector<std::shared_ptr<const CompiledRuleSet>>&
     auto decision = compiled->Match(*frame);
     if (!decision.ok()) return decision.error();
 
-    PlannedRuleSet planned{rule_set.name, rule_set.version, rule_set.digest, HitPolicyName(rule_set.hit_policy), {}, decision->violation};
+    PlannedRuleSet planned{
+        rule_set.name,      rule_set.version, rule_set.digest, HitPolicyName(rule_set.hit_policy), {},
+        decision->violation};
     StepBuilder builder(*compiled, catalogue, *frame, plan.steps);
     for (int rule_index : decision->selected) {
       const Rule& rule = rule_set.rules[rule_index];

@@ -17,16 +17,16 @@
 namespace ruleplane {
 
 struct PlanStep {
-  std::string id;              // "<rule set>/<rule>/<n>", stable for the same decision
-  std::string rule_set;        // name@version
+  std::string id;        // "<rule set>/<rule>/<n>", stable for the same decision
+  std::string rule_set;  // name@version
   std::string rule;
   std::string action;
   std::string target;
-  Value params;                // a map, in the order the rule wrote them
-  bool disruptive = false;     // from the action catalogue
-  std::string adapter;         // from the action catalogue
+  Value params;             // a map, in the order the rule wrote them
+  bool disruptive = false;  // from the action catalogue
+  std::string adapter;      // from the action catalogue
   std::vector<std::string> depends_on;
-  std::string idempotency_key; // "sha256:<hex>" of rule set name, action, target and params
+  std::string idempotency_key;  // "sha256:<hex>" of rule set name, action, target and params
 };
 
 struct PlannedRuleSet {

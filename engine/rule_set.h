@@ -73,13 +73,13 @@ struct Cell {
     kExpression,  // a boolean expression that names the column's fact itself
   };
   Kind kind = Kind::kAny;
-  int fact = -1;      // index into RuleSet::facts
-  std::string text;   // as written
+  int fact = -1;     // index into RuleSet::facts
+  std::string text;  // as written
   SourcePosition position;
-  CompareOp op = CompareOp::kEq;                        // kCompare
-  std::optional<Expression> operand;                    // kCompare, kIn (the list), kExpression
-  std::optional<Expression> low, high;                  // kRange
-  bool low_inclusive = true, high_inclusive = true;     // kRange
+  CompareOp op = CompareOp::kEq;                     // kCompare
+  std::optional<Expression> operand;                 // kCompare, kIn (the list), kExpression
+  std::optional<Expression> low, high;               // kRange
+  bool low_inclusive = true, high_inclusive = true;  // kRange
 };
 
 struct ActionParam {
@@ -88,10 +88,10 @@ struct ActionParam {
 };
 
 struct ActionSpec {
-  std::string action;                    // a name from the action catalogue
-  std::optional<Expression> for_each;    // a list (or map: its keys) to expand over
-  std::string as;                        // the loop variable's name (default "item")
-  std::optional<Expression> target;      // what the step acts on, e.g. a member name
+  std::string action;                  // a name from the action catalogue
+  std::optional<Expression> for_each;  // a list (or map: its keys) to expand over
+  std::string as;                      // the loop variable's name (default "item")
+  std::optional<Expression> target;    // what the step acts on, e.g. a member name
   std::vector<ActionParam> params;
   SourcePosition position;
 };
@@ -100,7 +100,7 @@ struct Rule {
   std::string id;
   std::string description;
   std::string source;
-  int priority = 0;  // PRIORITY: higher wins; ties go to the earlier rule
+  int priority = 0;         // PRIORITY: higher wins; ties go to the earlier rule
   std::vector<Cell> cells;  // only the non-"-" cells, in the order written
   std::optional<Expression> condition;
   std::vector<ActionSpec> then;
@@ -115,8 +115,8 @@ struct ExpectedStep {
 
 struct RuleTest {
   std::string name;
-  std::optional<Value> snapshot;        // inline snapshot document
-  std::string snapshot_file;            // or a path relative to the rule file
+  std::optional<Value> snapshot;                      // inline snapshot document
+  std::string snapshot_file;                          // or a path relative to the rule file
   std::vector<std::pair<std::string, Value>> params;  // overrides
   std::optional<std::vector<std::string>> expect_rules;
   std::optional<std::vector<ExpectedStep>> expect_steps;
@@ -125,11 +125,11 @@ struct RuleTest {
 };
 
 struct RuleSet {
-  std::string file;       // path as given to the loader
+  std::string file;  // path as given to the loader
   std::string name;
-  std::string version;    // semver
-  std::string source;     // which seed section it encodes
-  std::string subject;    // snapshot kind without "Snapshot", e.g. "EtcdCluster"
+  std::string version;  // semver
+  std::string source;   // which seed section it encodes
+  std::string subject;  // snapshot kind without "Snapshot", e.g. "EtcdCluster"
   HitPolicy hit_policy = HitPolicy::kUnique;
   std::vector<Param> params;
   std::vector<Fact> facts;
@@ -138,7 +138,7 @@ struct RuleSet {
   std::vector<Expression> invariants;   // boolean, over facts, params and the decision (see FrameLayout)
   bool allow_gaps = false;              // spec.allowGaps: states no rule decides are intended
   std::vector<RuleTest> tests;
-  std::string digest;     // "sha256:<hex>" of the file's bytes
+  std::string digest;  // "sha256:<hex>" of the file's bytes
 
   std::string id() const { return name + "@" + version; }
   int FindFact(std::string_view fact_name) const;

@@ -41,8 +41,8 @@ std::string CompareSteps(const std::vector<ExpectedStep>& expected, const std::v
                       (!want.params || *want.params == params);
     if (!same) {
       return where + "expected " +
-             StepText(want.action, want.target.value_or("*"), want.params ? &*want.params : nullptr) + ", got " +
-             StepText(step.action, step.target, &params);
+             StepText(want.action, want.target.value_or("*"), want.params ? &*want.params : nullptr) +
+             ", got " + StepText(step.action, step.target, &params);
     }
   }
   return "";

@@ -55,7 +55,8 @@ Result<Snapshot> SnapshotFromValue(Value document) {
   auto kind = RequiredString(document, "kind");
   if (!kind.ok()) return kind.error();
   if (!kind->ends_with(kKindSuffix) || kind->size() == kKindSuffix.size()) {
-    return InvalidSnapshot("kind '" + *kind + "' must name a subject and end in 'Snapshot' (e.g. EtcdClusterSnapshot)");
+    return InvalidSnapshot("kind '" + *kind +
+                           "' must name a subject and end in 'Snapshot' (e.g. EtcdClusterSnapshot)");
   }
   auto observed_at_text = RequiredString(document, "observedAt");
   if (!observed_at_text.ok()) return observed_at_text.error();
@@ -65,7 +66,8 @@ Result<Snapshot> SnapshotFromValue(Value document) {
   }
   Value params;
   if (const Value* given = document.Find("params"); given != nullptr && !given->is_null()) {
-    if (!given->is_map()) return InvalidSnapshot(std::string("field 'params' must be an object, not ") + given->TypeName());
+    if (!given->is_map())
+      return InvalidSnapshot(std::string("field 'params' must be an object, not ") + given->TypeName());
     params = *given;
   }
 

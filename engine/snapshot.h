@@ -16,10 +16,10 @@
 namespace ruleplane {
 
 struct Snapshot {
-  std::string kind;         // e.g. "EtcdClusterSnapshot"
+  std::string kind;  // e.g. "EtcdClusterSnapshot"
   Timestamp observed_at;
-  Value document;           // the whole document, bound to `snapshot` in expressions
-  Value params;             // the document's "params" map, or null
+  Value document;  // the whole document, bound to `snapshot` in expressions
+  Value params;    // the document's "params" map, or null
 
   // "EtcdClusterSnapshot" -> "EtcdCluster", the rule files' spec.subject.
   std::string subject() const;

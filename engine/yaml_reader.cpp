@@ -246,8 +246,8 @@ void YamlReader::RequireConstant(const Mapping& mapping, std::string_view key, s
   if (field == nullptr) return;
   std::optional<std::string> value = ReadString(*field);
   if (value && *value != expected) {
-    Error(field->value, "unsupported " + std::string(key) + " '" + *value + "'; expected '" +
-                            std::string(expected) + "'");
+    Error(field->value,
+          "unsupported " + std::string(key) + " '" + *value + "'; expected '" + std::string(expected) + "'");
   }
 }
 

@@ -27,13 +27,15 @@ TEST(Cli, PlanOfBundledExampleShowsSteps) {
 TEST(Cli, PlanWorksFromAnyDirectoryWithBundledRules) {
   const std::string snapshot = std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/pink-of-health.json";
   const std::string out = TempPath("out");
-  const std::string command = std::string("cd / && ") + RULEPLANE_BINARY + " plan -o json " + snapshot + " >" + out + " 2>&1";
+  const std::string command =
+      std::string("cd / && ") + RULEPLANE_BINARY + " plan -o json " + snapshot + " >" + out + " 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << Slurp(out);
   EXPECT_TRUE(Contains(Slurp(out), "\"kind\": \"Plan\""));
 }
 
 TEST(Cli, PlanReadsStandardInputAndPrintsJsonAndYaml) {
-  CommandResult json = Ruleplane("plan - -o json", std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/quorum-lost.json");
+  CommandResult json =
+      Ruleplane("plan - -o json", std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/quorum-lost.json");
   EXPECT_EQ(json.exit_code, 0) << json.err;
   EXPECT_TRUE(Contains(json.out, "\"idempotencyKey\": \"sha256:")) << json.out;
   CommandResult yaml = Ruleplane("plan examples/snapshots/quorum-lost.json -o yaml");
@@ -89,9 +91,10 @@ TEST(Cli, LintAndTestOfBundledRulesAreClean) {
 }
 
 TEST(Cli, LintReportsErrorsWithPositionAndExits1) {
-  const std::string path = WriteTemp("broken.yaml",
-                                     "apiVersion: ruleplane.dev/v1\nkind: DecisionTable\nmetadata:\n  name: x\n"
-                                     "  version: 1.0.0\nspec:\n  subject: EtcdCluster\n  hitPolicy: SOMETIMES\n");
+  const std::string path =
+      WriteTemp("broken.yaml",
+                "apiVersion: ruleplane.dev/v1\nkind: DecisionTable\nmetadata:\n  name: x\n"
+                "  version: 1.0.0\nspec:\n  subject: EtcdCluster\n  hitPolicy: SOMETIMES\n");
   CommandResult run = Ruleplane("lint " + path);
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_TRUE(Contains(run.out, path + ":8:14: error:")) << run.out;
@@ -139,7 +142,8 @@ TEST(Cli, FactThatCannotBeDerivedNamesFactFileAndField) {
 }
 
 TEST(Cli, EvalPrintsJsonOrTheError) {
-  const std::string input = WriteTemp("input.json", R"({"members": [{"status": "Ready"}, {"status": "NotReady"}]})");
+  const std::string input =
+      WriteTemp("input.json", R"({"members": [{"status": "Ready"}, {"status": "NotReady"}]})");
   CommandResult ok = Ruleplane("eval 'members.filter(m, m.status == \"Ready\").size()' --input " + input);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.out, "1\n");

@@ -107,7 +107,8 @@ class TableGenerator {
         {{"SetCondition", R"("Ready")", {{"status", "false"}}}},
         {{"SetCondition", R"("AllMembersReady")", {{"status", "true"}}}},
     };
-    const int rule_count = random_.Uniform(1, 12);
+    // One table in ten has more than 64 rules, so that bitsets span several words.
+    const int rule_count = random_.Chance(10) ? random_.Uniform(65, 140) : random_.Uniform(1, 12);
     for (int r = 0; r < rule_count; ++r) {
       std::vector<CellSpec> cells;
       for (int f = 0; f < fact_count; ++f) {

@@ -30,7 +30,6 @@ std::vector<nlohmann::json> OutputLines(const std::string& out) {
   return lines;
 }
 
-
 constexpr const char* kFlatHealthy =
     R"({"apiVersion":"ruleplane.dev/v1","kind":"StatusBenchSnapshot","observedAt":"2024-05-01T10:00:00Z",)"
     R"("replicas":3,"clusterSize":3,"stsReplicas":3,"stsReadyReplicas":3,"members":3,"ready":3,"notReady":0,)"

@@ -66,7 +66,8 @@ spec:
 
 Snapshot MakeSnapshot(const std::string& observed_at) {
   auto snapshot = ParseSnapshot(R"({"apiVersion": "ruleplane.dev/v1", "kind": "EtcdClusterSnapshot",
-    "observedAt": ")" + observed_at + R"(",
+    "observedAt": ")" + observed_at +
+                                R"(",
     "etcd": {"metadata": {"name": "etcd-main"}, "spec": {"replicas": 3}},
     "pods": [{"name": "etcd-main-0", "since": "2024-05-01T09:00:00Z"},
              {"name": "etcd-main-1", "since": "2024-05-01T09:58:00Z"},

@@ -14,7 +14,6 @@ namespace {
 
 using namespace ruleplane::testing_support;
 
-
 TEST(VerifyCommand, CleanTableExitsZeroAndSaysHowLongItTook) {
   CommandResult run = Ruleplane("verify rules/etcd-backup-restore/initialization.yaml");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
