@@ -148,7 +148,7 @@ Result<CellPredicate> CellPredicate::Compile(const RuleSet& rule_set, int rule, 
 
 void CellPredicate::CompileQuickCheck() {
   if (cell_->kind == Cell::Kind::kExpression && !operands_[0].direct()) {
-    if (cell_->operand->program->has_quick_bool()) quick_program_ = cell_->operand->program.get();
+    quick_check_ = QuickCheck::Program(*cell_->operand->program);
     return;
   }
   std::vector<CompareOp> ops;
@@ -157,19 +157,19 @@ void CellPredicate::CompileQuickCheck() {
     ops = {cell_->low_inclusive ? CompareOp::kGe : CompareOp::kGt,
            cell_->high_inclusive ? CompareOp::kLe : CompareOp::kLt};
   }
+  QuickCheck::IntBound bounds[2];
   for (size_t i = 0; i < ops.size(); ++i) {
     const CellOperand& operand = operands_[i];
-    IntBound& bound = int_bounds_[i];
-    bound.op = ops[i];
+    bounds[i].op = ops[i];
     if (operand.constant() && operand.constant()->is_int()) {
-      bound.constant = operand.constant()->int_value();
+      bounds[i].constant = operand.constant()->int_value();
     } else if (operand.slot() >= 0) {
-      bound.slot = operand.slot();
+      bounds[i].slot = operand.slot();
     } else {
       return;
     }
   }
-  int_bound_count_ = static_cast<int>(ops.size());
+  quick_check_ = QuickCheck::Bounds(fact_slot_, bounds, static_cast<int>(ops.size()));
 }
 
 bool CellPredicate::direct() const {

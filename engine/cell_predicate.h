@@ -14,6 +14,7 @@
 
 #include "engine/error.h"
 #include "engine/expression.h"
+#include "engine/quick_check.h"
 #include "engine/rule_set.h"
 #include "engine/value.h"
 
@@ -22,24 +23,6 @@ namespace ruleplane {
 // CEL's `a op b` for the six comparison operators: a bool, or an error value
 // when either side is an error or the kinds cannot be ordered.
 Value CompareValues(CompareOp op, const Value& a, const Value& b);
-
-inline bool CompareInts(CompareOp op, int64_t a, int64_t b) {
-  switch (op) {
-    case CompareOp::kEq:
-      return a == b;
-    case CompareOp::kNe:
-      return a != b;
-    case CompareOp::kLt:
-      return a < b;
-    case CompareOp::kLe:
-      return a <= b;
-    case CompareOp::kGt:
-      return a > b;
-    case CompareOp::kGe:
-      return a >= b;
-  }
-  return false;
-}
 
 // CEL's `element in container`: list membership or map key membership.
 Value ValueIn(const Value& element, const Value& container);
@@ -97,28 +80,9 @@ class CellPredicate {
   // The same, as a bool or an error value.
   Value Test(const Value& fact_value, expr::Frame& frame) const;
 
-  // The hot path of matching: the cell's truth (1 or 0) when it compares
-  // ints through int constants and slots only, as `== n` and `[0..n)` do, or
-  // is a boolean expression of plain int arithmetic (`2 * notReady >= n`)
-  // that evaluates without an error; -1 when Check must decide.
-  bool has_quick_check() const { return quick_program_ != nullptr || int_bound_count_ > 0; }
-  int QuickCheck(const Value& fact_value, const expr::Frame& frame) const {
-    if (quick_program_ != nullptr) return quick_program_->QuickBool(frame);
-    if (int_bound_count_ == 0 || !fact_value.is_int()) return -1;
-    const int64_t value = fact_value.int_value();
-    bool holds = true;
-    for (int i = 0; i < int_bound_count_; ++i) {
-      const IntBound& bound = int_bounds_[i];
-      int64_t operand = bound.constant;
-      if (bound.slot >= 0) {
-        const Value& slot_value = frame[bound.slot];
-        if (!slot_value.is_int()) return -1;
-        operand = slot_value.int_value();
-      }
-      holds = CompareInts(bound.op, value, operand) && holds;
-    }
-    return holds;
-  }
+  // The hot path of matching: the cell's truth without Check, when it has a
+  // shortcut (see QuickCheck).
+  const QuickCheck& quick_check() const { return quick_check_; }
 
  private:
   void CompileQuickCheck();
@@ -127,17 +91,8 @@ class CellPredicate {
   int rule_ = -1;
   int fact_slot_ = -1;
   bool literal_ = false;
-  // QuickCheck's form of a kCompare cell (one bound) or a kRange cell (two)
-  // whose operands are int constants or slots; none otherwise.
-  struct IntBound {
-    CompareOp op = CompareOp::kEq;
-    int slot = -1;  // or, when -1, the constant
-    int64_t constant = 0;
-  };
-  IntBound int_bounds_[2];
-  int int_bound_count_ = 0;
-  const expr::Program* quick_program_ = nullptr;  // a kExpression cell's program
-  std::vector<CellOperand> operands_;             // kCompare, kIn, kExpression: 1; kRange: low, high
+  QuickCheck quick_check_;
+  std::vector<CellOperand> operands_;  // kCompare, kIn, kExpression: 1; kRange: low, high
 };
 
 }  // namespace ruleplane

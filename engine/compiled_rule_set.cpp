@@ -26,18 +26,12 @@ struct CompiledRule {
 
 using Truth = CellPredicate::Truth;
 
-// A residual cell or condition that has a shortcut (CellPredicate::QuickCheck,
-// Program::QuickBool), shared by every rule that has the same one: Match tests
-// it once per frame, and only while a candidate rule still has it.
+// A residual cell or condition that has a QuickCheck, shared by every rule
+// that has the same one: Match runs it once per frame, and only while a
+// candidate rule still has it.
 struct SharedCheck {
-  const CellPredicate* cell = nullptr;  // or
-  const expr::Program* condition = nullptr;
+  QuickCheck check;
   std::vector<uint64_t> rules;  // the rules that have it
-
-  // 1 or 0, or -1 when the rules that have it must be evaluated in full.
-  int Check(const expr::Frame& frame) const {
-    return cell != nullptr ? cell->QuickCheck(frame[cell->fact_slot()], frame) : condition->QuickBool(frame);
-  }
 };
 
 Truth CheckCondition(const Expression& condition, expr::Frame& frame, Value& error) {
@@ -50,10 +44,9 @@ Truth CheckCondition(const Expression& condition, expr::Frame& frame, Value& err
 }
 
 Truth CheckCell(const CellPredicate& cell, expr::Frame& frame, Value& error) {
-  const Value& fact_value = frame[cell.fact_slot()];
-  const int quick = cell.QuickCheck(fact_value, frame);
+  const int quick = cell.quick_check().Run(frame);
   if (quick >= 0) return quick ? Truth::kTrue : Truth::kFalse;
-  return cell.Check(fact_value, frame, error);
+  return cell.Check(frame[cell.fact_slot()], frame, error);
 }
 
 // Slots a frame needs for every expression of the rule set, the planner's
@@ -134,10 +127,9 @@ struct CompiledRuleSet::Index {
 void CompiledRuleSet::Index::ShareChecks() {
   slow_rules.assign(words, 0);
   std::map<std::string, int, std::less<>> check_by_key;
-  auto share = [&](const std::string& key, const CellPredicate* cell, const expr::Program* condition,
-                   int rule) {
+  auto share = [&](const std::string& key, const QuickCheck& check, int rule) {
     auto [it, inserted] = check_by_key.emplace(key, static_cast<int>(shared_checks.size()));
-    if (inserted) shared_checks.push_back(SharedCheck{cell, condition, std::vector<uint64_t>(words, 0)});
+    if (inserted) shared_checks.push_back(SharedCheck{check, std::vector<uint64_t>(words, 0)});
     uint64_t* bits = shared_checks[it->second].rules.data();
     bits[rule / 64] |= uint64_t{1} << (rule % 64);
   };
@@ -146,26 +138,22 @@ void CompiledRuleSet::Index::ShareChecks() {
     bool slow = false;
     for (const int i : rule.residual_cells) {
       const CellPredicate& cell = rule.cells[i];
-      if (!cell.has_quick_check()) {
-        slow = true;
-        continue;
-      }
+      slow = slow || !cell.quick_check().usable();
       // Cells of one column with the same text are the same test.
-      share(std::to_string(cell.fact_slot()) + "\n" + cell.cell().text, &cell, nullptr, r);
+      if (cell.quick_check().usable())
+        share(std::to_string(cell.fact_slot()) + "\n" + cell.cell().text, cell.quick_check(), r);
     }
     if (rule.condition != nullptr) {
-      const expr::Program& program = *rule.condition->program;
-      if (program.has_quick_bool()) {
-        share("condition\n" + rule.condition->text, nullptr, &program, r);
-      } else {
-        slow = true;
-      }
+      const QuickCheck check = QuickCheck::Program(*rule.condition->program);
+      slow = slow || !check.usable();
+      if (check.usable()) share("condition\n" + rule.condition->text, check, r);
     }
     if (slow) slow_rules[r / 64] |= uint64_t{1} << (r % 64);
   }
+  // Comparisons first, programs after: a program runs only if a rule still needs it.
   std::stable_sort(shared_checks.begin(), shared_checks.end(),
                    [](const SharedCheck& a, const SharedCheck& b) {
-                     return (a.cell != nullptr && a.cell->direct()) > (b.cell != nullptr && b.cell->direct());
+                     return a.check.runs_program() < b.check.runs_program();
                    });
 }
 
@@ -480,7 +468,7 @@ std::optional<Error> CompiledRuleSet::Index::Match(const RuleSet& rule_set, expr
     for (int w = 0; w < word_count; ++w) evaluate[w] = candidates[w] & slow_rules[w];
     for (const SharedCheck& check : shared_checks) {
       if (!bitset::Intersects(candidates, check.rules.data(), word_count)) continue;
-      const int truth = check.Check(frame);
+      const int truth = check.check.Run(frame);
       if (truth == 0) bitset::AndNotWith(candidates, check.rules.data(), word_count);
       if (truth < 0) bitset::OrWithBoth(evaluate, candidates, check.rules.data(), word_count);
     }
