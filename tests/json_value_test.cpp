@@ -44,6 +44,36 @@ TEST(JsonValueTest, RefusesVeryDeepNesting) {
   EXPECT_NE(deep.error().message.find("nested deeper than 512"), std::string::npos) << deep.error().message;
 }
 
+TEST(JsonValueTest, NestingUpTo512LevelsIsAccepted) {
+  // The root is level 0: 512 arrays hold a value at level 512, 513 one at level 513.
+  EXPECT_TRUE(ParseJson(std::string(512, '[') + "1" + std::string(512, ']')).ok());
+  EXPECT_FALSE(ParseJson(std::string(513, '[') + "1" + std::string(513, ']')).ok());
+}
+
+// As nlohmann's own parser: the last value wins, at the place of the first.
+TEST(JsonValueTest, DuplicateKeysKeepTheLastValueAtTheFirstPlace) {
+  Result<Value> small = ParseJson(R"({"a": 1, "b": 2, "a": 3, "ab": 4, "ba": 5})");
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(FormatJson(*small), R"({"a":3,"b":2,"ab":4,"ba":5})");
+
+  // Objects of many keys index them; the duplicates come before and after that point.
+  std::string text = "{";
+  std::string expected = "{";
+  for (int i = 0; i < 100; ++i) {
+    text += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+    expected += "\"k" + std::to_string(i) + "\":" +
+                std::to_string(i == 3    ? -1
+                               : i == 90 ? -2
+                                         : i) +
+                (i < 99 ? "," : "}");
+  }
+  text += R"("k3": -1, "k90": -2})";
+  Result<Value> large = ParseJson(text);
+  ASSERT_TRUE(large.ok());
+  EXPECT_EQ(FormatJson(*large), expected);
+  EXPECT_EQ(large->map_value().size(), 100u);
+}
+
 TEST(JsonValueTest, ConvertsValuesBackToJson) {
   const Value value = Value::MakeMap({
       {Value::String("when"), Value::MakeTimestamp({1714557600LL * 1000000000 + 500000000})},
