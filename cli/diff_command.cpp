@@ -20,25 +20,30 @@ namespace {
 constexpr const char* kDiffUsage =
     R"(usage: ruleplane diff [--rules PATH]... [--param NAME=VALUE]... [--snapshots DIR] [--max-regions N] OLD NEW
 
-OLD and NEW are rule files, or NAME@VERSION (a rule-set name and a version
-prefix, among the bundled rule files or those under --rules). Both are
+OLD and NEW are rule files, or NAME@VERSION references (a rule-set name and a
+version prefix, among the bundled rule files or those under --rules), each of
+which may select several rule sets: `diff etcd-druid@1 etcd-druid@2` compares
+the two selections. Rule sets of the same name are paired, and each pair is
 evaluated on every combination of fact values their domains allow (a fact
-both enumerate takes the values both allow) and the regions of states they
+both enumerate takes the values both allow): the regions of states they
 decide differently are listed, each with both decisions and an example state.
-With --snapshots DIR, every *.json snapshot in DIR is also planned with both,
-and those whose plans differ are listed with both plans. Two versions with
-different facts span the product of both domains: the comparison stops after
---max-evaluations partial assignments (default 2000000) and says so.
+Rule sets found on one side only are named.
+With --snapshots DIR, every *.json snapshot in DIR is also planned with the
+whole of each side, and those whose plans differ are listed with both plans.
+Two versions with different facts span the product of both domains: the
+comparison stops after --max-evaluations partial assignments (default
+2000000) and says so.
 
 Exit codes: 0 no difference, 1 differences, 2 bad usage or unreadable input.
 )";
 
 struct LoadedSide {
   std::unique_ptr<RuleLibrary> library;
-  std::shared_ptr<const CompiledRuleSet> compiled;
+  // The newest version of each rule-set name the reference selects, in name order.
+  std::vector<std::shared_ptr<const CompiledRuleSet>> compiled;
 };
 
-// The one rule file `reference` names.
+// The rule files `reference` names.
 std::optional<LoadedSide> LoadSide(const std::string& reference, const std::vector<std::string>& rules_paths,
                                    std::ostream& err) {
   std::vector<std::string> references =
@@ -48,18 +53,20 @@ std::optional<LoadedSide> LoadSide(const std::string& reference, const std::vect
   side.library = LoadRuleLibrary(references, err);
   if (!side.library) return std::nullopt;
   if (PrintDiagnostics(*side.library, err) > 0) return std::nullopt;
-  if (side.library->files.size() != 1 || !side.library->files[0].rule_set) {
-    err << "ruleplane: '" << reference << "' names " << side.library->files.size()
-        << " rule files; name exactly one (a file, or NAME@VERSION)\n";
+  if (side.library->files.empty()) {
+    err << "ruleplane: '" << reference << "' names no rule file\n";
     return std::nullopt;
   }
-  auto compiled = CompiledRuleSet::Compile(side.library->files[0].rule_set);
-  if (!compiled.ok()) {
-    err << side.library->files[0].path << ": error: " << compiled.error().message << "\n";
-    return std::nullopt;
-  }
-  side.compiled = *compiled;
+  side.compiled = SelectForSubject(*side.library, "", err);
+  if (side.compiled.empty()) return std::nullopt;
   return side;
+}
+
+const CompiledRuleSet* FindByName(const LoadedSide& side, const std::string& name) {
+  for (const auto& compiled : side.compiled) {
+    if (compiled->rule_set().name == name) return compiled.get();
+  }
+  return nullptr;
 }
 
 // The plan's outcome, one line per step (or the error / violation).
@@ -99,12 +106,21 @@ int DiffSnapshots(const std::string& dir, const LoadedSide& old_side, const Load
     auto text = ReadFile(path.string());
     if (!text.ok()) continue;
     auto snapshot = ParseSnapshot(*text);
-    if (!snapshot.ok() || snapshot->subject() != old_side.compiled->rule_set().subject) continue;
+    if (!snapshot.ok()) continue;
+    auto plan_with = [&](const LoadedSide& side) {
+      std::vector<std::shared_ptr<const CompiledRuleSet>> selected;
+      for (const auto& compiled : side.compiled) {
+        if (compiled->rule_set().subject == snapshot->subject()) selected.push_back(compiled);
+      }
+      return selected;
+    };
+    const auto old_rule_sets = plan_with(old_side), new_rule_sets = plan_with(new_side);
+    if (old_rule_sets.empty() && new_rule_sets.empty()) continue;
     ++planned;
     const std::vector<std::string> before =
-        PlanLines(MakePlan({old_side.compiled}, *snapshot, options, old_side.library->catalogue.get()));
+        PlanLines(MakePlan(old_rule_sets, *snapshot, options, old_side.library->catalogue.get()));
     const std::vector<std::string> after =
-        PlanLines(MakePlan({new_side.compiled}, *snapshot, options, new_side.library->catalogue.get()));
+        PlanLines(MakePlan(new_rule_sets, *snapshot, options, new_side.library->catalogue.get()));
     if (before == after) continue;
     ++differing;
     report += "  " + path.string() + "\n";
@@ -165,22 +181,46 @@ int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
   auto new_side = LoadSide(sides[1], rules_paths, err);
   if (!new_side) return kExitUsage;
   RuleLibrary both;
-  for (const LoadedSide* side : {&*old_side, &*new_side}) both.files.push_back(side->library->files[0]);
+  for (const LoadedSide* side : {&*old_side, &*new_side}) {
+    both.files.insert(both.files.end(), side->library->files.begin(), side->library->files.end());
+  }
   if (!OverridesAreDeclared(both, overrides, err)) return kExitUsage;
 
-  const auto start = std::chrono::steady_clock::now();
-  const VerificationReport report =
-      DiffRuleSets(old_side->compiled, new_side->compiled, overrides, static_cast<uint64_t>(max_evaluations));
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  char took[32];
-  std::snprintf(took, sizeof took, "%.2f", seconds);
-  out << FormatVerificationReport(report, static_cast<int>(max_regions)) << "  took " << took << " s\n";
   bool failed = false;
   int differences = 0;
-  for (const Finding& finding : report.findings) {
-    failed = failed || (finding.kind == Finding::Kind::kUnverifiable &&
-                        finding.severity == Diagnostic::Severity::kError);
-    differences += finding.kind == Finding::Kind::kChanged ? 1 : 0;
+  auto describe = [](const CompiledRuleSet& compiled) {
+    return compiled.rule_set().id() + " (" + compiled.rule_set().file + ")";
+  };
+  for (const auto& old_rules : old_side->compiled) {
+    if (FindByName(*new_side, old_rules->rule_set().name) == nullptr) {
+      out << "only in " << sides[0] << ": " << describe(*old_rules) << "\n";
+      ++differences;
+    }
+  }
+  for (const auto& new_rules : new_side->compiled) {
+    if (FindByName(*old_side, new_rules->rule_set().name) == nullptr) {
+      out << "only in " << sides[1] << ": " << describe(*new_rules) << "\n";
+      ++differences;
+    }
+  }
+  for (const auto& old_rules : old_side->compiled) {
+    std::shared_ptr<const CompiledRuleSet> new_rules;
+    for (const auto& candidate : new_side->compiled) {
+      if (candidate->rule_set().name == old_rules->rule_set().name) new_rules = candidate;
+    }
+    if (!new_rules) continue;
+    const auto start = std::chrono::steady_clock::now();
+    const VerificationReport report =
+        DiffRuleSets(old_rules, new_rules, overrides, static_cast<uint64_t>(max_evaluations));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    char took[32];
+    std::snprintf(took, sizeof took, "%.2f", seconds);
+    out << FormatVerificationReport(report, static_cast<int>(max_regions)) << "  took " << took << " s\n";
+    for (const Finding& finding : report.findings) {
+      failed = failed || (finding.kind == Finding::Kind::kUnverifiable &&
+                          finding.severity == Diagnostic::Severity::kError);
+      differences += finding.kind == Finding::Kind::kChanged ? 1 : 0;
+    }
   }
   if (!snapshots_dir.empty()) {
     differences += DiffSnapshots(snapshots_dir, *old_side, *new_side, overrides, out, err, failed);

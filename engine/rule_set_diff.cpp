@@ -45,14 +45,22 @@ bool SameIds(const RuleSet& a, const std::vector<int>& selected_a, const RuleSet
 
 constexpr size_t kMaxDifferences = 20;
 
-// Input facts of the same name in both.
-int SharedInputs(const RuleSet& a, const RuleSet& b) {
+struct SharedInputFacts {
+  int count = 0;                       // input facts of the same name in both
+  std::vector<std::string> redefined;  // those of them whose expressions differ
+};
+
+SharedInputFacts SharedInputs(const RuleSet& a, const RuleSet& b) {
   const VerificationModel model_a = AnalyzeForVerification(a), model_b = AnalyzeForVerification(b);
-  int shared = 0;
+  SharedInputFacts shared;
   for (size_t f = 0; f < a.facts.size(); ++f) {
     const int other = b.FindFact(a.facts[f].name);
-    shared += model_a.roles[f] == VerificationModel::Role::kInput && other >= 0 &&
-              model_b.roles[other] == VerificationModel::Role::kInput;
+    if (model_a.roles[f] != VerificationModel::Role::kInput || other < 0 ||
+        model_b.roles[other] != VerificationModel::Role::kInput)
+      continue;
+    ++shared.count;
+    if (a.facts[f].expression.text != b.facts[other].expression.text)
+      shared.redefined.push_back(a.facts[f].name);
   }
   return shared;
 }
@@ -86,6 +94,18 @@ VerificationReport DiffRuleSets(const std::shared_ptr<const CompiledRuleSet>& ol
   report.names = (*enumerator)->names();
   report.inputs = (*enumerator)->inputs();
   report.enumeration_order = (*enumerator)->EnumerationOrder();
+  const SharedInputFacts shared = SharedInputs(old_set, new_set);
+  if (!shared.redefined.empty()) {
+    // A state pairs the two versions' facts by name; where they are derived
+    // differently, a snapshot may well give them different values.
+    Finding redefined;
+    redefined.kind = Finding::Kind::kUnverifiable;
+    redefined.severity = Diagnostic::Severity::kWarning;
+    redefined.message = "facts derived differently in the two versions, paired by name all the same:";
+    for (const std::string& name : shared.redefined) redefined.message += " " + name;
+    redefined.message += "; where they differ from snapshot to snapshot, compare plans with --snapshots";
+    report.findings.push_back(std::move(redefined));
+  }
 
   std::map<std::string, size_t> index;
   std::vector<Finding> findings;
@@ -126,7 +146,7 @@ VerificationReport DiffRuleSets(const std::shared_ptr<const CompiledRuleSet>& ol
     stopped.severity = Diagnostic::Severity::kWarning;
     stopped.message = "incomplete: stopped after " + std::to_string(stats.nodes) +
                       " evaluations; the differences below cover only the states examined (" +
-                      std::to_string(SharedInputs(old_set, new_set)) +
+                      std::to_string(shared.count) +
                       " facts enumerated by both versions). Compare plans with --snapshots, or raise "
                       "--max-evaluations";
     report.findings.push_back(std::move(stopped));

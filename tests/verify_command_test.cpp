@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -92,9 +93,36 @@ TEST(DiffCommand, SnapshotsWhosePlansDifferAreListed) {
       << run.out;
 }
 
-TEST(DiffCommand, NeedsTwoRuleFiles) {
+TEST(DiffCommand, NeedsTwoSides) {
   EXPECT_EQ(Ruleplane("diff rules/etcd-druid/pdb.yaml").exit_code, 2);
-  EXPECT_EQ(Ruleplane("diff rules/etcd-druid rules/etcd-druid/pdb.yaml").exit_code, 2);
+  EXPECT_EQ(Ruleplane("diff rules/etcd-druid/pdb.yaml no-such-rules@1").exit_code, 2);
+}
+
+// Whole selections: rule sets paired by name, the others named, and the
+// snapshots of VERSIONS.md planned with each side as a whole.
+TEST(DiffCommand, TheOneAndTwoSelectionsDifferAsVersionsMdSays) {
+  CommandResult run = Ruleplane(
+      "diff --snapshots examples/snapshots --max-regions 1 --max-evaluations 20000 etcd-druid@1 "
+      "etcd-druid@2");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "only in etcd-druid@1: etcd-druid-status-maintenance@1.0.0")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "only in etcd-druid@2: etcd-druid-status-scaling@2.0.0")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "changed: old selects 'in-sync', new selects 'single-member'")) << run.out;
+  EXPECT_TRUE(Contains(run.out,
+                       "warning: facts derived differently in the two versions, paired by name all the "
+                       "same: n ready;"))
+      << run.out;
+  const std::vector<std::string> scenarios = {"v2-quorum-lost", "v2-minority-not-ready", "v2-scale-down",
+                                              "v2-scale-up", "v2-scale-to-zero"};
+  for (const std::string& scenario : scenarios) {
+    EXPECT_TRUE(Contains(run.out, "  examples/snapshots/" + scenario + ".json\n")) << scenario << "\n"
+                                                                                   << run.out;
+  }
+  EXPECT_FALSE(Contains(run.out, "  examples/snapshots/v2-pink-of-health.json\n")) << run.out;
+  EXPECT_TRUE(Contains(run.out,
+                       "  examples/snapshots/v2-quorum-lost.json\n"
+                       "    old: quorum-lost: ScaleStatefulSet(etcd-main) {\"replicas\": 0}\n"))
+      << run.out;
 }
 
 TEST(TestCommand, CoverageReportsWhatTheTestsMissed) {
