@@ -190,7 +190,7 @@ void ColumnIndex::BuildDenseInts() {
   if (!points.empty()) {
     if (points.front() == std::numeric_limits<int64_t>::min() ||
         points.back() == std::numeric_limits<int64_t>::max() ||
-        points.back() - points.front() > kMaxEntries) {
+        static_cast<__int128>(points.back()) - points.front() > kMaxEntries) {
       return;
     }
     low = points.front() - 1;
