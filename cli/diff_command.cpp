@@ -4,13 +4,17 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/param_option.h"
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
 #include "engine/plan.h"
+#include "engine/plan_difference.h"
 #include "engine/rule_set_diff.h"
 #include "engine/snapshot.h"
 
@@ -18,7 +22,7 @@ namespace ruleplane::cli {
 namespace {
 
 constexpr const char* kDiffUsage =
-    R"(usage: ruleplane diff [--rules PATH]... [--param NAME=VALUE]... [--snapshots DIR] [--max-regions N] OLD NEW
+    R"(usage: ruleplane diff [--rules PATH]... [--param NAME=VALUE]... [--snapshots WHERE] [--max-regions N] OLD NEW
 
 OLD and NEW are rule files, or NAME@VERSION references (a rule-set name and a
 version prefix, among the bundled rule files or those under --rules), each of
@@ -28,8 +32,12 @@ evaluated on every combination of fact values their domains allow (a fact
 both enumerate takes the values both allow): the regions of states they
 decide differently are listed, each with both decisions and an example state.
 Rule sets found on one side only are named.
-With --snapshots DIR, every *.json snapshot in DIR is also planned with the
-whole of each side, and those whose plans differ are listed with both plans.
+With --snapshots WHERE (a directory of *.json snapshots, one .json file, or
+JSON lines, `-` for standard input), every snapshot is also planned with the
+whole of each side, and those whose plans differ are listed with both plans;
+snapshots generated from a grid of observations (a top-level `observation`
+object, as examples/observe_cluster.py writes) are summed up as regions of
+the grid, grouped by the actions of both plans.
 Two versions with different facts span the product of both domains: the
 comparison stops after --max-evaluations partial assignments (default
 2000000) and says so.
@@ -83,30 +91,121 @@ std::vector<std::string> PlanLines(const Result<Plan>& plan) {
   return lines;
 }
 
-// Plans every snapshot of `dir` with both sides; returns how many differ.
-int DiffSnapshots(const std::string& dir, const LoadedSide& old_side, const LoadedSide& new_side,
-                  const ParamOverrides& overrides, std::ostream& out, std::ostream& err, bool& failed) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> paths;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file() && it->path().extension() == ".json") paths.push_back(it->path());
+// The action names of a plan's steps ("violation" / "error" when it has none to give).
+std::vector<std::string> PlanActions(const Result<Plan>& plan) {
+  if (!plan.ok()) return {"error"};
+  std::vector<std::string> actions;
+  for (const PlannedRuleSet& rule_set : plan->rule_sets) {
+    if (rule_set.violation) actions.push_back("violation");
   }
-  if (ec) {
-    err << "ruleplane: cannot list '" << dir << "': " << ec.message() << "\n";
+  for (const PlanStep& step : plan->steps) actions.push_back(step.action);
+  return actions;
+}
+
+struct SnapshotText {
+  std::string source;  // "path", or "path:line" for JSON lines
+  std::string text;
+};
+
+// The snapshots of `where`: every *.json file of a directory, one .json file,
+// or JSON lines (a file of another name, or "-" for standard input).
+std::optional<std::vector<SnapshotText>> ReadSnapshots(const std::string& where, std::ostream& err) {
+  namespace fs = std::filesystem;
+  std::vector<SnapshotText> snapshots;
+  std::error_code ec;
+  if (where != "-" && fs::is_directory(where, ec)) {
+    std::vector<fs::path> paths;
+    for (auto it = fs::directory_iterator(where, ec); !ec && it != fs::directory_iterator();
+         it.increment(ec)) {
+      if (it->is_regular_file() && it->path().extension() == ".json") paths.push_back(it->path());
+    }
+    if (ec) {
+      err << "ruleplane: cannot list '" << where << "': " << ec.message() << "\n";
+      return std::nullopt;
+    }
+    std::sort(paths.begin(), paths.end());
+    for (const fs::path& path : paths) {
+      auto text = ReadFile(path.string());
+      if (!text.ok()) {
+        err << "ruleplane: " << text.error().message << "\n";
+        return std::nullopt;
+      }
+      snapshots.push_back({path.string(), std::move(*text)});
+    }
+    return snapshots;
+  }
+  auto text = ReadFile(where);
+  if (!text.ok()) {
+    err << "ruleplane: " << text.error().message << "\n";
+    return std::nullopt;
+  }
+  if (fs::path(where).extension() == ".json") return std::vector<SnapshotText>{{where, std::move(*text)}};
+  size_t line = 0, start = 0;
+  while (start < text->size()) {
+    size_t end = text->find('\n', start);
+    if (end == std::string::npos) end = text->size();
+    ++line;
+    if (text->find_first_not_of(" \t\r", start) < end)
+      snapshots.push_back({where + ":" + std::to_string(line), text->substr(start, end - start)});
+    start = end + 1;
+  }
+  return snapshots;
+}
+
+std::string Snapshots(uint64_t count) {
+  return std::to_string(count) + (count == 1 ? " snapshot" : " snapshots");
+}
+
+// Regions of the observation grid, group by group of actions.
+void PrintGroupedDifferences(const PlanDifferences& differences, int max_regions, std::ostream& out) {
+  std::vector<int> order(differences.axes.size());
+  for (size_t axis = 0; axis < order.size(); ++axis) order[axis] = static_cast<int>(axis);
+  auto actions = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text.empty() ? std::string("no step") : text;
+  };
+  for (const PlanDifferenceGroup& group : differences.groups) {
+    out << "  old: " << actions(group.old_actions) << "\n  new: " << actions(group.new_actions) << "\n  ("
+        << Snapshots(group.snapshots);
+    if (group.old_actions == group.new_actions) out << "; the same actions, other targets or params";
+    out << ")\n";
+    for (size_t r = 0; r < group.regions.size(); ++r) {
+      if (static_cast<int>(r) == max_regions) {
+        out << "    ... " << group.regions.size() - r << " more regions\n";
+        break;
+      }
+      const Region& region = group.regions[r];
+      out << "    " << FormatRegion(region, differences.axes, order) << "  (" << Snapshots(region.states)
+          << "), e.g. " << group.examples[r] << "\n";
+    }
+  }
+}
+
+// Plans every snapshot of `where` with both sides; returns how many differ.
+// Snapshots that carry an `observation` (generated ones) are summed up as
+// regions of their grid; others are listed one by one with both plans.
+int DiffSnapshots(const std::string& where, const LoadedSide& old_side, const LoadedSide& new_side,
+                  const ParamOverrides& overrides, int max_regions, std::ostream& out, std::ostream& err,
+                  bool& failed) {
+  const auto snapshots = ReadSnapshots(where, err);
+  if (!snapshots) {
     failed = true;
     return 0;
   }
-  std::sort(paths.begin(), paths.end());
   EvaluationOptions options;
   options.param_overrides = overrides;
   int planned = 0, differing = 0;
   std::string report;
-  for (const fs::path& path : paths) {
-    auto text = ReadFile(path.string());
-    if (!text.ok()) continue;
-    auto snapshot = ParseSnapshot(*text);
-    if (!snapshot.ok()) continue;
+  std::vector<Value> observed;
+  std::vector<PlannedDifferently> different;
+  for (const SnapshotText& input : *snapshots) {
+    auto snapshot = ParseSnapshot(input.text);
+    if (!snapshot.ok()) {
+      err << input.source << ": error: " << snapshot.error().message << "\n";
+      failed = true;
+      continue;
+    }
     auto plan_with = [&](const LoadedSide& side) {
       std::vector<std::shared_ptr<const CompiledRuleSet>> selected;
       for (const auto& compiled : side.compiled) {
@@ -117,18 +216,30 @@ int DiffSnapshots(const std::string& dir, const LoadedSide& old_side, const Load
     const auto old_rule_sets = plan_with(old_side), new_rule_sets = plan_with(new_side);
     if (old_rule_sets.empty() && new_rule_sets.empty()) continue;
     ++planned;
-    const std::vector<std::string> before =
-        PlanLines(MakePlan(old_rule_sets, *snapshot, options, old_side.library->catalogue.get()));
-    const std::vector<std::string> after =
-        PlanLines(MakePlan(new_rule_sets, *snapshot, options, new_side.library->catalogue.get()));
+    const Value* observation = snapshot->document.Find("observation");
+    if (observation != nullptr) observed.push_back(*observation);
+    const Result<Plan> old_plan =
+        MakePlan(old_rule_sets, *snapshot, options, old_side.library->catalogue.get());
+    const Result<Plan> new_plan =
+        MakePlan(new_rule_sets, *snapshot, options, new_side.library->catalogue.get());
+    const std::vector<std::string> before = PlanLines(old_plan), after = PlanLines(new_plan);
     if (before == after) continue;
     ++differing;
-    report += "  " + path.string() + "\n";
+    different.push_back({input.source, observation != nullptr ? *observation : Value::Null(),
+                         PlanActions(old_plan), PlanActions(new_plan)});
+    report += "  " + input.source + "\n";
     for (const std::string& line : before) report += "    old: " + line + "\n";
     for (const std::string& line : after) report += "    new: " + line + "\n";
   }
-  out << "snapshots in " << dir << ": " << differing << " of " << planned << " planned differently\n"
-      << report;
+  out << "snapshots in " << where << ": " << differing << " of " << planned << " planned differently";
+  if (observed.empty()) {
+    out << "\n" << report;
+    return differing;
+  }
+  const PlanDifferences differences = GroupPlanDifferences(observed, different);
+  out << ", by the actions of both plans (" << differences.groups.size()
+      << " groups), over the observations\n";
+  PrintGroupedDifferences(differences, max_regions, out);
   return differing;
 }
 
@@ -223,7 +334,8 @@ int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
     }
   }
   if (!snapshots_dir.empty()) {
-    differences += DiffSnapshots(snapshots_dir, *old_side, *new_side, overrides, out, err, failed);
+    differences += DiffSnapshots(snapshots_dir, *old_side, *new_side, overrides,
+                                 static_cast<int>(max_regions), out, err, failed);
   }
   if (failed) return kExitUsage;
   return differences > 0 ? kExitFinding : kExitOk;

@@ -5,6 +5,7 @@ packages=(
   build-essential cmake pkg-config clang clang-format
   libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
+  python3
 )
 missing=()
 for p in "${packages[@]}"; do

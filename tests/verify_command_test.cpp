@@ -125,6 +125,68 @@ TEST(DiffCommand, TheOneAndTwoSelectionsDifferAsVersionsMdSays) {
       << run.out;
 }
 
+// VERSIONS.md's cluster scenarios, as regions of the observation grid of
+// examples/observe_cluster.py: where and how the 1.x and 2.x plans differ.
+TEST(DiffCommand, ObservationGridShowsTheVersionsMdDifferencesAsRegions) {
+  const std::string grid = TempPath("observations.jsonl");
+  ASSERT_EQ(std::system(("cd " + std::string(RULEPLANE_SOURCE_DIR) +
+                         " && python3 examples/observe_cluster.py > " + grid)
+                            .c_str()),
+            0);
+  CommandResult run = Ruleplane("diff --snapshots " + grid +
+                                " --max-regions 4 --max-evaluations 1000 etcd-druid@1 etcd-druid@2");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, ": 277 of 280 planned differently, by the actions of both plans")) << run.out;
+  auto group = [&](const std::string& old_actions, const std::string& new_actions, const std::string& count) {
+    return "  old: " + old_actions + "\n  new: " + new_actions + "\n  (" + count + ")\n";
+  };
+  // 1. Quorum lost: 1.x re-bootstraps from the backup, 2.x only sets the conditions; exactly where 2 * ready
+  // <= n.
+  EXPECT_TRUE(Contains(
+      run.out, group("ScaleStatefulSet, WaitForPodsDeleted, RemoveStatusMember, DeleteMemberLease, "
+                     "CreateMemberLease, SetClusterSize",
+                     "no step", "6 snapshots") +
+                   "    members=1, replicas=1, notReady=1, unknown=0, podNotReady=0, backupFailing=false  "
+                   "(1 snapshot)"))
+      << run.out;
+  EXPECT_TRUE(Contains(run.out,
+                       "    members=3, replicas=3, notReady in {2, 3}, unknown=0, podNotReady=0, "
+                       "backupFailing=false  (2 snapshots)"))
+      << run.out;
+  EXPECT_TRUE(Contains(run.out,
+                       "    members=5, replicas=5, notReady in [3..5], unknown=0, podNotReady=0, "
+                       "backupFailing=false  (3 snapshots)"))
+      << run.out;
+  // 2. A NotReady minority: 1.x deletes its pods, 2.x does nothing.
+  EXPECT_TRUE(Contains(run.out, group("DeletePod", "no step", "2 snapshots") +
+                                    "    members=3, replicas=3, notReady=1, unknown=0, podNotReady=0, "
+                                    "backupFailing=false  (1 snapshot)"))
+      << run.out;
+  // 3. Scale-down of a healthy cluster: 1.x scales, 2.x refuses with an alert.
+  EXPECT_TRUE(Contains(run.out, group("ScaleStatefulSet, SetClusterSize, DeleteMemberLease",
+                                      "RemoveStatusMember, SetPdbMinAvailable, RaiseAlert", "2 snapshots")))
+      << run.out;
+  // 4. Scale-up of a healthy cluster: 2.x also rewrites the configuration and the conditions.
+  EXPECT_TRUE(
+      Contains(run.out, group("ScaleStatefulSet, CreateMemberLease, SetPdbMinAvailable",
+                              "SetEtcdCondition, SetPdbMinAvailable, ApplyEtcdConfigMap, ScaleStatefulSet, "
+                              "CreateMemberLease",
+                              "3 snapshots")))
+      << run.out;
+  // 5. Scale to 0: nothing in 1.x, a full snapshot then the scale-down in 2.x.
+  EXPECT_TRUE(
+      Contains(run.out, group("no step",
+                              "RemoveStatusMember, SetEtcdCondition, SetPdbMinAvailable, "
+                              "TriggerFullSnapshot, ScaleStatefulSet",
+                              "2 snapshots") +
+                            "    members in {3, 5}, replicas=0, notReady=0, unknown=0, podNotReady=0, "
+                            "backupFailing=false  (2 snapshots)"))
+      << run.out;
+  // 10. Backups failing: 1.x alerts and raises the budget, 2.x leaves it to monitoring.
+  EXPECT_TRUE(Contains(run.out, group("RaiseAlert, SetPdbMinAvailable", "no step", "12 snapshots")))
+      << run.out;
+}
+
 TEST(TestCommand, CoverageReportsWhatTheTestsMissed) {
   CommandResult run = Ruleplane("test --coverage rules/etcd-druid/pdb.yaml");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
