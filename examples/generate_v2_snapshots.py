@@ -14,11 +14,10 @@ opens and the backup store listing as object paths. Run it after changing a temp
 
 import copy
 import datetime
-import json
-import pathlib
 import re
 
-SNAPSHOTS = pathlib.Path(__file__).resolve().parent / "snapshots"
+from generate_snapshots import SNAPSHOTS, load, renamed, write
+
 NOW = datetime.datetime(2024, 5, 1, 10, 0, 0, tzinfo=datetime.timezone.utc)
 CLUSTER_ID = "ef37ad9dc622a7c4"
 IDS = ["8e9e05c52164694d", "91bc3c398fb3c146", "fd422379fda50e48", "2f0e6c1b8a9d3e71", "c4a7d92e15b08f36"]
@@ -50,18 +49,6 @@ def at(seconds_before_now, micro=False):
     """The RFC 3339 time `seconds_before_now` before observedAt (a MicroTime when micro)."""
     t = NOW - datetime.timedelta(seconds=seconds_before_now)
     return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ" if micro else "%Y-%m-%dT%H:%M:%SZ")
-
-
-def load(name):
-    return json.loads((SNAPSHOTS / name).read_text())
-
-
-def write(name, snapshot):
-    (SNAPSHOTS / name).write_text(json.dumps(snapshot, indent=2) + "\n")
-
-
-def renamed(obj, old, new):
-    return json.loads(json.dumps(obj).replace(old, new))
 
 
 def by_name(objects, name):
