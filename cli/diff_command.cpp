@@ -70,9 +70,9 @@ std::optional<LoadedSide> LoadSide(const std::string& reference, const std::vect
   return side;
 }
 
-const CompiledRuleSet* FindByName(const LoadedSide& side, const std::string& name) {
+std::shared_ptr<const CompiledRuleSet> FindByName(const LoadedSide& side, const std::string& name) {
   for (const auto& compiled : side.compiled) {
-    if (compiled->rule_set().name == name) return compiled.get();
+    if (compiled->rule_set().name == name) return compiled;
   }
   return nullptr;
 }
@@ -315,10 +315,7 @@ int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
     }
   }
   for (const auto& old_rules : old_side->compiled) {
-    std::shared_ptr<const CompiledRuleSet> new_rules;
-    for (const auto& candidate : new_side->compiled) {
-      if (candidate->rule_set().name == old_rules->rule_set().name) new_rules = candidate;
-    }
+    const auto new_rules = FindByName(*new_side, old_rules->rule_set().name);
     if (!new_rules) continue;
     const auto start = std::chrono::steady_clock::now();
     const VerificationReport report =

@@ -20,6 +20,8 @@ inline void SetFirst(uint64_t* words, int word_count, int bits) {
   }
 }
 
+inline void Set(uint64_t* words, int bit) { words[bit / 64] |= uint64_t{1} << (bit % 64); }
+
 inline void Clear(uint64_t* words, int bit) { words[bit / 64] &= ~(uint64_t{1} << (bit % 64)); }
 
 inline bool Test(const uint64_t* words, int bit) { return (words[bit / 64] >> (bit % 64)) & 1; }

@@ -127,28 +127,26 @@ struct CompiledRuleSet::Index {
 void CompiledRuleSet::Index::ShareChecks() {
   slow_rules.assign(words, 0);
   std::map<std::string, int, std::less<>> check_by_key;
+  // A rule with a cell or condition that has no QuickCheck is slow: EvaluateRule decides it.
   auto share = [&](const std::string& key, const QuickCheck& check, int rule) {
+    if (!check.usable()) {
+      bitset::Set(slow_rules.data(), rule);
+      return;
+    }
     auto [it, inserted] = check_by_key.emplace(key, static_cast<int>(shared_checks.size()));
     if (inserted) shared_checks.push_back(SharedCheck{check, std::vector<uint64_t>(words, 0)});
-    uint64_t* bits = shared_checks[it->second].rules.data();
-    bits[rule / 64] |= uint64_t{1} << (rule % 64);
+    bitset::Set(shared_checks[it->second].rules.data(), rule);
   };
   for (int r = 0; r < static_cast<int>(rules.size()); ++r) {
     const CompiledRule& rule = rules[r];
-    bool slow = false;
     for (const int i : rule.residual_cells) {
       const CellPredicate& cell = rule.cells[i];
-      slow = slow || !cell.quick_check().usable();
       // Cells of one column with the same text are the same test.
-      if (cell.quick_check().usable())
-        share(std::to_string(cell.fact_slot()) + "\n" + cell.cell().text, cell.quick_check(), r);
+      share(std::to_string(cell.fact_slot()) + "\n" + cell.cell().text, cell.quick_check(), r);
     }
     if (rule.condition != nullptr) {
-      const QuickCheck check = QuickCheck::Program(*rule.condition->program);
-      slow = slow || !check.usable();
-      if (check.usable()) share("condition\n" + rule.condition->text, check, r);
+      share("condition\n" + rule.condition->text, QuickCheck::Program(*rule.condition->program), r);
     }
-    if (slow) slow_rules[r / 64] |= uint64_t{1} << (r % 64);
   }
   // Comparisons first, programs after: a program runs only if a rule still needs it.
   std::stable_sort(shared_checks.begin(), shared_checks.end(),
