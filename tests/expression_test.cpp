@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/json_value.h"
+#include "tests/expression_cases.h"
 
 namespace ruleplane::expr {
 namespace {
@@ -24,47 +25,9 @@ constexpr const char* kVariables = R"({
   "observed": "2024-05-01T10:00:00Z"
 })";
 
-struct Case {
-  const char* text;
-  const char* expected;  // the result's DebugString, or "error: <substring of the message>"
-};
-
-class ExpressionTest : public ::testing::Test {
+class ExpressionTest : public ExpressionCaseTest {
  protected:
-  ExpressionTest() {
-    Result<Value> variables = ParseJson(kVariables);
-    EXPECT_TRUE(variables.ok());
-    for (const auto& [name, value] : variables->map_value()) {
-      env_.Declare(name.string_value(), static_cast<int>(frame_.size()));
-      frame_.push_back(value);
-    }
-  }
-
-  // The result of evaluating `text`, or a description of the parse/check error.
-  Value Eval(const std::string& text, const Limits& limits = {}) {
-    auto program = Compile(text, env_, limits);
-    if (!program.ok()) return Value::Error("compile error: " + program.error().message);
-    Frame frame = frame_;
-    frame.resize((*program)->frame_size());
-    return (*program)->Evaluate(frame);
-  }
-
-  void ExpectCases(const std::vector<Case>& cases) {
-    for (const Case& c : cases) {
-      const Value result = Eval(c.text);
-      const std::string expected = c.expected;
-      if (expected.starts_with("error: ")) {
-        ASSERT_TRUE(result.is_error()) << c.text << " gave " << result.DebugString();
-        EXPECT_NE(result.error_message().find(expected.substr(7)), std::string::npos)
-            << c.text << " gave the error: " << result.error_message();
-      } else {
-        EXPECT_EQ(result.DebugString(), expected) << c.text;
-      }
-    }
-  }
-
-  Environment env_;
-  Frame frame_;
+  ExpressionTest() : ExpressionCaseTest(kVariables) {}
 };
 
 TEST_F(ExpressionTest, Literals) {

@@ -11,6 +11,7 @@
 #include "engine/expression.h"
 #include "engine/json_value.h"
 #include "engine/time_util.h"
+#include "tests/expression_cases.h"
 
 namespace ruleplane::expr {
 namespace {
@@ -39,54 +40,20 @@ constexpr const char* kVariables = R"({
   ]
 })";
 
-struct Case {
-  const char* text;
-  const char* expected;  // the result's DebugString, or "error: <substring of the message>"
-};
-
 struct CheckErrorCase {
   const char* text;
   int column;
   const char* message;
 };
 
-class ExtensionFunctionsTest : public ::testing::Test {
+class ExtensionFunctionsTest : public ExpressionCaseTest {
  protected:
-  ExtensionFunctionsTest() {
-    Result<Value> variables = ParseJson(kVariables);
-    EXPECT_TRUE(variables.ok());
-    for (const auto& [name, value] : variables->map_value()) Declare(name.string_value(), value);
+  ExtensionFunctionsTest() : ExpressionCaseTest(kVariables) {
     Declare("now", Value::MakeTimestamp(*ParseRfc3339("2024-05-01T10:00:00Z")));  // a Wednesday
   }
 
-  void Declare(const std::string& name, Value value) {
-    env_.Declare(name, static_cast<int>(frame_.size()));
-    frame_.push_back(std::move(value));
-  }
-
-  Value Eval(const std::string& text) {
-    auto program = Compile(text, env_);
-    if (!program.ok()) return Value::Error("compile error: " + program.error().message);
-    Frame frame = frame_;
-    frame.resize((*program)->frame_size());
-    return (*program)->Evaluate(frame);
-  }
-
-  void ExpectCases(const std::vector<Case>& cases) {
-    for (const Case& c : cases) {
-      const Value result = Eval(c.text);
-      const std::string expected = c.expected;
-      if (expected.starts_with("error: ")) {
-        ASSERT_TRUE(result.is_error()) << c.text << " gave " << result.DebugString();
-        EXPECT_NE(result.error_message().find(expected.substr(7)), std::string::npos)
-            << c.text << " gave the error: " << result.error_message();
-        EXPECT_EQ(result.error_message().find("compile error"), std::string::npos)
-            << c.text << " should fail at evaluation, not at Check: " << result.error_message();
-      } else {
-        EXPECT_EQ(result.DebugString(), expected) << c.text;
-      }
-    }
-  }
+  // Expected errors are evaluation errors here.
+  void ExpectCases(const std::vector<Case>& cases) { ExpressionCaseTest::ExpectCases(cases, true); }
 
   void ExpectCheckErrors(const std::vector<CheckErrorCase>& cases) {
     for (const CheckErrorCase& c : cases) {
@@ -99,9 +66,6 @@ class ExtensionFunctionsTest : public ::testing::Test {
           << c.text << ": " << program.error().message;
     }
   }
-
-  Environment env_;
-  Frame frame_;
 };
 
 TEST_F(ExtensionFunctionsTest, Split) {
