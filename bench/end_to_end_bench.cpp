@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/action_catalogue.h"
-#include "engine/compiled_rule_set.h"
-#include "engine/plan.h"
-#include "engine/rule_loader.h"
-#include "engine/snapshot.h"
+#include "engine/common/snapshot.h"
+#include "engine/match/compiled_rule_set.h"
+#include "engine/plan/plan.h"
+#include "engine/rule_file/action_catalogue.h"
+#include "engine/rule_file/rule_loader.h"
 
 namespace ruleplane {
 namespace {

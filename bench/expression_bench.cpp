@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "engine/expression.h"
-#include "engine/json_value.h"
+#include "engine/common/json_value.h"
+#include "engine/expr/expression.h"
 
 namespace ruleplane::expr {
 namespace {

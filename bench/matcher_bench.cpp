@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/compiled_rule_set.h"
-#include "engine/rule_loader.h"
+#include "engine/match/compiled_rule_set.h"
+#include "engine/rule_file/rule_loader.h"
 
 namespace ruleplane {
 namespace {

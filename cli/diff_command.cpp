@@ -13,10 +13,10 @@
 #include "cli/param_option.h"
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
-#include "engine/plan.h"
-#include "engine/plan_difference.h"
-#include "engine/rule_set_diff.h"
-#include "engine/snapshot.h"
+#include "engine/common/snapshot.h"
+#include "engine/plan/plan.h"
+#include "engine/verify/plan_difference.h"
+#include "engine/verify/rule_set_diff.h"
 
 namespace ruleplane::cli {
 namespace {

@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "cli/commands.h"
-#include "engine/expression.h"
-#include "engine/json_value.h"
+#include "engine/common/json_value.h"
+#include "engine/expr/expression.h"
 
 namespace ruleplane::cli {
 namespace {

@@ -4,19 +4,21 @@
 
 #include "cli/commands.h"
 #include "cli/snapshot_input.h"
-#include "engine/plan.h"
+#include "engine/plan/plan.h"
 
 namespace ruleplane::cli {
 namespace {
 
 constexpr const char* kExplainUsage =
-    "usage: ruleplane explain [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... SNAPSHOT.json [--rule ID]\n";
+    "usage: ruleplane explain [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... SNAPSHOT.json [--rule "
+    "ID]\n";
 
 void ExplainRuleSet(const CompiledRuleSet& compiled, const expr::Frame& frame, const Decision& decision,
                     const std::string& only_rule, std::ostream& out) {
   const RuleSet& rule_set = compiled.rule_set();
   const FrameLayout& layout = compiled.layout();
-  out << rule_set.id() << " (" << rule_set.file << "), hit policy " << HitPolicyName(rule_set.hit_policy) << "\n";
+  out << rule_set.id() << " (" << rule_set.file << "), hit policy " << HitPolicyName(rule_set.hit_policy)
+      << "\n";
   out << "  params:\n";
   for (size_t i = 0; i < rule_set.params.size(); ++i) {
     out << "    " << rule_set.params[i].name << " = " << frame[layout.param_slot(i)].DebugString() << "\n";
@@ -32,7 +34,9 @@ void ExplainRuleSet(const CompiledRuleSet& compiled, const expr::Frame& frame, c
     const bool selected =
         std::find(decision.selected.begin(), decision.selected.end(), trace.rule) != decision.selected.end();
     out << "\n  rule " << rule.id << " (line " << rule.position.line << "): "
-        << (selected ? "SELECTED" : trace.matched ? "matched, not selected by the hit policy" : "not matched")
+        << (selected        ? "SELECTED"
+            : trace.matched ? "matched, not selected by the hit policy"
+                            : "not matched")
         << "\n";
     if (!rule.description.empty()) out << "    " << rule.description << "\n";
     for (const CellTrace& cell : trace.cells) {
@@ -61,7 +65,8 @@ int RunExplain(const Args& args, std::istream& in, std::ostream& out, std::ostre
 
   bool found_rule = parsed->rule.empty();
   for (const auto& compiled : input->rule_sets) {
-    auto frame = compiled->DeriveFacts(input->snapshot, OverridesDeclaredBy(compiled->rule_set(), input->overrides));
+    auto frame =
+        compiled->DeriveFacts(input->snapshot, OverridesDeclaredBy(compiled->rule_set(), input->overrides));
     if (!frame.ok()) {
       err << "ruleplane: " << parsed->snapshot_path << ": " << frame.error().message << "\n";
       return kExitUsage;

@@ -6,8 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "engine/json_value.h"
-#include "engine/time_util.h"
+#include "engine/common/json_value.h"
+#include "engine/common/time_util.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -16,8 +16,9 @@ namespace {
 // other than this string.
 bool NeedsQuotes(const std::string& text) {
   if (text.empty()) return true;
-  static const char* const kSpecial[] = {"null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False",
-                                         "FALSE", "yes", "Yes", "no", "No", "on", "On", "off", "Off"};
+  static const char* const kSpecial[] = {"null", "Null",  "NULL",  "~",     "true", "True",
+                                         "TRUE", "false", "False", "FALSE", "yes",  "Yes",
+                                         "no",   "No",    "on",    "On",    "off",  "Off"};
   for (const char* special : kSpecial) {
     if (text == special) return true;
   }

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "engine/plan.h"
-#include "engine/value.h"
+#include "engine/common/value.h"
+#include "engine/plan/plan.h"
 
 namespace ruleplane::cli {
 

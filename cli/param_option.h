@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cli/rule_library.h"
-#include "engine/compiled_rule_set.h"
+#include "engine/match/compiled_rule_set.h"
 
 namespace ruleplane::cli {
 

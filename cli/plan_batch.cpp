@@ -15,8 +15,8 @@
 
 #include "cli/rule_library.h"
 #include "cli/snapshot_input.h"
-#include "engine/json_value.h"
-#include "engine/plan.h"
+#include "engine/common/json_value.h"
+#include "engine/plan/plan.h"
 
 namespace ruleplane::cli {
 

@@ -6,13 +6,14 @@
 #include "cli/output_format.h"
 #include "cli/plan_batch.h"
 #include "cli/snapshot_input.h"
-#include "engine/json_value.h"
-#include "engine/plan.h"
+#include "engine/common/json_value.h"
+#include "engine/plan/plan.h"
 
 namespace ruleplane::cli {
 namespace {
 
-constexpr const char* kPlanUsage = R"(usage: ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... SNAPSHOT.json [-o table|json|yaml]
+constexpr const char* kPlanUsage =
+    R"(usage: ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... SNAPSHOT.json [-o table|json|yaml]
        ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... --batch SNAPSHOTS.jsonl
 
 Evaluates the snapshot ("-" reads standard input) against every rule file whose
@@ -67,7 +68,8 @@ int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream&
   auto plan = MakePlan(input->rule_sets, input->snapshot, options, input->library->catalogue.get());
   if (!plan.ok()) {
     err << "ruleplane: " << parsed->snapshot_path << ": " << plan.error().message << "\n";
-    return plan.error().code == ErrorCode::kInvalidSnapshot || plan.error().code == ErrorCode::kInvalidArgument
+    return plan.error().code == ErrorCode::kInvalidSnapshot ||
+                   plan.error().code == ErrorCode::kInvalidArgument
                ? kExitUsage
                : kExitFinding;
   }

@@ -4,7 +4,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "engine/error.h"
+#include "engine/common/error.h"
 
 namespace ruleplane::cli {
 

@@ -8,7 +8,7 @@
 
 #include "cli/bundled_files.h"
 #include "cli/read_file.h"
-#include "engine/rule_loader.h"
+#include "engine/rule_file/rule_loader.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -49,8 +49,8 @@ bool ReadSources(const std::string& reference, std::vector<Source>& sources, std
   std::error_code ec;
   if (fs::is_directory(reference, ec)) {
     std::vector<fs::path> paths;
-    for (auto it = fs::recursive_directory_iterator(reference, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(reference, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (it->is_regular_file() && IsYaml(it->path())) paths.push_back(it->path());
     }
     if (ec) {
@@ -129,7 +129,8 @@ std::unique_ptr<RuleLibrary> LoadRuleLibrary(const std::vector<std::string>& ref
 
   for (Source& source : sources) {
     RuleLoadResult loaded = LoadRuleFile(source.text, source.path, library->catalogue.get());
-    library->files.push_back({source.path, std::move(source.text), loaded.rule_set, std::move(loaded.diagnostics)});
+    library->files.push_back(
+        {source.path, std::move(source.text), loaded.rule_set, std::move(loaded.diagnostics)});
   }
   if (selections.empty()) return library;
 
@@ -140,9 +141,11 @@ std::unique_ptr<RuleLibrary> LoadRuleLibrary(const std::vector<std::string>& ref
     // The newest matching version of each matching rule-set name.
     std::map<std::string, const RuleFile*> newest;
     for (const RuleFile& file : library->files) {
-      if (!file.rule_set || !NameMatches(file, name) || !VersionMatches(file.rule_set->version, version)) continue;
+      if (!file.rule_set || !NameMatches(file, name) || !VersionMatches(file.rule_set->version, version))
+        continue;
       const RuleFile*& best = newest[file.rule_set->name];
-      if (best == nullptr || CompareVersions(best->rule_set->version, file.rule_set->version) < 0) best = &file;
+      if (best == nullptr || CompareVersions(best->rule_set->version, file.rule_set->version) < 0)
+        best = &file;
     }
     if (newest.empty()) {
       err << "ruleplane: no rule file matches '" << selection << "'\n";

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/action_catalogue.h"
-#include "engine/compiled_rule_set.h"
-#include "engine/diagnostics.h"
-#include "engine/rule_set.h"
+#include "engine/match/compiled_rule_set.h"
+#include "engine/rule_file/action_catalogue.h"
+#include "engine/rule_file/diagnostics.h"
+#include "engine/rule_file/rule_set.h"
 
 namespace ruleplane::cli {
 

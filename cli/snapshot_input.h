@@ -10,17 +10,17 @@
 
 #include "cli/commands.h"
 #include "cli/rule_library.h"
-#include "engine/compiled_rule_set.h"
-#include "engine/snapshot.h"
+#include "engine/common/snapshot.h"
+#include "engine/match/compiled_rule_set.h"
 
 namespace ruleplane::cli {
 
 struct EvaluationArgs {
-  std::vector<std::string> rules;                            // --rules (repeatable)
-  std::vector<std::pair<std::string, std::string>> params;   // --param K=V (repeatable)
-  std::string snapshot_path;                                 // positional, "-" for stdin
-  std::string output = "table";                              // -o (plan)
-  std::string rule;                                          // --rule (explain)
+  std::vector<std::string> rules;                           // --rules (repeatable)
+  std::vector<std::pair<std::string, std::string>> params;  // --param K=V (repeatable)
+  std::string snapshot_path;                                // positional, "-" for stdin
+  std::string output = "table";                             // -o (plan)
+  std::string rule;                                         // --rule (explain)
 };
 
 // Parses the arguments; `extra` names the options the command accepts beside
@@ -37,7 +37,7 @@ struct EvaluationInput {
 };
 
 // Loads everything; on failure writes the problem and sets `exit_code`.
-std::optional<EvaluationInput> LoadEvaluationInput(const EvaluationArgs& args, std::istream& in, std::ostream& err,
-                                                   int& exit_code);
+std::optional<EvaluationInput> LoadEvaluationInput(const EvaluationArgs& args, std::istream& in,
+                                                   std::ostream& err, int& exit_code);
 
 }  // namespace ruleplane::cli

@@ -9,8 +9,8 @@
 #include "cli/commands.h"
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
-#include "engine/rule_test_runner.h"
-#include "engine/test_coverage.h"
+#include "engine/verify/rule_test_runner.h"
+#include "engine/verify/test_coverage.h"
 
 namespace ruleplane::cli {
 namespace {

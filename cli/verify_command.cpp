@@ -7,7 +7,7 @@
 #include "cli/commands.h"
 #include "cli/param_option.h"
 #include "cli/rule_library.h"
-#include "engine/verifier.h"
+#include "engine/verify/verifier.h"
 
 namespace ruleplane::cli {
 namespace {

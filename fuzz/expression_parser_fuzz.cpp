@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "engine/expression.h"
-#include "engine/json_value.h"
+#include "engine/common/json_value.h"
+#include "engine/expr/expression.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ruleplane;

@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "engine/action_catalogue.h"
-#include "engine/diagnostics.h"
-#include "engine/rule_loader.h"
+#include "engine/rule_file/action_catalogue.h"
+#include "engine/rule_file/diagnostics.h"
+#include "engine/rule_file/rule_loader.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "engine/action_catalogue.h"
+#include "engine/rule_file/action_catalogue.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Unit tests of CompiledRuleSet: every cell kind through the column index and
 // through the fallback, the hit policies, params, fact derivation, the trace,
 // and evaluation from several threads.
-#include "engine/compiled_rule_set.h"
+#include "engine/match/compiled_rule_set.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,11 +13,11 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/cell_predicate.h"
-#include "engine/column_index.h"
-#include "engine/json_value.h"
-#include "engine/rule_loader.h"
-#include "engine/snapshot.h"
+#include "engine/common/json_value.h"
+#include "engine/common/snapshot.h"
+#include "engine/match/cell_predicate.h"
+#include "engine/match/column_index.h"
+#include "engine/rule_file/rule_loader.h"
 #include "tests/rule_set_builder.h"
 
 namespace ruleplane {

@@ -18,7 +18,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/compiled_rule_set.h"
+#include "engine/match/compiled_rule_set.h"
 #include "tests/reference_evaluator.h"
 #include "tests/rule_set_builder.h"
 

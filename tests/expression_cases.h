@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/expression.h"
-#include "engine/json_value.h"
+#include "engine/common/json_value.h"
+#include "engine/expr/expression.h"
 
 namespace ruleplane::expr {
 

@@ -1,4 +1,4 @@
-#include "engine/expression.h"
+#include "engine/expr/expression.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/json_value.h"
+#include "engine/common/json_value.h"
 #include "tests/expression_cases.h"
 
 namespace ruleplane::expr {

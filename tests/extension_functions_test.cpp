@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/cron_schedule.h"
-#include "engine/expression.h"
-#include "engine/json_value.h"
-#include "engine/time_util.h"
+#include "engine/common/json_value.h"
+#include "engine/common/time_util.h"
+#include "engine/expr/expression.h"
+#include "engine/extensions/cron_schedule.h"
 #include "tests/expression_cases.h"
 
 namespace ruleplane::expr {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/expression.h"
+#include "engine/expr/expression.h"
 
 namespace ruleplane::expr {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/json_value.h"
+#include "engine/common/json_value.h"
 
 #include <gtest/gtest.h>
 

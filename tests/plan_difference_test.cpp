@@ -1,4 +1,4 @@
-#include "engine/plan_difference.h"
+#include "engine/verify/plan_difference.h"
 
 #include <gtest/gtest.h>
 

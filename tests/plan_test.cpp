@@ -1,10 +1,10 @@
-#include "engine/plan.h"
+#include "engine/plan/plan.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/json_value.h"
-#include "engine/rule_loader.h"
-#include "engine/snapshot.h"
+#include "engine/common/json_value.h"
+#include "engine/common/snapshot.h"
+#include "engine/rule_file/rule_loader.h"
 
 namespace ruleplane {
 namespace {

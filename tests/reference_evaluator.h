@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/expression.h"
-#include "engine/rule_set.h"
+#include "engine/common/error.h"
+#include "engine/expr/expression.h"
+#include "engine/rule_file/rule_set.h"
 
 namespace ruleplane::testing {
 

@@ -1,4 +1,4 @@
-#include "engine/rule_loader.h"
+#include "engine/rule_file/rule_loader.h"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/cell_parser.h"
-#include "engine/diagnostics.h"
-#include "engine/semver.h"
-#include "engine/sha256.h"
+#include "engine/common/semver.h"
+#include "engine/common/sha256.h"
+#include "engine/rule_file/cell_parser.h"
+#include "engine/rule_file/diagnostics.h"
 
 namespace ruleplane {
 namespace {

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/expression.h"
-#include "engine/rule_set.h"
+#include "engine/expr/expression.h"
+#include "engine/rule_file/rule_set.h"
 
 namespace ruleplane::testing {
 

@@ -1,4 +1,4 @@
-#include "engine/time_util.h"
+#include "engine/common/time_util.h"
 
 #include <gtest/gtest.h>
 

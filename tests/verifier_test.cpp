@@ -1,18 +1,18 @@
 // ruleplane verify and diff on small tables: every kind of finding, the
 // counts of states, and the pruned enumeration checked state by state
 // against the unpruned one.
-#include "engine/verifier.h"
+#include "engine/verify/verifier.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "engine/domain_enumerator.h"
-#include "engine/region.h"
-#include "engine/rule_loader.h"
-#include "engine/rule_set_diff.h"
-#include "engine/verification_model.h"
+#include "engine/rule_file/rule_loader.h"
+#include "engine/rule_file/verification_model.h"
+#include "engine/verify/domain_enumerator.h"
+#include "engine/verify/region.h"
+#include "engine/verify/rule_set_diff.h"
 
 namespace ruleplane {
 namespace {

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/action_catalogue.h"
-#include "engine/compiled_rule_set.h"
-#include "engine/rule_loader.h"
-#include "engine/verifier.h"
+#include "engine/match/compiled_rule_set.h"
+#include "engine/rule_file/action_catalogue.h"
+#include "engine/rule_file/rule_loader.h"
+#include "engine/verify/verifier.h"
 
 namespace ruleplane {
 namespace {

@@ -27,10 +27,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/compiled_rule_set.h"
-#include "engine/diagnostics.h"
-#include "engine/rule_loader.h"
-#include "engine/snapshot.h"
+#include "engine/common/snapshot.h"
+#include "engine/match/compiled_rule_set.h"
+#include "engine/rule_file/diagnostics.h"
+#include "engine/rule_file/rule_loader.h"
 
 namespace {
 

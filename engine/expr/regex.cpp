@@ -1,0 +1,57 @@
+#include "engine/expr/regex.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <string>
+
+namespace ruleplane::expr {
+
+Result<std::shared_ptr<const Regex>> Regex::Compile(std::string_view pattern, uint32_t match_limit) {
+  int error_code = 0;
+  PCRE2_SIZE error_offset = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                                   PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_NEVER_BACKSLASH_C, &error_code,
+                                   &error_offset, nullptr);
+  if (code == nullptr) {
+    PCRE2_UCHAR message[256];
+    pcre2_get_error_message(error_code, message, sizeof(message));
+    return Error{ErrorCode::kCheck,
+                 "invalid regular expression '" + std::string(pattern) +
+                     "': " + reinterpret_cast<const char*>(message) + " (at offset " +
+                     std::to_string(error_offset) + ")",
+                 {}};
+  }
+  std::shared_ptr<Regex> regex(new Regex());
+  regex->code_ = code;
+  regex->context_ = pcre2_match_context_create(nullptr);
+  if (regex->context_ == nullptr) return Error{ErrorCode::kInternal, "out of memory compiling a regex", {}};
+  pcre2_set_match_limit(regex->context_, match_limit);
+  pcre2_set_depth_limit(regex->context_, match_limit);
+  return std::shared_ptr<const Regex>(std::move(regex));
+}
+
+Regex::~Regex() {
+  pcre2_match_context_free(context_);
+  pcre2_code_free(code_);
+}
+
+Value Regex::Matches(std::string_view subject) const {
+  pcre2_match_data* match_data = pcre2_match_data_create_from_pattern(code_, nullptr);
+  if (match_data == nullptr) return Value::Error("out of memory matching a regular expression");
+  const int result = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), 0, 0,
+                                 match_data, context_);
+  pcre2_match_data_free(match_data);
+  if (result >= 0) return Value::Bool(true);
+  if (result == PCRE2_ERROR_NOMATCH) return Value::Bool(false);
+  if (result == PCRE2_ERROR_MATCHLIMIT || result == PCRE2_ERROR_DEPTHLIMIT ||
+      result == PCRE2_ERROR_HEAPLIMIT) {
+    return Value::Error("regular expression match limit exceeded");
+  }
+  PCRE2_UCHAR message[256];
+  pcre2_get_error_message(result, message, sizeof(message));
+  return Value::Error(std::string("regular expression match failed: ") +
+                      reinterpret_cast<const char*>(message));
+}
+
+}  // namespace ruleplane::expr
