@@ -83,6 +83,7 @@ std::vector<std::string> PlanLines(const Result<Plan>& plan) {
   std::vector<std::string> lines;
   for (const PlannedRuleSet& rule_set : plan->rule_sets) {
     if (rule_set.violation) lines.push_back("violation: " + rule_set.violation->message);
+    if (rule_set.error) lines.push_back("error: " + rule_set.error->message);
   }
   for (const PlanStep& step : plan->steps) {
     lines.push_back(step.rule + ": " + step.action + "(" + step.target + ") " + step.params.DebugString());
@@ -97,6 +98,7 @@ std::vector<std::string> PlanActions(const Result<Plan>& plan) {
   std::vector<std::string> actions;
   for (const PlannedRuleSet& rule_set : plan->rule_sets) {
     if (rule_set.violation) actions.push_back("violation");
+    if (rule_set.error) actions.push_back("error");
   }
   for (const PlanStep& step : plan->steps) actions.push_back(step.action);
   return actions;

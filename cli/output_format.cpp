@@ -66,8 +66,38 @@ void Emit(YAML::Emitter& emitter, const Value& value) {
   }
 }
 
-// Columns padded to their widest cell.
-std::string Columns(const std::vector<std::vector<std::string>>& rows) {
+// A cell as one line of printable text: control characters (a newline in a
+// target, an escape sequence) are written as \n, \t, \xHH, so that no value
+// can start a row of its own or rewrite the terminal.
+std::string Printable(const std::string& text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Columns padded to their widest cell, every cell made Printable.
+std::string Columns(std::vector<std::vector<std::string>> rows) {
+  for (auto& row : rows) {
+    for (std::string& cell : row) cell = Printable(cell);
+  }
   std::vector<size_t> widths;
   for (const auto& row : rows) {
     widths.resize(std::max(widths.size(), row.size()));
@@ -105,13 +135,14 @@ std::string FormatYaml(const Value& value) {
 
 std::string FormatPlanTable(const Plan& plan) {
   std::ostringstream out;
-  out << "Plan for " << plan.snapshot_kind << " observed at " << FormatRfc3339(plan.observed_at) << " ("
-      << plan.snapshot_digest.substr(0, 19) << ")\n\n";
+  out << "Plan for " << Printable(plan.snapshot_kind) << " observed at " << FormatRfc3339(plan.observed_at)
+      << " (" << plan.snapshot_digest.substr(0, 19) << ")\n\n";
   std::vector<std::vector<std::string>> rule_sets = {{"RULE SET", "HIT POLICY", "DECISION"}};
   for (const PlannedRuleSet& planned : plan.rule_sets) {
     std::string decision;
     for (const std::string& rule : planned.matched_rules) decision += (decision.empty() ? "" : ", ") + rule;
     if (planned.violation) decision = "VIOLATION: " + planned.violation->message;
+    if (planned.error) decision = "ERROR: " + planned.error->message;
     if (decision.empty()) decision = "(no rule matched)";
     rule_sets.push_back({planned.name + "@" + planned.version, planned.hit_policy, decision});
   }

@@ -34,7 +34,8 @@ skipped. A line that fails does not stop the batch:
              "adapter":"kubernetes","dependsOn":[],"idempotencyKey":"sha256:..."}]}
   {"line":2,"error":"invalid JSON at byte 13 (line 1, column 13): ..."}
 A rule set whose hit policy is violated has "violation" instead of its
-matched rules, and contributes no steps.
+matched rules, one that could not be evaluated "error", and neither
+contributes steps; the other rule sets of the line are planned.
 
 Exit codes: 0 every line planned, 1 a line failed (bad or malformed JSON, an
 evaluation error, a hit-policy violation), 2 bad usage or an unreadable input
@@ -126,6 +127,10 @@ void WritePlan(const Plan& plan, JsonLineWriter& writer) {
         .Name(rule_set.name)
         .Raw(",\"version\":")
         .Name(rule_set.version);
+    if (rule_set.error) {
+      writer.Raw(",\"error\":").Text(rule_set.error->message).Raw("}");
+      continue;
+    }
     if (rule_set.violation) {
       writer.Raw(",\"violation\":").Text(rule_set.violation->message).Raw("}");
       continue;
@@ -260,7 +265,7 @@ bool PlanLine(const BatchRules& rules, std::string_view line, JsonLineWriter& wr
     return false;
   }
   WritePlan(*plan, writer);
-  return !plan->has_violation();
+  return !plan->has_violation() && !plan->has_error();
 }
 
 }  // namespace

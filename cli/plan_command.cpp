@@ -27,7 +27,10 @@ The plan format (-o json / -o yaml):
   snapshot:   {kind, digest: "sha256:...", observedAt}   what was evaluated
   ruleSets:   - {name, version, digest: "sha256:<rule file>", hitPolicy,
                  matchedRules: [rule ids the hit policy selected, in order],
-                 violation: "<message>" (only on a UNIQUE/ANY violation)}
+                 violation: "<message>" (only on a UNIQUE/ANY violation),
+                 error: "<message>" (only when the rule set could not be
+                        evaluated: no decision and no steps from it; the
+                        other rule sets are planned all the same)}
   steps:      - id:             "<rule set>/<rule>/<n>"
                 ruleSet:        "<name>@<version>"
                 rule:           the rule that asked for the step
@@ -73,6 +76,12 @@ int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream&
                ? kExitUsage
                : kExitFinding;
   }
+  for (const PlannedRuleSet& planned : plan->rule_sets) {
+    if (planned.error) {
+      err << "ruleplane: " << parsed->snapshot_path << ": rule set " << planned.name << "@" << planned.version
+          << ": " << planned.error->message << "\n";
+    }
+  }
   if (parsed->output == "json") {
     out << FormatJson(PlanToValue(*plan), 2) << "\n";
   } else if (parsed->output == "yaml") {
@@ -80,7 +89,7 @@ int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream&
   } else {
     out << FormatPlanTable(*plan);
   }
-  return plan->has_violation() ? kExitFinding : kExitOk;
+  return plan->has_violation() || plan->has_error() ? kExitFinding : kExitOk;
 }
 
 }  // namespace ruleplane::cli

@@ -135,7 +135,8 @@ TEST(Cli, FactThatCannotBeDerivedNamesFactFileAndField) {
     "etcd": {"metadata": {"name": "etcd-main"}, "spec": {}, "status": {"members": []}},
     "statefulSet": {}, "leases": [], "pods": []})");
   CommandResult run = Ruleplane("plan " + path);
-  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_TRUE(Contains(run.out, "ERROR: ")) << run.out;
   EXPECT_TRUE(Contains(run.err, "fact '")) << run.err;
   EXPECT_TRUE(Contains(run.err, "replicas")) << run.err;
   EXPECT_TRUE(Contains(run.err, "status.yaml")) << run.err;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/common/json_value.h"
+#include "engine/expr/budget.h"
 #include "engine/expr/expression.h"
 
 namespace ruleplane::expr {
@@ -32,13 +33,14 @@ class ExpressionCaseTest : public ::testing::Test {
     frame_.push_back(std::move(value));
   }
 
-  // The result of evaluating `text`, or a description of the parse/check error.
-  Value Eval(const std::string& text, const Limits& limits = {}) {
-    auto program = Compile(text, env_, limits);
+  // The result of evaluating `text`, or a description of the parse/check
+  // error; the work of folding and of evaluating counts against `budget`.
+  Value Eval(const std::string& text, const Limits& limits = {}, Budget* budget = nullptr) {
+    auto program = Compile(text, env_, limits, budget);
     if (!program.ok()) return Value::Error("compile error: " + program.error().message);
     Frame frame = frame_;
     frame.resize((*program)->frame_size());
-    return (*program)->Evaluate(frame);
+    return (*program)->Evaluate(frame, budget);
   }
 
   // `errors_at_evaluation`: an expected error must not come from Parse or Check.

@@ -222,12 +222,11 @@ TEST_F(ExpressionTest, LogicalTruthTables) {
 }
 
 TEST_F(ExpressionTest, LogicalOperatorsShortCircuitTheRightSide) {
-  // The right side would exceed the iteration limit: an error if evaluated.
-  Limits limits;
-  limits.max_comprehension_iterations = 2;
-  EXPECT_EQ(Eval("no && l.all(i, i > 0)", limits).DebugString(), "false");
-  EXPECT_EQ(Eval("yes || l.all(i, i > 0)", limits).DebugString(), "true");
-  EXPECT_TRUE(Eval("yes && l.all(i, i > 0)", limits).is_error());
+  // The right side would exceed the budget: an error if evaluated.
+  Budget for_and(2), for_or(2), for_both(2);
+  EXPECT_EQ(Eval("no && l.all(i, i > 0)", {}, &for_and).DebugString(), "false");
+  EXPECT_EQ(Eval("yes || l.all(i, i > 0)", {}, &for_or).DebugString(), "true");
+  EXPECT_TRUE(Eval("yes && l.all(i, i > 0)", {}, &for_both).is_error());
 }
 
 TEST_F(ExpressionTest, NotAndConditional) {
@@ -302,13 +301,82 @@ TEST_F(ExpressionTest, Macros) {
   ExpectCases(cases);
 }
 
-TEST_F(ExpressionTest, ComprehensionIterationLimit) {
-  Limits limits;
-  limits.max_comprehension_iterations = 3;
-  EXPECT_EQ(Eval("l.map(i, i)", limits).DebugString(), "[1, 2, 3]");
-  const Value result = Eval("[1, 2, 3, 4].exists(i, i == 1)", limits);
+TEST_F(ExpressionTest, MacroIterationsCountAgainstTheBudget) {
+  Budget enough(3);
+  EXPECT_EQ(Eval("l.map(i, i)", {}, &enough).DebugString(), "[1, 2, 3]");
+  EXPECT_EQ(enough.used(), 3);
+  Budget short_by_one(3);
+  const Value result = Eval("l.map(i, i + 1).exists(i, i > 3)", {}, &short_by_one);
   ASSERT_TRUE(result.is_error());
-  EXPECT_NE(result.error_message().find("limit of 3 iterations"), std::string::npos)
+  EXPECT_NE(result.error_message().find("evaluation budget of 3 exceeded"), std::string::npos)
+      << result.error_message();
+}
+
+TEST_F(ExpressionTest, NestedMacrosShareOneBudget) {
+  // Each macro is small; together they are 10^3 iterations over a folded list
+  // and then 10^9: the budget stops them, quickly, whatever the nesting.
+  Budget budget(100'000);
+  const Value result = Eval(
+      "[1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10]))"
+      ".all(x, x.all(y, y.all(z, l.all(p, l.all(q, l.all(r, l.all(s, l.all(t, l.all(u, l.all(v, l.all(w,"
+      " p + q + r + s + t + u + v + w + z > 0)))))))))))",
+      {}, &budget);
+  ASSERT_TRUE(result.is_error()) << result.DebugString();
+  EXPECT_TRUE(budget.exhausted());
+  EXPECT_LT(budget.used(), 100'100);
+}
+
+TEST_F(ExpressionTest, TheBudgetCannotBeAbsorbed) {
+  // `true || e` and `exists` absorb other errors; an exhausted budget is not absorbed.
+  Budget budget(5);
+  const Value result = Eval("[1, 2, 3, 4, 5, 6, 7].exists(i, i == 7) || true", {}, &budget);
+  ASSERT_TRUE(result.is_error()) << result.DebugString();
+  EXPECT_NE(result.error_message().find("evaluation budget"), std::string::npos);
+}
+
+TEST_F(ExpressionTest, StringsBuiltCountTheirBytes) {
+  // Each replace doubles the string: 2^40 bytes if nothing stopped it. The
+  // size is checked before the string is built.
+  std::string text = "'ab'";
+  for (int i = 0; i < 40; ++i) text += ".replace('a', 'aa').replace('b', 'bb')";
+  Budget budget(1'000'000);
+  const Value result = Eval(text, {}, &budget);
+  ASSERT_TRUE(result.is_error());
+  EXPECT_NE(result.error_message().find("evaluation budget of 1000000 exceeded"), std::string::npos)
+      << result.error_message();
+  Budget joined(1'000);
+  EXPECT_TRUE(Eval("l.map(i, s + s + s + s).join()", {}, &joined).is_string());
+  Budget too_small(40);
+  EXPECT_TRUE(Eval("l.map(i, s + s + s + s).join()", {}, &too_small).is_error());
+}
+
+TEST_F(ExpressionTest, RegexStepsCountAgainstTheBudget) {
+  // A pattern that backtracks exponentially: each element runs into the match
+  // limit and is charged all of it, so `exists` cannot retry it for long.
+  Limits limits;
+  limits.regex_match_limit = 10'000;
+  Budget budget(1'000'000);
+  const Value result =
+      Eval("lists.range(2000).exists(i, ('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' + string(i)).matches('^(a|aa)+$'))",
+           limits, &budget);
+  ASSERT_TRUE(result.is_error()) << result.DebugString();
+  EXPECT_TRUE(budget.exhausted());
+  Budget ample;
+  EXPECT_EQ(Eval("s.matches('^h.l+o$')", {}, &ample).DebugString(), "true");
+  EXPECT_GT(ample.used(), 0);
+  EXPECT_LT(ample.used(), 100);
+}
+
+TEST_F(ExpressionTest, ConstantFoldingHasABudget) {
+  // Folded at Check: the error is a check error at the expression.
+  Budget budget(1'000);
+  std::string text = "'ab'";
+  for (int i = 0; i < 20; ++i) text += ".replace('a', 'aa')";
+  const Value result = Eval(text, {}, &budget);
+  ASSERT_TRUE(result.is_error());
+  EXPECT_NE(
+      result.error_message().find("compile error: constant folding: evaluation budget of 1000 exceeded"),
+      std::string::npos)
       << result.error_message();
 }
 

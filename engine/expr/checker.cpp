@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/expr/ast.h"
+#include "engine/expr/budget.h"
 #include "engine/expr/expression.h"
 #include "engine/expr/functions.h"
 #include "engine/expr/int_code.h"
@@ -39,16 +40,23 @@ struct Built {
 
 class Checker {
  public:
-  Checker(const Ast& ast, const Environment& env, const Limits& limits)
-      : ast_(ast), env_(env), limits_(limits), first_free_(env.first_free_slot()) {}
+  Checker(const Ast& ast, const Environment& env, const Limits& limits, Budget& fold_budget)
+      : ast_(ast),
+        env_(env),
+        limits_(limits),
+        fold_budget_(fold_budget),
+        first_free_(env.first_free_slot()) {}
 
   std::optional<Built> Build(const AstNode& ast_node) {
     const int scratch_base = first_free_ + scratch_in_use_;
     std::optional<Built> built = BuildNode(ast_node);
     if (!built) return std::nullopt;
     if (built->node->kind != Node::Kind::kConstant && built->node->kind != Node::Kind::kSlot &&
-        !built->reads_declared && built->lowest_scratch >= scratch_base) {
+        !built->reads_declared && built->lowest_scratch >= scratch_base && !fold_budget_.exhausted()) {
+      // The expression that exhausts the budget fails; with a budget shared by
+      // many expressions, the later ones are left unfolded.
       Fold(*built->node);
+      if (fold_budget_.exhausted()) return Fail(ast_node, "constant folding: " + fold_budget_.Message());
     }
     return built;
   }
@@ -166,31 +174,46 @@ class Checker {
     return built;
   }
 
+  // `lists.range(n)`: a function of an extension's namespace, written like a
+  // method of an identifier that names no variable.
+  bool IsNamespacedCall(const AstNode& ast_node) const {
+    if (!ast_node.receiver_style) return false;
+    const AstNode& receiver = *ast_node.children[0];
+    if (receiver.kind != AstNode::Kind::kIdent || env_.Lookup(receiver.name) >= 0) return false;
+    for (const auto& scope : scopes_) {
+      if (scope.first == receiver.name) return false;
+    }
+    return !FindOverloads(receiver.name + "." + ast_node.name).empty();
+  }
+
   std::optional<Built> BuildCall(const AstNode& ast_node) {
-    const std::span<const FunctionSignature> overloads = FindOverloads(ast_node.name);
-    if (overloads.empty()) return Fail(ast_node, "unsupported: function '" + ast_node.name + "'");
-    if (ast_node.receiver_style && !overloads.front().receiver_style) {
-      return Fail(ast_node,
-                  "unsupported: '" + ast_node.name + "' as a method; write " + ast_node.name + "(x)");
+    const bool namespaced = IsNamespacedCall(ast_node);
+    const std::string name = namespaced ? ast_node.children[0]->name + "." + ast_node.name : ast_node.name;
+    const bool receiver_style = ast_node.receiver_style && !namespaced;
+    const size_t first_argument = namespaced ? 1 : 0;
+    const std::span<const FunctionSignature> overloads = FindOverloads(name);
+    if (overloads.empty()) return Fail(ast_node, "unsupported: function '" + name + "'");
+    if (receiver_style && !overloads.front().receiver_style) {
+      return Fail(ast_node, "unsupported: '" + name + "' as a method; write " + name + "(x)");
     }
-    if (!ast_node.receiver_style && !overloads.front().global_style) {
-      return Fail(ast_node, "unsupported: '" + ast_node.name + "' as a global function; write x." +
-                                ast_node.name + "(...)");
+    if (!receiver_style && !overloads.front().global_style) {
+      return Fail(ast_node, "unsupported: '" + name + "' as a global function; write x." + name + "(...)");
     }
-    const int given = static_cast<int>(ast_node.children.size());
+    const int given = static_cast<int>(ast_node.children.size() - first_argument);
     const auto chosen = std::find_if(overloads.begin(), overloads.end(),
                                      [given](const FunctionSignature& f) { return f.arguments == given; });
     if (chosen == overloads.end()) {
-      const int receiver = ast_node.receiver_style ? 1 : 0;
-      return Fail(ast_node, "wrong number of arguments to '" + ast_node.name + "': expected " +
+      const int receiver = receiver_style ? 1 : 0;
+      return Fail(ast_node, "wrong number of arguments to '" + name + "': expected " +
                                 ExpectedCounts(overloads, receiver) + ", got " +
                                 std::to_string(given - receiver));
     }
     Built built = Make(Node::Kind::kCall);
     built.node->function = &*chosen;
-    if (!BuildChildren(ast_node, built)) return std::nullopt;
+    if (!BuildChildren(ast_node, built, first_argument)) return std::nullopt;
     if (std::optional<ArgumentError> error = PrepareCall(*built.node, limits_)) {
-      return FailAt(StartOffset(*ast_node.children[error->argument]), std::move(error->message));
+      return FailAt(StartOffset(*ast_node.children[error->argument + first_argument]),
+                    std::move(error->message));
     }
     return built;
   }
@@ -231,7 +254,7 @@ class Checker {
   // evaluates to an error (which must then happen at evaluation time).
   void Fold(Node& node) {
     fold_frame_.resize(std::max<size_t>(fold_frame_.size(), first_free_ + max_scratch_));
-    Value value = EvaluateNode(node, fold_frame_, limits_);
+    Value value = EvaluateNode(node, fold_frame_, limits_, &fold_budget_);
     if (value.is_error()) return;
     node.kind = Node::Kind::kConstant;
     node.value = std::move(value);
@@ -243,6 +266,7 @@ class Checker {
   const Ast& ast_;
   const Environment& env_;
   const Limits& limits_;
+  Budget& fold_budget_;
   const int first_free_;
   std::vector<std::pair<std::string, int>> scopes_;  // comprehension variables, innermost last
   int scratch_in_use_ = 0;
@@ -254,9 +278,11 @@ class Checker {
 
 }  // namespace
 
-Result<std::shared_ptr<const Program>> Check(const Ast& ast, const Environment& env, const Limits& limits) {
+Result<std::shared_ptr<const Program>> Check(const Ast& ast, const Environment& env, const Limits& limits,
+                                             Budget* fold_budget) {
   if (!ast.root) return Error{ErrorCode::kInternal, "Check called with an empty Ast", {}};
-  Checker checker(ast, env, limits);
+  Budget own;
+  Checker checker(ast, env, limits, fold_budget != nullptr ? *fold_budget : own);
   std::optional<Built> built = checker.Build(*ast.root);
   if (!built) return *checker.error();
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/expr/budget.h"
 #include "engine/expr/functions.h"
 #include "engine/expr/operators.h"
 #include "engine/expr/program_node.h"
@@ -29,11 +30,27 @@ const Value& Escape(const Value& value, Value& local, Value& scratch) {
 
 std::string KeyText(const Value& key) { return key.is_string() ? key.string_value() : key.DebugString(); }
 
+// What building `value` cost: its bytes or elements (scalars are free).
+int64_t BuiltSize(const Value& value) {
+  switch (value.kind()) {
+    case Value::Kind::kString:
+      return static_cast<int64_t>(value.string_value().size());
+    case Value::Kind::kList:
+      return static_cast<int64_t>(value.list_value().size());
+    case Value::Kind::kMap:
+      return static_cast<int64_t>(value.map_value().size());
+    default:
+      return 0;
+  }
+}
+
 class Evaluator {
  public:
-  Evaluator(Frame& frame, const Limits& limits) : frame_(frame), limits_(limits) {}
+  Evaluator(Frame& frame, const Limits& limits, Budget& budget)
+      : frame_(frame), limits_(limits), budget_(budget) {}
 
   const Value& Eval(const Node& node, Value& scratch) {
+    if (budget_.exhausted()) return Exhausted(scratch);
     switch (node.kind) {
       case Node::Kind::kConstant:
         return node.value;
@@ -78,6 +95,17 @@ class Evaluator {
   }
 
  private:
+  const Value& Exhausted(Value& scratch) {
+    scratch = Value::Error(budget_.Message());
+    return scratch;
+  }
+
+  // Charges what building `built` (in `scratch`) cost.
+  const Value& Built(Value& scratch) {
+    if (!budget_.Charge(BuiltSize(scratch))) return Exhausted(scratch);
+    return scratch;
+  }
+
   const Value& EvalSelect(const Node& node, Value& scratch) {
     Value local;
     const Value& operand = Eval(*node.children[0], local);
@@ -148,7 +176,7 @@ class Evaluator {
       items.push_back(item);
     }
     scratch = Value::MakeList(std::move(items));
-    return scratch;
+    return Built(scratch);
   }
 
   const Value& EvalMap(const Node& node, Value& scratch) {
@@ -174,7 +202,7 @@ class Evaluator {
       entries.emplace_back(key, value);
     }
     scratch = Value::MakeMap(std::move(entries));
-    return scratch;
+    return Built(scratch);
   }
 
   const Value& EvalBinary(const Node& node, Value& scratch) {
@@ -216,7 +244,7 @@ class Evaluator {
     if (left.is_error()) return Escape(left, local_left, scratch);
     if (right.is_error()) return Escape(right, local_right, scratch);
     scratch = ApplyBinary(node.op, left, right);
-    return scratch;
+    return Built(scratch);
   }
 
   // CEL's && and ||: commutative and error-absorbing. The right side is not
@@ -241,8 +269,8 @@ class Evaluator {
     std::array<const Value*, kMaxArguments> arguments{};
     const size_t count = node.children.size();
     for (size_t i = 0; i < count; ++i) arguments[i] = &Eval(*node.children[i], locals[i]);
-    scratch = CallFunction(node, std::span<const Value* const>(arguments.data(), count), limits_);
-    return scratch;
+    scratch = CallFunction(node, std::span<const Value* const>(arguments.data(), count), limits_, budget_);
+    return Built(scratch);
   }
 
   // Runs the macro over a list (elements; with two variables: index, element)
@@ -256,12 +284,6 @@ class Evaluator {
       return scratch;
     }
     const size_t size = range.is_list() ? range.list_value().size() : range.map_value().size();
-    if (static_cast<int64_t>(size) > limits_.max_comprehension_iterations) {
-      scratch = Value::Error(std::string("'") + MacroName(node.macro) + "' exceeds the limit of " +
-                             std::to_string(limits_.max_comprehension_iterations) + " iterations (" +
-                             std::to_string(size) + " elements)");
-      return scratch;
-    }
     const bool two_variables = node.second_slot >= 0;
     const Node& body = *node.children[1];
     const Node* transform = node.children.size() > 2 ? node.children[2].get() : nullptr;
@@ -269,6 +291,7 @@ class Evaluator {
     int64_t true_count = 0;
     Value::List results;
     for (size_t i = 0; i < size; ++i) {
+      if (!budget_.Charge(1)) return Exhausted(scratch);
       if (range.is_list()) {
         if (two_variables) {
           frame_[node.slot] = Value::Int(static_cast<int64_t>(i));
@@ -343,13 +366,17 @@ class Evaluator {
 
   Frame& frame_;
   const Limits& limits_;
+  Budget& budget_;
 };
 
 }  // namespace
 
-Value EvaluateNode(const Node& node, Frame& frame, const Limits& limits) {
+Value EvaluateNode(const Node& node, Frame& frame, const Limits& limits, Budget* budget) {
+  Budget own;
+  if (budget == nullptr) budget = &own;
   Value scratch;
-  const Value& result = Evaluator(frame, limits).Eval(node, scratch);
+  const Value& result = Evaluator(frame, limits, *budget).Eval(node, scratch);
+  if (budget->exhausted()) return Value::Error(budget->Message());
   if (&result == &scratch) return scratch;
   return result;
 }

@@ -27,7 +27,7 @@ int Environment::first_free_slot() const {
 
 Program::~Program() = default;
 
-Value Program::Evaluate(Frame& frame) const {
+Value Program::Evaluate(Frame& frame, Budget* budget) const {
   if (static_cast<int>(frame.size()) < frame_size_) {
     return Value::Error("internal error: frame has " + std::to_string(frame.size()) +
                         " slots, the program needs " + std::to_string(frame_size_));
@@ -38,7 +38,7 @@ Value Program::Evaluate(Frame& frame) const {
       return int_code_->result_type() == IntCode::Type::kInt ? Value::Int(result) : Value::Bool(result != 0);
     }
   }
-  return EvaluateNode(*root_, frame, limits_);
+  return EvaluateNode(*root_, frame, limits_, budget);
 }
 
 bool Program::has_quick_bool() const { return int_code_ && int_code_->result_type() == IntCode::Type::kBool; }
@@ -50,10 +50,10 @@ int Program::QuickBool(const Frame& frame) const {
 }
 
 Result<std::shared_ptr<const Program>> Compile(std::string_view text, const Environment& env,
-                                               const Limits& limits) {
+                                               const Limits& limits, Budget* fold_budget) {
   auto ast = Parse(text);
   if (!ast.ok()) return ast.error();
-  return Check(**ast, env, limits);
+  return Check(**ast, env, limits, fold_budget);
 }
 
 }  // namespace ruleplane::expr

@@ -58,9 +58,10 @@ class Environment {
 };
 
 struct Limits {
-  int64_t max_comprehension_iterations = 100000;  // per macro call
-  uint32_t regex_match_limit = 100000;            // PCRE2 match limit
+  uint32_t regex_match_limit = 100000;  // PCRE2's match limit, per match
 };
+
+class Budget;  // engine/expr/budget.h
 
 using Frame = std::vector<Value>;
 
@@ -72,7 +73,9 @@ class Program {
 
   // Evaluates against `frame`, which must have at least frame_size() slots;
   // slots at and above the environment's first free slot are scratch space.
-  Value Evaluate(Frame& frame) const;
+  // The work counts against `budget`, or against a default budget of its own
+  // when none is given; an exhausted budget gives its error.
+  Value Evaluate(Frame& frame, Budget* budget = nullptr) const;
 
   // The matcher's shortcut: 1 or 0 when the program is plain int and bool
   // arithmetic that yields a bool on this frame without an error, else -1
@@ -88,7 +91,7 @@ class Program {
   const std::optional<Value>& constant() const { return constant_; }
 
  private:
-  friend Result<std::shared_ptr<const Program>> Check(const Ast&, const Environment&, const Limits&);
+  friend Result<std::shared_ptr<const Program>> Check(const Ast&, const Environment&, const Limits&, Budget*);
   Program() = default;
   std::unique_ptr<const Node> root_;
   std::unique_ptr<const IntCode> int_code_;  // when the tree is plain int/bool arithmetic
@@ -100,12 +103,14 @@ class Program {
 
 // Resolves names and functions. Errors (kCheck) carry the line/column within
 // the expression's text of the offending node: "undeclared reference to 'x'",
-// "unsupported: function 'foo'", "invalid regular expression ...".
+// "unsupported: function 'foo'", "invalid regular expression ...", and the
+// budget's message when folding a constant part exhausts `fold_budget` (a
+// default budget of its own when none is given).
 Result<std::shared_ptr<const Program>> Check(const Ast& ast, const Environment& env,
-                                             const Limits& limits = {});
+                                             const Limits& limits = {}, Budget* fold_budget = nullptr);
 
 // Parse + Check in one call, for callers that do not need the Ast.
 Result<std::shared_ptr<const Program>> Compile(std::string_view text, const Environment& env,
-                                               const Limits& limits = {});
+                                               const Limits& limits = {}, Budget* fold_budget = nullptr);
 
 }  // namespace ruleplane::expr

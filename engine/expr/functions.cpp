@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "engine/common/time_util.h"
+#include "engine/expr/budget.h"
 #include "engine/expr/operators.h"
 #include "engine/expr/regex.h"
 #include "engine/extensions/backup_listing.h"
@@ -48,6 +49,7 @@ constexpr FunctionSignature kFunctions[] = {
     {"cronNext", Builtin::kCronNext, 2, true, false, {kString, kTimestamp}},
     {"backups", Builtin::kBackups, 1, true, false, {kList}},
     {"parseBackupName", Builtin::kParseBackupName, 1, true, false, {kString}},
+    {"lists.range", Builtin::kListsRange, 1, true, false, {kInt}},
 };
 
 bool Accepts(ArgumentKind kind, const Value& value) {
@@ -91,6 +93,22 @@ Value NoOverload(std::string_view name, std::span<const Value* const> arguments)
   return Value::Error(message + ")");
 }
 
+// A string that would not fit in the budget: the budget is spent, so that
+// nothing can absorb the error.
+Value TooLarge(Budget& budget) {
+  budget.Charge(budget.limit() - budget.used() + 1);
+  return Value::Error(budget.Message());
+}
+
+// lists.range(n): [0, 1, ..., n - 1]; empty for n <= 0, as cel-go's.
+Value ListsRange(int64_t n, Budget& budget) {
+  if (!budget.Fits(n)) return TooLarge(budget);
+  Value::List items;
+  items.reserve(n > 0 ? static_cast<size_t>(n) : 0);
+  for (int64_t i = 0; i < n; ++i) items.push_back(Value::Int(i));
+  return Value::MakeList(std::move(items));
+}
+
 constexpr int64_t kNanosPerSecond = 1000000000;
 
 int64_t CodePointCount(const std::string& text) {
@@ -131,14 +149,17 @@ Value StringTest(Builtin builtin, const Value& text, const Value& part) {
   }
 }
 
-Value Matches(const Value& text, const Value& pattern, const Regex* constant_regex, const Limits& limits) {
+Value Matches(const Value& text, const Value& pattern, const Regex* constant_regex, const Limits& limits,
+              Budget& budget) {
   if (!text.is_string() || (constant_regex == nullptr && !pattern.is_string())) {
     return NoMatchingOverload("matches", {&text, &pattern});
   }
-  if (constant_regex != nullptr) return constant_regex->Matches(text.string_value());
+  if (constant_regex != nullptr) return constant_regex->Matches(text.string_value(), budget);
+  if (!budget.Charge(static_cast<int64_t>(pattern.string_value().size())))
+    return Value::Error(budget.Message());
   auto regex = Regex::Compile(pattern.string_value(), limits.regex_match_limit);
   if (!regex.ok()) return Value::Error(regex.error().message);
-  return (*regex)->Matches(text.string_value());
+  return (*regex)->Matches(text.string_value(), budget);
 }
 
 Value CronNext(const CronSchedule* prepared, const Value& schedule, const Value& after) {
@@ -326,7 +347,8 @@ std::optional<ArgumentError> PrepareCall(Node& call, const Limits& limits) {
   return std::nullopt;
 }
 
-Value CallFunction(const Node& call, std::span<const Value* const> arguments, const Limits& limits) {
+Value CallFunction(const Node& call, std::span<const Value* const> arguments, const Limits& limits,
+                   Budget& budget) {
   for (const Value* argument : arguments) {
     if (argument->is_error()) return *argument;
   }
@@ -347,7 +369,7 @@ Value CallFunction(const Node& call, std::span<const Value* const> arguments, co
     case Builtin::kContains:
       return StringTest(function.builtin, *arguments[0], *arguments[1]);
     case Builtin::kMatches:
-      return Matches(*arguments[0], *arguments[1], call.regex.get(), limits);
+      return Matches(*arguments[0], *arguments[1], call.regex.get(), limits, budget);
     case Builtin::kInt:
       return ToInt(*arguments[0]);
     case Builtin::kDouble:
@@ -372,10 +394,16 @@ Value CallFunction(const Node& call, std::span<const Value* const> arguments, co
     case Builtin::kUpperAscii:
       return UpperAscii(*arguments[0]);
     case Builtin::kReplace:
+      if (!budget.Fits(ReplacedSize(*arguments[0], string_at(1), string_at(2), int_at(3, -1)))) {
+        return TooLarge(budget);
+      }
       return ReplaceString(*arguments[0], string_at(1), string_at(2), int_at(3, -1));
     case Builtin::kTrim:
       return TrimString(*arguments[0]);
     case Builtin::kJoin:
+      if (!budget.Fits(JoinedSize(*arguments[0], count > 1 ? string_at(1) : std::string_view()))) {
+        return TooLarge(budget);
+      }
       return JoinStrings(*arguments[0], count > 1 ? string_at(1) : std::string_view());
     case Builtin::kCronNext:
       return CronNext(call.schedule.get(), *arguments[0], *arguments[1]);
@@ -383,6 +411,8 @@ Value CallFunction(const Node& call, std::span<const Value* const> arguments, co
       return ListBackups(*arguments[0]);
     case Builtin::kParseBackupName:
       return BackupNameValue(*arguments[0]);
+    case Builtin::kListsRange:
+      return ListsRange(arguments[0]->int_value(), budget);
   }
   return Value::Error("internal error: unknown function");
 }

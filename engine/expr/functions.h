@@ -54,7 +54,10 @@ std::optional<ArgumentError> PrepareCall(Node& call, const Limits& limits);
 
 // Calls `call.function` with its evaluated arguments (the receiver first). An
 // error argument propagates; an argument of the wrong kind is "no matching
-// overload".
-Value CallFunction(const Node& call, std::span<const Value* const> arguments, const Limits& limits);
+// overload". Regular-expression steps count against `budget`, and a string
+// that would not fit in what is left of it is not built (the caller charges
+// what the result's size cost).
+Value CallFunction(const Node& call, std::span<const Value* const> arguments, const Limits& limits,
+                   Budget& budget);
 
 }  // namespace ruleplane::expr

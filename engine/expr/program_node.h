@@ -42,6 +42,8 @@ enum class Builtin : uint8_t {
   kCronNext,
   kBackups,
   kParseBackupName,
+  // cel-go's ext.Lists.
+  kListsRange,
 };
 
 struct FunctionSignature;  // engine/functions.h
@@ -81,6 +83,6 @@ struct Node {
 };
 
 // Evaluates a checked tree. `frame` must hold every slot the tree uses.
-Value EvaluateNode(const Node& node, Frame& frame, const Limits& limits);
+Value EvaluateNode(const Node& node, Frame& frame, const Limits& limits, Budget* budget);
 
 }  // namespace ruleplane::expr

@@ -3,6 +3,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <algorithm>
 #include <string>
 
 namespace ruleplane::expr {
@@ -24,24 +25,41 @@ Result<std::shared_ptr<const Regex>> Regex::Compile(std::string_view pattern, ui
   }
   std::shared_ptr<Regex> regex(new Regex());
   regex->code_ = code;
-  regex->context_ = pcre2_match_context_create(nullptr);
-  if (regex->context_ == nullptr) return Error{ErrorCode::kInternal, "out of memory compiling a regex", {}};
-  pcre2_set_match_limit(regex->context_, match_limit);
-  pcre2_set_depth_limit(regex->context_, match_limit);
+  for (uint32_t limit = 64;; limit *= 8) {
+    const uint32_t step_limit = std::min(limit, std::max<uint32_t>(match_limit, 1));
+    pcre2_match_context* context = pcre2_match_context_create(nullptr);
+    if (context == nullptr) return Error{ErrorCode::kInternal, "out of memory compiling a regex", {}};
+    pcre2_set_match_limit(context, step_limit);
+    pcre2_set_depth_limit(context, step_limit);
+    regex->contexts_.emplace_back(step_limit, context);
+    if (step_limit >= match_limit) break;
+  }
   return std::shared_ptr<const Regex>(std::move(regex));
 }
 
 Regex::~Regex() {
-  pcre2_match_context_free(context_);
+  for (const auto& [limit, context] : contexts_) pcre2_match_context_free(context);
   pcre2_code_free(code_);
 }
 
-Value Regex::Matches(std::string_view subject) const {
+Value Regex::Matches(std::string_view subject, Budget& budget) const {
   pcre2_match_data* match_data = pcre2_match_data_create_from_pattern(code_, nullptr);
   if (match_data == nullptr) return Value::Error("out of memory matching a regular expression");
-  const int result = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), 0, 0,
-                                 match_data, context_);
+  int result = PCRE2_ERROR_MATCHLIMIT;
+  int64_t spent = static_cast<int64_t>(subject.size());
+  for (const auto& [limit, context] : contexts_) {
+    if (!budget.Fits(spent + limit / 8)) {
+      spent = budget.limit() - budget.used() + 1;  // exhausts it
+      break;
+    }
+    result = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), 0, 0,
+                         match_data, context);
+    const bool ran_out = result == PCRE2_ERROR_MATCHLIMIT || result == PCRE2_ERROR_DEPTHLIMIT;
+    spent += ran_out ? limit : limit / 8;
+    if (!ran_out) break;
+  }
   pcre2_match_data_free(match_data);
+  if (!budget.Charge(spent)) return Value::Error(budget.Message());
   if (result >= 0) return Value::Bool(true);
   if (result == PCRE2_ERROR_NOMATCH) return Value::Bool(false);
   if (result == PCRE2_ERROR_MATCHLIMIT || result == PCRE2_ERROR_DEPTHLIMIT ||

@@ -6,9 +6,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/common/error.h"
 #include "engine/common/value.h"
+#include "engine/expr/budget.h"
 
 struct pcre2_real_code_8;
 struct pcre2_real_match_context_8;
@@ -24,13 +27,18 @@ class Regex {
   Regex& operator=(const Regex&) = delete;
 
   // CEL's matches(): true when any part of `subject` matches. An error value
-  // when the match limit is exceeded.
-  Value Matches(std::string_view subject) const;
+  // when the match limit is exceeded. The steps count against `budget`: the
+  // match runs under growing step limits (64, then 8 times more each time, up
+  // to the match limit), and is charged the limits of the tries that ran out
+  // plus the last limit it stayed under, so that the charge is within a
+  // factor of 8 of the steps taken; a match that runs out of the match limit
+  // is charged all of it, and cannot be retried cheaply on every element.
+  Value Matches(std::string_view subject, Budget& budget) const;
 
  private:
   Regex() = default;
   pcre2_real_code_8* code_ = nullptr;
-  pcre2_real_match_context_8* context_ = nullptr;
+  std::vector<std::pair<uint32_t, pcre2_real_match_context_8*>> contexts_;  // by growing step limit
 };
 
 }  // namespace ruleplane::expr

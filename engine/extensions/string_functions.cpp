@@ -1,5 +1,6 @@
 #include "engine/extensions/string_functions.h"
 
+#include <algorithm>
 #include <string>
 
 namespace ruleplane::expr {
@@ -185,6 +186,32 @@ Value TrimString(const Value& text) {
   }
   if (begin == 0 && end == s.size()) return text;
   return Value::String(std::string(s.substr(begin, end - begin)));
+}
+
+int64_t ReplacedSize(const Value& text, std::string_view old_part, std::string_view new_part, int64_t limit) {
+  const std::string_view s = text.string_value();
+  if (limit == 0 || old_part == new_part) return 0;
+  int64_t replaced = 0;
+  if (old_part.empty()) {
+    // Before every code point and at the end.
+    const int64_t points = std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; });
+    replaced = limit < 0 ? points + 1 : std::min(limit, points + 1);
+  } else {
+    for (size_t pos = s.find(old_part); pos != kNotFound && (limit < 0 || replaced < limit);
+         pos = s.find(old_part, pos + old_part.size())) {
+      ++replaced;
+    }
+  }
+  return static_cast<int64_t>(s.size()) +
+         replaced * (static_cast<int64_t>(new_part.size()) - static_cast<int64_t>(old_part.size()));
+}
+
+int64_t JoinedSize(const Value& list, std::string_view separator) {
+  int64_t total = 0;
+  for (const Value& item : list.list_value()) {
+    if (item.is_string()) total += static_cast<int64_t>(item.string_value().size() + separator.size());
+  }
+  return total;
 }
 
 Value JoinStrings(const Value& list, std::string_view separator) {

@@ -41,4 +41,9 @@ Value TrimString(const Value& text);
 // list.join([sep]): the list's strings joined; another element is an error.
 Value JoinStrings(const Value& list, std::string_view separator);
 
+// The bytes ReplaceString and JoinStrings would build, computed without
+// building them (0 when they would fail or return an argument unchanged).
+int64_t ReplacedSize(const Value& text, std::string_view old_part, std::string_view new_part, int64_t limit);
+int64_t JoinedSize(const Value& list, std::string_view separator);
+
 }  // namespace ruleplane::expr

@@ -198,26 +198,27 @@ Truth Compare(CompareOp op, const Value& a, const Value& b, Value& error) {
 
 }  // namespace
 
-CellPredicate::Truth CellPredicate::Check(const Value& fact_value, expr::Frame& frame, Value& error) const {
+CellPredicate::Truth CellPredicate::Check(const Value& fact_value, expr::Frame& frame, Value& error,
+                                          expr::Budget* budget) const {
   Value storage;
   switch (cell_->kind) {
     case Cell::Kind::kAny:
       return Truth::kTrue;
     case Cell::Kind::kCompare:
-      return Compare(cell_->op, fact_value, operands_[0].Get(frame, storage), error);
+      return Compare(cell_->op, fact_value, operands_[0].Get(frame, storage, budget), error);
     case Cell::Kind::kIn:
-      return ToTruth(ValueIn(fact_value, operands_[0].Get(frame, storage)), error);
+      return ToTruth(ValueIn(fact_value, operands_[0].Get(frame, storage, budget)), error);
     case Cell::Kind::kExpression:
-      return ToTruth(ExpectBool(operands_[0].Get(frame, storage), "the cell"), error);
+      return ToTruth(ExpectBool(operands_[0].Get(frame, storage, budget), "the cell"), error);
     case Cell::Kind::kRange: {
       // Both bounds are tested, as CEL's && would: a false side decides even
       // when the other side is an error.
       Value low_error;
       const Truth low = Compare(cell_->low_inclusive ? CompareOp::kGe : CompareOp::kGt, fact_value,
-                                operands_[0].Get(frame, storage), low_error);
+                                operands_[0].Get(frame, storage, budget), low_error);
       if (low == Truth::kFalse) return low;
       const Truth high = Compare(cell_->high_inclusive ? CompareOp::kLe : CompareOp::kLt, fact_value,
-                                 operands_[1].Get(frame, storage), error);
+                                 operands_[1].Get(frame, storage, budget), error);
       if (high == Truth::kFalse) return high;
       if (low == Truth::kError) {
         error = std::move(low_error);

@@ -39,9 +39,9 @@ class CellOperand {
   // The frame slot the operand reads as it is, or -1.
   int slot() const { return slot_; }
   // The operand's value; `storage` holds it when it had to be computed.
-  const Value& Get(expr::Frame& frame, Value& storage) const {
+  const Value& Get(expr::Frame& frame, Value& storage, expr::Budget* budget) const {
     if (const Value* value = Direct(frame)) return *value;
-    storage = program_->Evaluate(frame);
+    storage = program_->Evaluate(frame, budget);
     return storage;
   }
   // The operand's value when it is direct(), else nullptr.
@@ -75,7 +75,9 @@ class CellPredicate {
 
   // Tests the cell on `fact_value`, the column's value (kExpression cells
   // read it from `frame`). On kError, `error` receives the error value.
-  Truth Check(const Value& fact_value, expr::Frame& frame, Value& error) const;
+  // Programs' work counts against `budget` (see expr::Budget).
+  Truth Check(const Value& fact_value, expr::Frame& frame, Value& error,
+              expr::Budget* budget = nullptr) const;
 
   // The same, as a bool or an error value.
   Value Test(const Value& fact_value, expr::Frame& frame) const;

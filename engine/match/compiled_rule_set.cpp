@@ -34,8 +34,8 @@ struct SharedCheck {
   std::vector<uint64_t> rules;  // the rules that have it
 };
 
-Truth CheckCondition(const Expression& condition, expr::Frame& frame, Value& error) {
-  Value result = condition.program->Evaluate(frame);
+Truth CheckCondition(const Expression& condition, expr::Frame& frame, Value& error, expr::Budget* budget) {
+  Value result = condition.program->Evaluate(frame, budget);
   if (result.is_bool()) return result.bool_value() ? Truth::kTrue : Truth::kFalse;
   error = result.is_error()
               ? std::move(result)
@@ -43,10 +43,38 @@ Truth CheckCondition(const Expression& condition, expr::Frame& frame, Value& err
   return Truth::kError;
 }
 
-Truth CheckCell(const CellPredicate& cell, expr::Frame& frame, Value& error) {
+Truth CheckCell(const CellPredicate& cell, expr::Frame& frame, Value& error, expr::Budget* budget) {
   const int quick = cell.quick_check().Run(frame);
   if (quick >= 0) return quick ? Truth::kTrue : Truth::kFalse;
-  return cell.Check(frame[cell.fact_slot()], frame, error);
+  return cell.Check(frame[cell.fact_slot()], frame, error, budget);
+}
+
+// Why `value` is outside `domain`: "" when the domain says no more, a detail
+// (the bounds' values) when it helps; nullopt when the value is inside.
+std::optional<std::string> OutsideDomain(const Domain& domain, const Value& value, expr::Frame& frame,
+                                         expr::Budget* budget) {
+  switch (domain.kind) {
+    case Domain::Kind::kNone:
+      return std::nullopt;
+    case Domain::Kind::kBool:
+      return value.is_bool() ? std::nullopt : std::optional<std::string>("");
+    case Domain::Kind::kEnum:
+      for (const Value& allowed : domain.enum_values) {
+        if (allowed == value) return std::nullopt;
+      }
+      return "";
+    case Domain::Kind::kInt:
+      break;
+  }
+  if (!value.is_int()) return "";
+  const Value low = domain.low->program->Evaluate(frame, budget);
+  const Value high = domain.high->program->Evaluate(frame, budget);
+  if (!low.is_int() || !high.is_int()) {
+    return " (its bounds are " + low.DebugString() + " and " + high.DebugString() + ")";
+  }
+  if (low.int_value() <= value.int_value() && value.int_value() <= high.int_value()) return std::nullopt;
+  if (domain.low->program->constant() && domain.high->program->constant()) return "";
+  return " = [" + std::to_string(low.int_value()) + ", " + std::to_string(high.int_value()) + "]";
 }
 
 // Slots a frame needs for every expression of the rule set, the planner's
@@ -117,9 +145,11 @@ struct CompiledRuleSet::Index {
 
   void ShareChecks();
   template <int kWords>
-  std::optional<Error> Match(const RuleSet& rule_set, expr::Frame& frame, Decision& decision) const;
-  Truth EvaluateRule(int rule, expr::Frame& frame, const uint8_t* fallback_columns, Value& scratch) const;
-  Error RuleError(const RuleSet& rule_set, int rule, expr::Frame& frame,
+  std::optional<Error> Match(const RuleSet& rule_set, expr::Frame& frame, Decision& decision,
+                             expr::Budget* budget) const;
+  Truth EvaluateRule(int rule, expr::Frame& frame, const uint8_t* fallback_columns, Value& scratch,
+                     expr::Budget* budget) const;
+  Error RuleError(const RuleSet& rule_set, int rule, expr::Frame& frame, expr::Budget* budget,
                   const uint8_t* fallback_columns) const;
   Error DescribeError(const RuleSet& rule_set, int rule, int cell, const Value& error) const;
 };
@@ -162,12 +192,12 @@ void CompiledRuleSet::Index::ShareChecks() {
 // evaluation does not matter: the indexes decide literal cells first, and the
 // cells that run no program go before those that do.
 Truth CompiledRuleSet::Index::EvaluateRule(int rule, expr::Frame& frame, const uint8_t* fallback_columns,
-                                           Value& scratch) const {
+                                           Value& scratch, expr::Budget* budget) const {
   const CompiledRule& compiled = rules[rule];
   bool failed = false;
   for (const int i : fallback_columns ? compiled.all_cells : compiled.residual_cells) {
     if (Decided(compiled, i, fallback_columns)) continue;
-    switch (CheckCell(compiled.cells[i], frame, scratch)) {
+    switch (CheckCell(compiled.cells[i], frame, scratch, budget)) {
       case Truth::kTrue:
         break;
       case Truth::kFalse:
@@ -178,7 +208,7 @@ Truth CompiledRuleSet::Index::EvaluateRule(int rule, expr::Frame& frame, const u
     }
   }
   if (compiled.condition != nullptr) {
-    const Truth condition = CheckCondition(*compiled.condition, frame, scratch);
+    const Truth condition = CheckCondition(*compiled.condition, frame, scratch, budget);
     if (condition == Truth::kFalse) return condition;
     failed = failed || condition == Truth::kError;
   }
@@ -188,15 +218,16 @@ Truth CompiledRuleSet::Index::EvaluateRule(int rule, expr::Frame& frame, const u
 // The error of a rule that EvaluateRule found in error: evaluated again (the
 // programs are pure), in the order written, to name the first failing cell.
 Error CompiledRuleSet::Index::RuleError(const RuleSet& rule_set, int rule, expr::Frame& frame,
-                                        const uint8_t* fallback_columns) const {
+                                        expr::Budget* budget, const uint8_t* fallback_columns) const {
   const CompiledRule& compiled = rules[rule];
   Value error;
   for (int i = 0; i < static_cast<int>(compiled.cells.size()); ++i) {
     if (Decided(compiled, i, fallback_columns)) continue;
-    if (CheckCell(compiled.cells[i], frame, error) == Truth::kError)
+    if (CheckCell(compiled.cells[i], frame, error, budget) == Truth::kError)
       return DescribeError(rule_set, rule, i, error);
   }
-  if (compiled.condition != nullptr && CheckCondition(*compiled.condition, frame, error) == Truth::kError) {
+  if (compiled.condition != nullptr &&
+      CheckCondition(*compiled.condition, frame, error, budget) == Truth::kError) {
     return DescribeError(rule_set, rule, -1, error);
   }
   return Error{ErrorCode::kInternal, "rule '" + rule_set.rules[rule].id + "' failed without an error", {}};
@@ -309,8 +340,10 @@ Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
   return std::shared_ptr<const CompiledRuleSet>(std::move(compiled));
 }
 
-Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot,
-                                                 const ParamOverrides& overrides) const {
+Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot, const ParamOverrides& overrides,
+                                                 expr::Budget* budget) const {
+  expr::Budget own;
+  if (budget == nullptr) budget = &own;
   const RuleSet& rules = *rule_set_;
   if (!snapshot.kind.empty() && !rules.subject.empty() && snapshot.subject() != rules.subject) {
     return Error{ErrorCode::kInvalidSnapshot,
@@ -350,7 +383,7 @@ Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot,
   frame[layout_.now_slot()] = Value::MakeTimestamp(snapshot.observed_at);
   for (int f = 0; f < layout_.fact_count; ++f) {
     const Fact& fact = rules.facts[f];
-    Value value = fact.expression.program->Evaluate(frame);
+    Value value = fact.expression.program->Evaluate(frame, budget);
     if (value.is_error()) {
       SourcePosition position = fact.expression.position.known() ? fact.expression.position : fact.position;
       if (position.file.empty()) position.file = rules.file;
@@ -359,21 +392,32 @@ Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot,
           WithPosition("fact '" + fact.name + "'", position) + " cannot be derived: " + value.error_message(),
           position};
     }
+    if (!fact.plan_outside_domain) {
+      if (std::optional<std::string> outside = OutsideDomain(fact.domain, value, frame, budget)) {
+        SourcePosition position = fact.domain.position;
+        if (position.file.empty()) position.file = rules.file;
+        return Error{ErrorCode::kInvalidSnapshot,
+                     WithPosition("fact '" + fact.name + "'", position) + " is " + value.DebugString() +
+                         ", outside its declared domain " + fact.domain.text + *outside +
+                         " (verify proves the rules only inside it; `outsideDomain: plan` plans anyway)",
+                     position};
+      }
+    }
     frame[layout_.fact_slot(f)] = std::move(value);
   }
   return frame;
 }
 
-Result<Decision> CompiledRuleSet::Match(expr::Frame& frame, bool trace) const {
-  if (trace) return MatchWithTrace(frame);
+Result<Decision> CompiledRuleSet::Match(expr::Frame& frame, bool trace, expr::Budget* budget) const {
+  if (trace) return MatchWithTrace(frame, budget);
   Decision decision;
-  if (std::optional<Error> error = Match(frame, decision)) return *std::move(error);
+  if (std::optional<Error> error = Match(frame, decision, budget)) return *std::move(error);
   return decision;
 }
 
 // Every cell of every rule, no index and no short-circuit, so that a reader
 // can see every reason a rule did not match.
-Result<Decision> CompiledRuleSet::MatchWithTrace(expr::Frame& frame) const {
+Result<Decision> CompiledRuleSet::MatchWithTrace(expr::Frame& frame, expr::Budget* budget) const {
   if (static_cast<int>(frame.size()) < frame_size_) frame.resize(frame_size_);
   const RuleSet& rules = *rule_set_;
   const Index& index = *index_;
@@ -401,7 +445,7 @@ Result<Decision> CompiledRuleSet::MatchWithTrace(expr::Frame& frame) const {
     for (int i = 0; i < static_cast<int>(rule.cells.size()); ++i) {
       const CellPredicate& cell = rule.cells[i];
       Value error;
-      const Truth truth = cell.Check(frame[cell.fact_slot()], frame, error);
+      const Truth truth = cell.Check(frame[cell.fact_slot()], frame, error, budget);
       record(
           CellTrace{
               cell.cell().fact, cell.cell().text, cell.cell().position, frame[cell.fact_slot()], false, {}},
@@ -409,7 +453,7 @@ Result<Decision> CompiledRuleSet::MatchWithTrace(expr::Frame& frame) const {
     }
     if (rule.condition != nullptr) {
       Value error;
-      const Truth truth = CheckCondition(*rule.condition, frame, error);
+      const Truth truth = CheckCondition(*rule.condition, frame, error, budget);
       record(CellTrace{-1, rule.condition->text, rule.condition->position, Value(), false, {}}, truth,
              std::move(error), -1);
     }
@@ -421,19 +465,20 @@ Result<Decision> CompiledRuleSet::MatchWithTrace(expr::Frame& frame) const {
   return result;
 }
 
-std::optional<Error> CompiledRuleSet::Match(expr::Frame& frame, Decision& decision) const {
+std::optional<Error> CompiledRuleSet::Match(expr::Frame& frame, Decision& decision,
+                                            expr::Budget* budget) const {
   if (static_cast<int>(frame.size()) < frame_size_) frame.resize(frame_size_);
   decision.matched.clear();
   decision.trace.clear();
   // Tables of up to 64 rules, nearly all, get a copy whose bitsets are registers.
-  return index_->words == 1 ? index_->Match<1>(*rule_set_, frame, decision)
-                            : index_->Match<0>(*rule_set_, frame, decision);
+  return index_->words == 1 ? index_->Match<1>(*rule_set_, frame, decision, budget)
+                            : index_->Match<0>(*rule_set_, frame, decision, budget);
 }
 
 // `kWords`: the words of a bitset when known at compile time, else 0.
 template <int kWords>
 std::optional<Error> CompiledRuleSet::Index::Match(const RuleSet& rule_set, expr::Frame& frame,
-                                                   Decision& decision) const {
+                                                   Decision& decision, expr::Budget* budget) const {
   constexpr int kSmall = kWords > 0 ? kWords : 4;
   const int word_count = kWords > 0 ? kWords : words;
   uint64_t small_candidates[kSmall], small_evaluate[kSmall];
@@ -475,20 +520,21 @@ std::optional<Error> CompiledRuleSet::Index::Match(const RuleSet& rule_set, expr
   Value scratch;
   bitset::ForEach(candidates, word_count, [&](int r) {
     const Truth truth =
-        bitset::Test(evaluate, r) ? EvaluateRule(r, frame, fallback_columns, scratch) : Truth::kTrue;
+        bitset::Test(evaluate, r) ? EvaluateRule(r, frame, fallback_columns, scratch, budget) : Truth::kTrue;
     if (truth == Truth::kTrue) decision.matched.push_back(r);
     if (truth == Truth::kError) failed_rule = r;
     return truth != Truth::kError;
   });
-  if (failed_rule >= 0) return RuleError(rule_set, failed_rule, frame, fallback_columns);
+  if (failed_rule >= 0) return RuleError(rule_set, failed_rule, frame, budget, fallback_columns);
   selector.Select(decision.matched, decision.selected, decision.violation);
   return std::nullopt;
 }
 
 Result<Decision> CompiledRuleSet::Evaluate(const Snapshot& snapshot, const EvaluationOptions& options) const {
-  auto frame = DeriveFacts(snapshot, options.param_overrides);
+  expr::Budget budget(options.budget);
+  auto frame = DeriveFacts(snapshot, options.param_overrides, &budget);
   if (!frame.ok()) return frame.error();
-  return Match(*frame, options.trace);
+  return Match(*frame, options.trace, &budget);
 }
 
 }  // namespace ruleplane

@@ -22,6 +22,7 @@
 
 #include "engine/common/error.h"
 #include "engine/common/snapshot.h"
+#include "engine/expr/budget.h"
 #include "engine/expr/expression.h"
 #include "engine/rule_file/rule_set.h"
 
@@ -54,6 +55,7 @@ struct Decision {
 struct EvaluationOptions {
   ParamOverrides param_overrides;  // applied after the snapshot's params
   bool trace = false;
+  int64_t budget = expr::Budget::kDefaultLimit;  // per rule set and snapshot (expr::Budget)
 };
 
 class CompiledRuleSet {
@@ -68,8 +70,12 @@ class CompiledRuleSet {
 
   // Errors: kInvalidArgument for a param override of the wrong type or an
   // unknown param; kInvalidSnapshot for a fact that cannot be derived, naming
-  // the fact, the rule file and the failing expression's message.
-  Result<expr::Frame> DeriveFacts(const Snapshot& snapshot, const ParamOverrides& overrides) const;
+  // the fact, the rule file and the failing expression's message, and for a
+  // fact whose value is outside its declared domain (unless the fact says
+  // `outsideDomain: plan`), naming the value and the domain. The facts' work
+  // counts against `budget` (a default budget of its own when none is given).
+  Result<expr::Frame> DeriveFacts(const Snapshot& snapshot, const ParamOverrides& overrides,
+                                  expr::Budget* budget = nullptr) const;
 
   // Matches a frame filled by DeriveFacts (or by hand: facts and params only
   // are read by cells that do not name `snapshot`). An error evaluating a
@@ -78,19 +84,19 @@ class CompiledRuleSet {
   // false one decides the rule even when another cannot be evaluated, so the
   // order of evaluation never matters; the error reported is that of the
   // first such rule, and its first failing cell in the order written.
-  Result<Decision> Match(expr::Frame& frame, bool trace = false) const;
+  Result<Decision> Match(expr::Frame& frame, bool trace = false, expr::Budget* budget = nullptr) const;
 
   // Match without a trace, refilling `decision`: its vectors keep their
   // capacity, so that a caller matching in a loop allocates nothing. Returns
   // the error Match would return, or nullopt.
-  std::optional<Error> Match(expr::Frame& frame, Decision& decision) const;
+  std::optional<Error> Match(expr::Frame& frame, Decision& decision, expr::Budget* budget = nullptr) const;
 
   Result<Decision> Evaluate(const Snapshot& snapshot, const EvaluationOptions& options) const;
 
  private:
   struct Index;
   CompiledRuleSet() = default;
-  Result<Decision> MatchWithTrace(expr::Frame& frame) const;
+  Result<Decision> MatchWithTrace(expr::Frame& frame, expr::Budget* budget) const;
   std::shared_ptr<const RuleSet> rule_set_;
   FrameLayout layout_;
   int frame_size_ = 0;

@@ -1,5 +1,6 @@
 #include "engine/plan/plan.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -43,15 +44,15 @@ std::string TargetText(const Value& target) {
 class StepBuilder {
  public:
   StepBuilder(const CompiledRuleSet& compiled, const ActionCatalogue* catalogue, expr::Frame& frame,
-              std::vector<PlanStep>& steps)
-      : compiled_(compiled), catalogue_(catalogue), frame_(frame), steps_(steps) {}
+              expr::Budget& budget, std::vector<PlanStep>& steps)
+      : compiled_(compiled), catalogue_(catalogue), frame_(frame), budget_(budget), steps_(steps) {}
 
   std::optional<Error> AddRule(const Rule& rule) {
     int number = 0;
     for (const ActionSpec& spec : rule.then) {
       std::vector<Value> loop = {Value()};
       if (spec.for_each) {
-        auto values = LoopValues(spec.for_each->program->Evaluate(frame_));
+        auto values = LoopValues(spec.for_each->program->Evaluate(frame_, &budget_));
         if (!values.ok()) return StepError(rule, spec.for_each->position, "forEach", values.error().message);
         loop = std::move(*values);
       }
@@ -78,7 +79,7 @@ class StepBuilder {
     step.action = spec.action;
     step.id = rule_set.name + "/" + rule.id + "/" + std::to_string(number);
     if (spec.target) {
-      Value target = spec.target->program->Evaluate(frame_);
+      Value target = spec.target->program->Evaluate(frame_, &budget_);
       if (target.is_error()) return StepError(rule, spec.target->position, "target", target.error_message());
       step.target = TargetText(target);
     }
@@ -88,7 +89,7 @@ class StepBuilder {
     }
     Value::Map params;
     for (const ActionParam& param : spec.params) {
-      Value value = param.value.program->Evaluate(frame_);
+      Value value = param.value.program->Evaluate(frame_, &budget_);
       if (value.is_error())
         return StepError(rule, param.value.position, "param '" + param.name + "'", value.error_message());
       if (definition != nullptr) {
@@ -122,8 +123,44 @@ class StepBuilder {
   const CompiledRuleSet& compiled_;
   const ActionCatalogue* catalogue_;
   expr::Frame& frame_;
+  expr::Budget& budget_;
   std::vector<PlanStep>& steps_;
 };
+
+// Plans one rule set into `planned` and `steps`; an error of the whole plan
+// (a param override of the wrong type) is returned.
+std::optional<Error> PlanRuleSet(const CompiledRuleSet& compiled, const Snapshot& snapshot,
+                                 const EvaluationOptions& options, const ActionCatalogue* catalogue,
+                                 PlannedRuleSet& planned, std::vector<PlanStep>& steps) {
+  const RuleSet& rule_set = compiled.rule_set();
+  expr::Budget budget(options.budget);
+  auto frame =
+      compiled.DeriveFacts(snapshot, OverridesDeclaredBy(rule_set, options.param_overrides), &budget);
+  if (!frame.ok() && frame.error().code == ErrorCode::kInvalidArgument) return frame.error();
+  if (!frame.ok()) {
+    planned.error = frame.error();
+    return std::nullopt;
+  }
+  auto decision = compiled.Match(*frame, false, &budget);
+  if (!decision.ok()) {
+    planned.error = decision.error();
+    return std::nullopt;
+  }
+  planned.violation = decision->violation;
+  const size_t first_step = steps.size();
+  StepBuilder builder(compiled, catalogue, *frame, budget, steps);
+  for (int rule_index : decision->selected) {
+    const Rule& rule = rule_set.rules[rule_index];
+    planned.matched_rules.push_back(rule.id);
+    if (auto error = builder.AddRule(rule)) {
+      planned.error = std::move(error);
+      planned.matched_rules.clear();
+      steps.resize(first_step);
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -136,10 +173,11 @@ ParamOverrides OverridesDeclaredBy(const RuleSet& rule_set, const ParamOverrides
 }
 
 bool Plan::has_violation() const {
-  for (const PlannedRuleSet& rule_set : rule_sets) {
-    if (rule_set.violation) return true;
-  }
-  return false;
+  return std::any_of(rule_sets.begin(), rule_sets.end(), [](const PlannedRuleSet& r) { return r.violation; });
+}
+
+bool Plan::has_error() const {
+  return std::any_of(rule_sets.begin(), rule_sets.end(), [](const PlannedRuleSet& r) { return r.error; });
 }
 
 Result<Plan> MakePlan(const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,
@@ -151,21 +189,9 @@ Result<Plan> MakePlan(const std::vector<std::shared_ptr<const CompiledRuleSet>>&
   plan.observed_at = snapshot.observed_at;
   for (const auto& compiled : rule_sets) {
     const RuleSet& rule_set = compiled->rule_set();
-    auto frame = compiled->DeriveFacts(snapshot, OverridesDeclaredBy(rule_set, options.param_overrides));
-    if (!frame.ok()) return frame.error();
-    auto decision = compiled->Match(*frame);
-    if (!decision.ok()) return decision.error();
-
-    PlannedRuleSet planned{
-        rule_set.name,      rule_set.version, rule_set.digest, HitPolicyName(rule_set.hit_policy), {},
-        decision->violation};
-    StepBuilder builder(*compiled, catalogue, *frame, plan.steps);
-    for (int rule_index : decision->selected) {
-      const Rule& rule = rule_set.rules[rule_index];
-      planned.matched_rules.push_back(rule.id);
-      if (auto error = builder.AddRule(rule)) return *error;
-    }
-    plan.rule_sets.push_back(std::move(planned));
+    PlannedRuleSet& planned = plan.rule_sets.emplace_back(PlannedRuleSet{
+        rule_set.name, rule_set.version, rule_set.digest, HitPolicyName(rule_set.hit_policy), {}, {}, {}});
+    if (auto error = PlanRuleSet(*compiled, snapshot, options, catalogue, planned, plan.steps)) return *error;
   }
   return plan;
 }
@@ -185,6 +211,7 @@ Value PlanToValue(const Plan& plan) {
                         {string("hitPolicy"), string(planned.hit_policy)},
                         {string("matchedRules"), strings(planned.matched_rules)}};
     if (planned.violation) entry.emplace_back(string("violation"), string(planned.violation->message));
+    if (planned.error) entry.emplace_back(string("error"), string(planned.error->message));
     rule_sets.push_back(Value::MakeMap(std::move(entry)));
   }
   Value::List steps;

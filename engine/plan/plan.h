@@ -36,6 +36,7 @@ struct PlannedRuleSet {
   std::string hit_policy;
   std::vector<std::string> matched_rules;  // selected rule ids, in output order
   std::optional<Error> violation;          // a hit-policy violation: no steps from this rule set
+  std::optional<Error> error;              // an evaluation error: no decision, no steps from this rule set
 };
 
 struct Plan {
@@ -46,13 +47,18 @@ struct Plan {
   std::vector<PlanStep> steps;
 
   bool has_violation() const;
+  bool has_error() const;
 };
 
 // Evaluates `snapshot` against every rule set (in the order given) and
 // expands the selected rules' actions into steps: forEach expansion, target
 // and parameters evaluated, parameter types checked against the catalogue
 // (when given). A param override applies to the rule sets that declare it.
-// An evaluation error is returned as the Error.
+// Rule sets are independent: each has a budget of its own, and an error in
+// one (a fact that cannot be derived or is outside its domain, a cell, a
+// step's parameter, the budget) is that rule set's `error`, with no steps
+// from it, while every other rule set is planned. Only a param override that
+// does not fit its param's type is an error of the whole plan.
 Result<Plan> MakePlan(const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,
                       const Snapshot& snapshot, const EvaluationOptions& options,
                       const ActionCatalogue* catalogue);

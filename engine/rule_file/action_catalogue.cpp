@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <regex>
 #include <utility>
 
+#include "engine/rule_file/lexical.h"
 #include "engine/rule_file/yaml_reader.h"
 
 namespace ruleplane {
@@ -63,10 +63,9 @@ class CatalogueLoader {
     ActionDefinition action;
     action.position = reader_.PositionOf(node);
     if (const MappingField* name = reader_.Require(*mapping, "name")) {
-      static const std::regex kActionName("[A-Z][A-Za-z0-9]*");
       if (std::optional<std::string> text = reader_.ReadString(*name)) {
         action.name = *text;
-        if (!std::regex_match(*text, kActionName)) {
+        if (!IsUpperCamel(*text)) {
           reader_.Error(name->value,
                         "invalid action name '" + *text + "': expected UpperCamelCase, e.g. DeletePod");
         } else if (const ActionDefinition* first = catalogue_.Find(*text)) {
@@ -109,10 +108,9 @@ class CatalogueLoader {
     if (!mapping) return std::nullopt;
     ActionParamSpec param;
     if (const MappingField* name = reader_.Require(*mapping, "name")) {
-      static const std::regex kParamName("[A-Za-z_][A-Za-z0-9_]*");
       if (std::optional<std::string> text = reader_.ReadString(*name)) {
         param.name = *text;
-        if (!std::regex_match(*text, kParamName)) {
+        if (!IsIdentifier(*text)) {
           reader_.Error(name->value, "invalid parameter name '" + *text + "': expected an identifier");
         } else if (action.FindParam(*text) != nullptr) {
           reader_.Error(name->value, "duplicate parameter '" + *text + "' of action '" + action.name + "'");

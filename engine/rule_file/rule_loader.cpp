@@ -6,13 +6,14 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <regex>
 #include <utility>
 
 #include "engine/common/semver.h"
 #include "engine/common/sha256.h"
 #include "engine/common/time_util.h"
+#include "engine/expr/budget.h"
 #include "engine/rule_file/cell_parser.h"
+#include "engine/rule_file/lexical.h"
 #include "engine/rule_file/verification_model.h"
 #include "engine/rule_file/yaml_reader.h"
 #include "engine/rule_file/yaml_value.h"
@@ -29,19 +30,8 @@ constexpr std::string_view kReservedNames[] = {
     "loop",     "package",  "namespace", "return", "var",      "void", "while",
 };
 
-bool IsIdentifier(std::string_view name) {
-  static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
-  return std::regex_match(name.begin(), name.end(), kIdentifier);
-}
-
 bool IsReserved(std::string_view name) {
   return std::find(std::begin(kReservedNames), std::end(kReservedNames), name) != std::end(kReservedNames);
-}
-
-// metadata.name and rule ids: a DNS label.
-bool IsLabel(std::string_view name) {
-  static const std::regex kLabel("[a-z0-9]([a-z0-9-]*[a-z0-9])?");
-  return name.size() <= 63 && std::regex_match(name.begin(), name.end(), kLabel);
 }
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -113,10 +103,8 @@ std::optional<ParamType> ParseParamType(std::string_view name) {
 }
 
 std::optional<double> ParseDouble(std::string_view text) {
-  static const std::regex kNumber(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (!std::regex_match(text.begin(), text.end(), kNumber)) return std::nullopt;
-  double value = std::strtod(std::string(text).c_str(), nullptr);
-  if (!std::isfinite(value)) return std::nullopt;
+  std::optional<double> value = ParseDecimalFloat(text);
+  if (!value || !std::isfinite(*value)) return std::nullopt;
   return value;
 }
 
@@ -188,7 +176,7 @@ class RuleFileLoader {
     if (const MappingField* name = reader_.Require(*metadata, "name")) {
       if (std::optional<std::string> text = reader_.ReadString(*name)) {
         rule_set_.name = *text;
-        if (!IsLabel(*text)) {
+        if (!IsDnsLabel(*text)) {
           reader_.Error(name->value, "invalid name '" + *text +
                                          "': use lower-case letters, digits and '-', at most 63 characters, "
                                          "starting and ending with a letter or digit");
@@ -215,10 +203,9 @@ class RuleFileLoader {
                                      "allowGaps", "rules", "tests"});
     if (!spec) return;
     if (const MappingField* subject = reader_.Require(*spec, "subject")) {
-      static const std::regex kSubject("[A-Z][A-Za-z0-9]*");
       if (std::optional<std::string> text = reader_.ReadString(*subject)) {
         rule_set_.subject = *text;
-        if (!std::regex_match(*text, kSubject)) {
+        if (!IsUpperCamel(*text)) {
           reader_.Error(subject->value,
                         "invalid subject '" + *text +
                             "': expected a snapshot kind without 'Snapshot', such as EtcdCluster");
@@ -351,7 +338,8 @@ class RuleFileLoader {
     std::vector<Mapping> bodies;
     if (!reader_.ExpectSequence(field)) return bodies;
     for (const YAML::Node& node : field.value) {
-      auto mapping = reader_.ReadMapping(node, "fact", {"name", "expr", "domain", "description"});
+      auto mapping =
+          reader_.ReadMapping(node, "fact", {"name", "expr", "domain", "outsideDomain", "description"});
       if (!mapping) continue;
       const MappingField* name = reader_.Require(*mapping, "name");
       reader_.Require(*mapping, "expr");
@@ -377,6 +365,16 @@ class RuleFileLoader {
       }
     }
     if (const MappingField* domain = mapping.Find("domain")) LoadDomain(index, *domain);
+    if (const MappingField* outside = mapping.Find("outsideDomain")) {
+      const std::optional<std::string> text = reader_.ReadString(*outside);
+      if (!mapping.Find("domain")) {
+        reader_.Error(outside->key_node, "outsideDomain needs a domain");
+      } else if (text && (*text == "error" || *text == "plan")) {
+        fact.plan_outside_domain = *text == "plan";
+      } else if (text) {
+        reader_.Error(outside->value, "invalid outsideDomain '" + *text + "'; expected error or plan");
+      }
+    }
   }
 
   void LoadDomain(int index, const MappingField& field) {
@@ -513,7 +511,7 @@ class RuleFileLoader {
       reader_.Error(expression.position, "expected an expression");
       return std::nullopt;
     }
-    Result<std::shared_ptr<const expr::Program>> program = expr::Compile(part.text, env);
+    Result<std::shared_ptr<const expr::Program>> program = expr::Compile(part.text, env, {}, &fold_budget_);
     if (!program) {
       const Error& error = program.error();
       SourcePosition position = expression.position;
@@ -577,7 +575,7 @@ class RuleFileLoader {
       if (const MappingField* id = reader_.Require(*mapping, "id")) {
         if (std::optional<std::string> text = reader_.ReadString(*id)) {
           rule.id = *text;
-          if (!IsLabel(*text)) {
+          if (!IsDnsLabel(*text)) {
             reader_.Error(id->value, "invalid rule id '" + *text +
                                          "': use lower-case letters, digits and '-', e.g. quorum-lost");
           }
@@ -883,7 +881,7 @@ class RuleFileLoader {
           "expected a mapping (a snapshot document) for 'snapshot', got " + reader_.Describe(field.value));
       return;
     }
-    Result<Value> value = YamlToValue(field.value, reader_.file());
+    Result<Value> value = YamlToValue(field.value, reader_.file(), yaml_expansion_);
     if (!value) {
       reader_.Error(value.error().position, "invalid snapshot: " + value.error().message);
       return;
@@ -969,7 +967,7 @@ class RuleFileLoader {
       if (!params->value.IsMap()) {
         reader_.Error(reader_.PositionOf(*params),
                       "expected a mapping for 'params', got " + reader_.Describe(params->value));
-      } else if (Result<Value> value = YamlToValue(params->value, reader_.file())) {
+      } else if (Result<Value> value = YamlToValue(params->value, reader_.file(), yaml_expansion_)) {
         step.params = std::move(value).value();
       } else {
         reader_.Error(value.error().position, "invalid params: " + value.error().message);
@@ -980,6 +978,8 @@ class RuleFileLoader {
 
   Diagnostics diagnostics_;
   YamlReader reader_;
+  expr::Budget fold_budget_;      // for folding the constant parts of every expression of the file
+  YamlExpansion yaml_expansion_;  // for the YAML data of every test of the file
   const ActionCatalogue* catalogue_;
   RuleSet rule_set_;
   FrameLayout layout_;

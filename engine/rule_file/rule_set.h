@@ -56,6 +56,10 @@ struct Fact {
   std::string name;
   Expression expression;
   Domain domain;
+  // `outsideDomain: plan`: a value outside the domain is planned with as it
+  // is (the plan is then one `verify` did not prove); by default it is an
+  // evaluation error of the rule set.
+  bool plan_outside_domain = false;
   std::string description;
   SourcePosition position;
 };

@@ -3,34 +3,37 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
-#include <regex>
 
+#include "engine/rule_file/lexical.h"
 #include "engine/rule_file/yaml_reader.h"
 
 namespace ruleplane {
 namespace {
 
 constexpr int kMaxDepth = 100;
-constexpr int64_t kMaxNodes = 1000000;
 
 bool IsPlain(const YAML::Node& node) { return node.Tag() == "?" || node.Tag().empty(); }
 
 std::optional<double> ParseYamlFloat(const std::string& text) {
-  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
   if (text == ".inf" || text == ".Inf" || text == ".INF" || text == "+.inf") return HUGE_VAL;
   if (text == "-.inf" || text == "-.Inf" || text == "-.INF") return -HUGE_VAL;
   if (text == ".nan" || text == ".NaN" || text == ".NAN") return std::nan("");
-  if (!std::regex_match(text, kFloat)) return std::nullopt;
-  return std::strtod(text.c_str(), nullptr);
+  return ParseDecimalFloat(text);
 }
 
 class Converter {
  public:
-  explicit Converter(const std::string& file) : file_(file) {}
+  Converter(const std::string& file, YamlExpansion& expansion) : file_(file), expansion_(expansion) {}
 
   Result<Value> Convert(const YAML::Node& node, int depth) {
     if (depth > kMaxDepth) return Fail(node, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
-    if (++nodes_ > kMaxNodes) return Fail(node, "more than " + std::to_string(kMaxNodes) + " values");
+    const int64_t bytes = node.IsScalar() ? static_cast<int64_t>(node.Scalar().size()) : 0;
+    if (--expansion_.values_left < 0 || (expansion_.bytes_left -= bytes) < 0) {
+      return Fail(node, "the file's data expands to more than " +
+                            std::to_string(YamlExpansion{}.values_left) + " values or " +
+                            std::to_string(YamlExpansion{}.bytes_left >> 20) +
+                            " MiB of text (aliases repeat what they refer to)");
+    }
     if (node.IsSequence()) {
       Value::List items;
       for (const YAML::Node& item : node) {
@@ -64,7 +67,7 @@ class Converter {
   }
 
   const std::string& file_;
-  int64_t nodes_ = 0;
+  YamlExpansion& expansion_;
 };
 
 }  // namespace
@@ -80,8 +83,8 @@ Value YamlScalarToValue(const YAML::Node& node) {
   return Value::String(text);
 }
 
-Result<Value> YamlToValue(const YAML::Node& node, const std::string& file) {
-  return Converter(file).Convert(node, 0);
+Result<Value> YamlToValue(const YAML::Node& node, const std::string& file, YamlExpansion& expansion) {
+  return Converter(file, expansion).Convert(node, 0);
 }
 
 }  // namespace ruleplane

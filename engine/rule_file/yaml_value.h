@@ -12,10 +12,17 @@
 
 namespace ruleplane {
 
+// What the conversions of one file may still build: aliases can make a small
+// file expand enormously, so the bound is per file, not per node.
+struct YamlExpansion {
+  int64_t values_left = 1'000'000;
+  int64_t bytes_left = 64 << 20;  // of scalar text
+};
+
 // Errors (kInvalidRuleFile, positioned at the offending node within `file`):
-// a non-string mapping key, nesting deeper than 100 levels, or more than a
-// million nodes (aliases can make a small file expand enormously).
-Result<Value> YamlToValue(const YAML::Node& node, const std::string& file);
+// a non-string mapping key, nesting deeper than 100 levels, or more values
+// or scalar bytes than `expansion` has left (it is charged what was built).
+Result<Value> YamlToValue(const YAML::Node& node, const std::string& file, YamlExpansion& expansion);
 
 // A plain scalar's value by the rules above; quoted scalars are strings.
 Value YamlScalarToValue(const YAML::Node& node);

@@ -81,6 +81,8 @@ RuleTestOutcome RunRuleTest(const std::shared_ptr<const CompiledRuleSet>& compil
   std::string error;
   if (!plan.ok()) {
     error = plan.error().message;
+  } else if (plan->rule_sets.front().error) {
+    error = plan->rule_sets.front().error->message;
   } else if (plan->rule_sets.front().violation) {
     error = plan->rule_sets.front().violation->message;
   }
