@@ -116,23 +116,18 @@ std::optional<std::vector<SnapshotText>> ReadSnapshots(const std::string& where,
   std::vector<SnapshotText> snapshots;
   std::error_code ec;
   if (where != "-" && fs::is_directory(where, ec)) {
-    std::vector<fs::path> paths;
-    for (auto it = fs::directory_iterator(where, ec); !ec && it != fs::directory_iterator();
-         it.increment(ec)) {
-      if (it->is_regular_file() && it->path().extension() == ".json") paths.push_back(it->path());
-    }
-    if (ec) {
-      err << "ruleplane: cannot list '" << where << "': " << ec.message() << "\n";
+    auto paths = ListFiles(where, {".json"}, false);
+    if (!paths.ok()) {
+      err << "ruleplane: " << paths.error().message << "\n";
       return std::nullopt;
     }
-    std::sort(paths.begin(), paths.end());
-    for (const fs::path& path : paths) {
-      auto text = ReadFile(path.string());
+    for (const std::string& path : *paths) {
+      auto text = ReadFile(path);
       if (!text.ok()) {
         err << "ruleplane: " << text.error().message << "\n";
         return std::nullopt;
       }
-      snapshots.push_back({path.string(), std::move(*text)});
+      snapshots.push_back({path, std::move(*text)});
     }
     return snapshots;
   }

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/read_file.h"
 #include "engine/common/json_value.h"
 #include "engine/expr/expression.h"
 
@@ -88,17 +89,12 @@ int RunEval(const Args& args, std::ostream& out, std::ostream& err) {
 
   Value variables = Value::MakeMap({});
   if (parsed->input) {
-    std::ifstream file(*parsed->input, std::ios::binary);
-    if (!file) {
-      err << "error: cannot read " << *parsed->input << ": " << std::strerror(errno) << "\n";
+    Result<std::string> text = ReadFile(*parsed->input);
+    if (!text.ok()) {
+      err << "error: " << text.error().message << "\n";
       return kExitUsage;
     }
-    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    if (file.bad()) {
-      err << "error: cannot read " << *parsed->input << "\n";
-      return kExitUsage;
-    }
-    Result<Value> json = ParseJson(text);
+    Result<Value> json = ParseJson(*text);
     if (!json.ok()) {
       err << "error: " << *parsed->input << ": " << json.error().message << "\n";
       return kExitUsage;

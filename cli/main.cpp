@@ -1,5 +1,10 @@
 // ruleplane: lint, test, plan and explain decision tables over snapshots.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -10,10 +15,10 @@ namespace {
 constexpr const char* kUsage = R"(usage: ruleplane <command> [arguments]
 
 Commands:
-  plan [--rules PATH|NAME@VERSION]... [--param K=V]... SNAPSHOT.json [-o table|json|yaml]
+  plan [--rules PATH|NAME@VERSION]... [--param K=V]... [--budget N] SNAPSHOT.json [-o table|json|yaml]
                      the plan of steps the rules decide for a snapshot ("-" reads standard input)
-  explain [--rules PATH|NAME@VERSION]... [--param K=V]... SNAPSHOT.json [--rule ID]
-                     why each rule matched or did not, cell by cell
+  explain [--rules PATH|NAME@VERSION]... [--param K=V]... SNAPSHOT.json [--rule ID | --fact NAME] [-o table|json|yaml]
+                     why each rule matched or did not, cell by cell; one fact's whole value
   lint PATH...       check rule files; every problem with file:line:column
   test [--coverage] [--min-coverage P] PATH...
                      run the tests written inside rule files (and report what they exercised)
@@ -31,10 +36,9 @@ the 1.x rule sets, DEP-01 as proposed); lint, test and verify check every bundle
 Exit codes: 0 success, 1 a finding (lint error, failed test, evaluation error), 2 bad usage or unreadable input.
 )";
 
-}  // namespace
+using namespace ruleplane::cli;
 
-int main(int argc, char** argv) {
-  using namespace ruleplane::cli;
+int Run(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;
     return kExitUsage;
@@ -58,4 +62,32 @@ int main(int argc, char** argv) {
   }
   std::cerr << "ruleplane: unknown command '" << command << "'\n" << kUsage;
   return kExitUsage;
+}
+
+// Whether everything written to standard output reached it (a full disk, a
+// closed pipe with SIGPIPE ignored); says so when not.
+bool OutputWritten() {
+  std::cout.flush();
+  // errno as the failed write left it: the most likely reason.
+  int error = std::cout ? 0 : errno;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (!flushed && error == 0) error = errno;
+  if (std::cout && flushed && !std::ferror(stdout)) return true;
+  std::cerr << "ruleplane: cannot write the output"
+            << (error != 0 ? std::string(": ") + std::strerror(error) : "") << "\n";
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int exit_code = kExitUsage;
+  try {
+    exit_code = Run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "ruleplane: out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "ruleplane: internal error: " << e.what() << "\n";
+  }
+  return OutputWritten() ? exit_code : kExitUsage;
 }

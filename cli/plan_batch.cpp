@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/read_file.h"
 #include "cli/rule_library.h"
 #include "cli/snapshot_input.h"
 #include "engine/common/json_value.h"
@@ -32,7 +33,7 @@ skipped. A line that fails does not stop the batch:
    "steps":[{"id":"etcd-druid-status/quorum-lost/1","ruleSet":"etcd-druid-status@1.0.0","rule":"quorum-lost",
              "action":"ScaleStatefulSet","target":"etcd-main","params":{"replicas":0},"disruptive":true,
              "adapter":"kubernetes","dependsOn":[],"idempotencyKey":"sha256:..."}]}
-  {"line":2,"error":"invalid JSON at byte 13 (line 1, column 13): ..."}
+  {"line":2,"error":"invalid JSON at line 1, column 13 (byte 13): ..."}
 A rule set whose hit policy is violated has "violation" instead of its
 matched rules, one that could not be evaluated "error", and neither
 contributes steps; the other rule sets of the line are planned.
@@ -283,6 +284,10 @@ int RunPlanBatch(const Args& args, std::istream& in, std::ostream& out, std::ost
 
   std::ifstream file;
   if (parsed->snapshot_path != "-") {
+    if (std::optional<Error> error = CheckFile(parsed->snapshot_path)) {
+      err << "ruleplane: " << error->message << "\n";
+      return kExitUsage;
+    }
     file.open(parsed->snapshot_path, std::ios::binary);
     if (!file) {
       err << "ruleplane: cannot read " << parsed->snapshot_path << ": " << std::strerror(errno) << "\n";

@@ -13,8 +13,12 @@ namespace ruleplane::cli {
 namespace {
 
 constexpr const char* kPlanUsage =
-    R"(usage: ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... SNAPSHOT.json [-o table|json|yaml]
+    R"(usage: ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... [--budget N] SNAPSHOT.json [-o table|json|yaml]
        ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... --batch SNAPSHOTS.jsonl
+
+--budget N bounds the work of evaluating each rule set (macro iterations,
+elements and bytes built, regular-expression steps; default 50000000): a rule
+set that needs more gets an error, the others are planned.
 
 Evaluates the snapshot ("-" reads standard input) against every rule file whose
 spec.subject matches the snapshot's kind (the newest version of each rule-set
@@ -68,6 +72,7 @@ int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream&
 
   EvaluationOptions options;
   options.param_overrides = input->overrides;
+  options.budget = parsed->budget;
   auto plan = MakePlan(input->rule_sets, input->snapshot, options, input->library->catalogue.get());
   if (!plan.ok()) {
     err << "ruleplane: " << parsed->snapshot_path << ": " << plan.error().message << "\n";

@@ -8,6 +8,7 @@
 
 #include "cli/bundled_files.h"
 #include "cli/read_file.h"
+#include "engine/common/semver.h"
 #include "engine/rule_file/rule_loader.h"
 
 namespace ruleplane::cli {
@@ -48,18 +49,13 @@ std::vector<Source> BundledRuleSources() {
 bool ReadSources(const std::string& reference, std::vector<Source>& sources, std::ostream& err) {
   std::error_code ec;
   if (fs::is_directory(reference, ec)) {
-    std::vector<fs::path> paths;
-    for (auto it = fs::recursive_directory_iterator(reference, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file() && IsYaml(it->path())) paths.push_back(it->path());
-    }
-    if (ec) {
-      err << "ruleplane: cannot list '" << reference << "': " << ec.message() << "\n";
+    auto paths = ListFiles(reference, {".yaml", ".yml"}, true);
+    if (!paths.ok()) {
+      err << "ruleplane: " << paths.error().message << "\n";
       return false;
     }
-    std::sort(paths.begin(), paths.end());
-    for (const fs::path& path : paths) {
-      if (!ReadSources(path.string(), sources, err)) return false;
+    for (const std::string& path : *paths) {
+      if (!ReadSources(path, sources, err)) return false;
     }
     return true;
   }
@@ -82,23 +78,26 @@ bool NameMatches(const RuleFile& file, const std::string& name) {
   return parent.filename() == name;
 }
 
+// Two files that declare the same name@version: an error on the later one
+// naming the first, so that no selection depends on the order of paths.
+void RejectDuplicateVersions(RuleLibrary& library) {
+  std::map<std::string, const RuleFile*> first_by_id;
+  for (RuleFile& file : library.files) {
+    if (!file.rule_set) continue;
+    const auto [first, inserted] = first_by_id.emplace(file.rule_set->id(), &file);
+    if (inserted || first->second->path == file.path) continue;
+    const RuleSet& earlier = *first->second->rule_set;
+    file.diagnostics.push_back(
+        {Diagnostic::Severity::kError, file.rule_set->version_position,
+         "rule set " + file.rule_set->id() + " is also declared by " + first->second->path + ":" +
+             std::to_string(earlier.version_position.line) + "; give one of them another version"});
+    file.rule_set = nullptr;
+  }
+}
+
 }  // namespace
 
-int CompareVersions(const std::string& a, const std::string& b) {
-  std::istringstream as(a), bs(b);
-  for (int part = 0; part < 3; ++part) {
-    long x = 0, y = 0;
-    as >> x;
-    bs >> y;
-    if (x != y) return x < y ? -1 : 1;
-    as.ignore(1);
-    bs.ignore(1);
-  }
-  // A pre-release sorts before its release.
-  const bool a_pre = a.find('-') != std::string::npos, b_pre = b.find('-') != std::string::npos;
-  if (a_pre != b_pre) return a_pre ? -1 : 1;
-  return a.compare(b);
-}
+int CompareVersions(const std::string& a, const std::string& b) { return CompareSemver(a, b); }
 
 std::unique_ptr<RuleLibrary> LoadRuleLibrary(const std::vector<std::string>& references, std::ostream& err) {
   auto library = std::make_unique<RuleLibrary>();
@@ -132,6 +131,7 @@ std::unique_ptr<RuleLibrary> LoadRuleLibrary(const std::vector<std::string>& ref
     library->files.push_back(
         {source.path, std::move(source.text), loaded.rule_set, std::move(loaded.diagnostics)});
   }
+  RejectDuplicateVersions(*library);
   if (selections.empty()) return library;
 
   std::vector<RuleFile> selected;

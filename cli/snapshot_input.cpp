@@ -1,11 +1,19 @@
 #include "cli/snapshot_input.h"
 
 #include <algorithm>
+#include <charconv>
 #include <ostream>
 
 #include "cli/read_file.h"
 
 namespace ruleplane::cli {
+
+bool ParseBudget(const std::string& text, int64_t& budget, std::ostream& err) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), budget);
+  if (error == std::errc() && end == text.data() + text.size() && budget > 0) return true;
+  err << "ruleplane: --budget expects a positive count of work units, got '" << text << "'\n";
+  return false;
+}
 
 std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::vector<std::string>& extra,
                                                   const char* usage, std::ostream& err) {
@@ -16,13 +24,15 @@ std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::v
   };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    const bool takes_value = arg == "--rules" || arg == "--param" || accepts(arg);
+    const bool takes_value = arg == "--rules" || arg == "--param" || arg == "--budget" || accepts(arg);
     if (takes_value && i + 1 >= args.size()) {
       err << "ruleplane: " << arg << " needs a value\n" << usage;
       return std::nullopt;
     }
     if (arg == "--rules") {
       parsed.rules.push_back(args[++i]);
+    } else if (arg == "--budget") {
+      if (!ParseBudget(args[++i], parsed.budget, err)) return std::nullopt;
     } else if (arg == "--param") {
       const std::string& assignment = args[++i];
       const auto equals = assignment.find('=');
@@ -39,11 +49,14 @@ std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::v
       }
     } else if (arg == "--rule" && accepts(arg)) {
       parsed.rule = args[++i];
+    } else if (arg == "--fact" && accepts(arg)) {
+      parsed.fact = args[++i];
     } else if (arg.starts_with("-") && arg != "-") {
       err << "ruleplane: unknown option '" << arg << "'\n" << usage;
       return std::nullopt;
     } else if (have_snapshot) {
-      err << "ruleplane: only one snapshot, got '" << parsed.snapshot_path << "' and '" << arg << "'\n" << usage;
+      err << "ruleplane: only one snapshot, got '" << parsed.snapshot_path << "' and '" << arg << "'\n"
+          << usage;
       return std::nullopt;
     } else {
       parsed.snapshot_path = arg;
@@ -57,8 +70,8 @@ std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::v
   return parsed;
 }
 
-std::optional<EvaluationInput> LoadEvaluationInput(const EvaluationArgs& args, std::istream& in, std::ostream& err,
-                                                   int& exit_code) {
+std::optional<EvaluationInput> LoadEvaluationInput(const EvaluationArgs& args, std::istream& in,
+                                                   std::ostream& err, int& exit_code) {
   exit_code = kExitUsage;
   auto text = ReadInput(args.snapshot_path, in);
   if (!text.ok()) {
@@ -85,9 +98,10 @@ std::optional<EvaluationInput> LoadEvaluationInput(const EvaluationArgs& args, s
     return std::nullopt;
   }
   for (const auto& [name, value] : args.params) {
-    const bool declared = std::any_of(input.rule_sets.begin(), input.rule_sets.end(), [&](const auto& compiled) {
-      return compiled->rule_set().FindParam(name) >= 0;
-    });
+    // An init-capture, as clang before 16 cannot capture a structured binding.
+    const bool declared = std::any_of(
+        input.rule_sets.begin(), input.rule_sets.end(),
+        [&name = name](const auto& compiled) { return compiled->rule_set().FindParam(name) >= 0; });
     if (!declared) {
       err << "ruleplane: --param " << name << ": no selected rule file declares a param '" << name << "'\n";
       return std::nullopt;

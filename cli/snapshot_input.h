@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/rule_library.h"
 #include "engine/common/snapshot.h"
+#include "engine/expr/budget.h"
 #include "engine/match/compiled_rule_set.h"
 
 namespace ruleplane::cli {
@@ -21,10 +22,15 @@ struct EvaluationArgs {
   std::string snapshot_path;                                // positional, "-" for stdin
   std::string output = "table";                             // -o (plan)
   std::string rule;                                         // --rule (explain)
+  std::string fact;                                         // --fact (explain)
+  int64_t budget = expr::Budget::kDefaultLimit;             // --budget, per rule set
 };
 
+// Reads the value of --budget (a positive count); false after writing why to `err`.
+bool ParseBudget(const std::string& text, int64_t& budget, std::ostream& err);
+
 // Parses the arguments; `extra` names the options the command accepts beside
-// --rules and --param ("-o", "--rule"). Returns nullopt after writing a
+// --rules and --param ("-o", "--rule", "--fact"). Returns nullopt after writing a
 // usage error to `err`.
 std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::vector<std::string>& extra,
                                                   const char* usage, std::ostream& err);

@@ -71,7 +71,8 @@ TEST(EvalCommandTest, BadInputExitsTwo) {
 
   outcome = Eval({"x", "--input", WriteTempFile("eval_bad.json", "{\"x\": [1,}")});
   EXPECT_EQ(outcome.exit_code, kExitUsage);
-  EXPECT_NE(outcome.err.find("invalid JSON at byte 10"), std::string::npos) << outcome.err;
+  EXPECT_NE(outcome.err.find("invalid JSON at line 1, column 10 (byte 10)"), std::string::npos)
+      << outcome.err;
 
   outcome = Eval({"x", "--input", WriteTempFile("eval_list.json", "[1]")});
   EXPECT_EQ(outcome.exit_code, kExitUsage);

@@ -27,14 +27,34 @@ TEST(JsonValueTest, KeepsKeyOrder) {
   EXPECT_EQ(FormatJson(*value), R"({"zeta":1,"alpha":2,"mid":3})");
 }
 
-TEST(JsonValueTest, BadJsonNamesTheByteOffset) {
+TEST(JsonValueTest, BadJsonNamesLineColumnAndByte) {
   Result<Value> value = ParseJson("{\"a\": [1, 2,]}");
   ASSERT_FALSE(value.ok());
   EXPECT_EQ(value.error().code, ErrorCode::kParse);
-  EXPECT_NE(value.error().message.find("at byte 13 (line 1, column 13): syntax error"), std::string::npos)
+  EXPECT_NE(value.error().message.find("at line 1, column 13 (byte 13): syntax error"), std::string::npos)
       << value.error().message;
   EXPECT_FALSE(ParseJson("").ok());
-  EXPECT_FALSE(ParseJson("{} trailing").ok());
+  Result<Value> trailing = ParseJson("{}\n trailing");
+  ASSERT_FALSE(trailing.ok());
+  EXPECT_NE(trailing.error().message.find("at line 2, column 4 (byte 7)"), std::string::npos)
+      << trailing.error().message;
+}
+
+TEST(JsonValueTest, NulByteIsAnErrorNotTheEnd) {
+  // nlohmann's lexer would stop at the NUL and accept the first document.
+  Result<Value> value = ParseJson(std::string("{\"a\": 1}\n\0{\"b\": 2}", 17));
+  ASSERT_FALSE(value.ok());
+  EXPECT_NE(value.error().message.find("at line 2, column 1 (byte 10): a NUL byte"), std::string::npos)
+      << value.error().message;
+  EXPECT_EQ(value.error().position.line, 2);
+}
+
+TEST(JsonValueTest, NumberOutOfRangeHasAPosition) {
+  Result<Value> value = ParseJson("{\n  \"replicas\": 1e400}");
+  ASSERT_FALSE(value.ok());
+  EXPECT_NE(value.error().message.find("at line 2, column 19 (byte 21): number overflow parsing '1e400'"),
+            std::string::npos)
+      << value.error().message;
 }
 
 TEST(JsonValueTest, RefusesVeryDeepNesting) {

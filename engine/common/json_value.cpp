@@ -171,19 +171,23 @@ class ValueBuilder {
   bool start_array(std::size_t) { return Open(false); }
   bool end_array() { return Close(); }
   bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: <detail>".
+    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: <detail>", or
+    // "[json.exception.out_of_range.406] number overflow parsing '1e400'" with no position.
     const std::string what = e.what();
-    std::string location, detail = what;
+    std::string detail = what;
     if (const size_t at = what.find(" at line "); at != std::string::npos) {
-      if (const size_t colon = what.find(": ", at); colon != std::string::npos) {
-        location = " (" + what.substr(at + 4, colon - at - 4) + ")";
+      if (const size_t colon = what.find(": ", at); colon != std::string::npos)
         detail = what.substr(colon + 2);
-      }
+    } else if (const size_t tag_end = what.find("] ");
+               what.starts_with("[json.") && tag_end != std::string::npos) {
+      detail = what.substr(tag_end + 2);
     }
-    error_ = "invalid JSON at byte " + std::to_string(byte) + location + ": " + detail;
+    error_byte_ = byte;
+    error_ = detail;
     return false;
   }
 
+  size_t error_byte() const { return error_byte_; }
   const std::string& error() const { return error_; }
   Value& result() { return result_; }
 
@@ -260,11 +264,32 @@ class ValueBuilder {
   std::vector<Container> open_;
   Value result_;
   std::string error_;
+  size_t error_byte_ = 0;
 };
+
+// "invalid JSON at line L, column C (byte B): detail"; `byte` counts from 1.
+Error JsonError(std::string_view text, size_t byte, const std::string& detail) {
+  size_t line = 1, line_start = 0;
+  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  const size_t column = byte > line_start ? byte - line_start : 1;
+  return Error{ErrorCode::kParse,
+               "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
+                   " (byte " + std::to_string(byte) + "): " + detail,
+               SourcePosition{"", static_cast<int>(line), static_cast<int>(column)}};
+}
 
 }  // namespace
 
 Result<Value> ParseJson(std::string_view text) {
+  // nlohmann's lexer takes a NUL byte for the end of the input.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return JsonError(text, nul + 1, "a NUL byte (JSON text cannot contain one)");
+  }
   ValueBuilder builder;
   bool parsed = false;
   try {
@@ -272,6 +297,7 @@ Result<Value> ParseJson(std::string_view text) {
   } catch (const nlohmann::json::exception& e) {
     return Error{ErrorCode::kParse, std::string("invalid JSON: ") + e.what(), {}};
   }
+  if (!parsed && builder.error_byte() > 0) return JsonError(text, builder.error_byte(), builder.error());
   if (!parsed) return Error{ErrorCode::kParse, builder.error(), {}};
   return std::move(builder.result());
 }

@@ -32,7 +32,58 @@ bool AreValidIdentifiers(std::string_view text, bool numeric_no_leading_zero) {
   }
 }
 
+// The next dot-separated identifier of `text` from `pos`, advancing `pos`.
+std::string_view NextIdentifier(std::string_view text, size_t& pos) {
+  const size_t dot = std::min(text.find('.', pos), text.size());
+  const std::string_view part = text.substr(pos, dot - pos);
+  pos = dot + 1;
+  return part;
+}
+
+bool AllDigits(std::string_view part) {
+  return !part.empty() && std::all_of(part.begin(), part.end(), IsDigit);
+}
+
+// Numeric identifiers without leading zeros: longer is larger, then by text.
+int CompareNumbers(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  return a.compare(b) < 0 ? -1 : a.compare(b) > 0 ? 1 : 0;
+}
+
 }  // namespace
+
+int CompareSemver(std::string_view a, std::string_view b) {
+  a = a.substr(0, a.find('+'));
+  b = b.substr(0, b.find('+'));
+  const size_t a_hyphen = std::min(a.find('-'), a.size()), b_hyphen = std::min(b.find('-'), b.size());
+  size_t a_pos = 0, b_pos = 0;
+  const std::string_view a_core = a.substr(0, a_hyphen), b_core = b.substr(0, b_hyphen);
+  for (int part = 0; part < 3; ++part) {
+    if (int order = CompareNumbers(NextIdentifier(a_core, a_pos), NextIdentifier(b_core, b_pos)))
+      return order;
+  }
+  const bool a_pre = a_hyphen < a.size(), b_pre = b_hyphen < b.size();
+  if (a_pre != b_pre) return a_pre ? -1 : 1;
+  if (!a_pre) return 0;
+  const std::string_view a_rest = a.substr(a_hyphen + 1), b_rest = b.substr(b_hyphen + 1);
+  a_pos = b_pos = 0;
+  while (a_pos <= a_rest.size() && b_pos <= b_rest.size()) {
+    const std::string_view x = NextIdentifier(a_rest, a_pos), y = NextIdentifier(b_rest, b_pos);
+    const bool x_number = AllDigits(x), y_number = AllDigits(y);
+    int order = 0;
+    if (x_number && y_number) {
+      order = CompareNumbers(x, y);
+    } else if (x_number != y_number) {
+      order = x_number ? -1 : 1;
+    } else {
+      order = x.compare(y) < 0 ? -1 : x.compare(y) > 0 ? 1 : 0;
+    }
+    if (order != 0) return order;
+  }
+  if (a_pos <= a_rest.size()) return 1;  // a has more identifiers
+  if (b_pos <= b_rest.size()) return -1;
+  return 0;
+}
 
 bool IsValidSemver(std::string_view text) {
   size_t plus = text.find('+');

@@ -186,6 +186,7 @@ class RuleFileLoader {
     if (const MappingField* version = reader_.Require(*metadata, "version")) {
       if (std::optional<std::string> text = reader_.ReadString(*version)) {
         rule_set_.version = *text;
+        rule_set_.version_position = reader_.PositionOf(version->value);
         if (!IsValidSemver(*text)) {
           reader_.Error(version->value, "invalid version '" + *text +
                                             "': expected a semantic version MAJOR.MINOR.PATCH such as 1.0.0");

@@ -132,6 +132,7 @@ struct RuleSet {
   std::string file;  // path as given to the loader
   std::string name;
   std::string version;  // semver
+  SourcePosition version_position;
   std::string source;   // which seed section it encodes
   std::string subject;  // snapshot kind without "Snapshot", e.g. "EtcdCluster"
   HitPolicy hit_policy = HitPolicy::kUnique;
