@@ -175,7 +175,7 @@ std::optional<EvaluationArgs> ParseBatchArgs(const Args& args, std::ostream& err
       batch = args[++i];
       continue;
     }
-    if (args[i] == "--rules" || args[i] == "--param" || args[i] == "-o") {
+    if (args[i] == "--rules" || args[i] == "--param" || args[i] == "--budget" || args[i] == "-o") {
       if (i + 1 >= args.size()) {
         err << "ruleplane: " << args[i] << " needs a value\n" << kPlanBatchUsage;
         return std::nullopt;
@@ -242,6 +242,7 @@ std::optional<BatchRules> LoadBatchRules(const EvaluationArgs& args, std::ostrea
     }
     rules.options.param_overrides.emplace_back(name, value);
   }
+  rules.options.budget = args.budget;
   exit_code = kExitOk;
   return rules;
 }

@@ -127,7 +127,7 @@ TEST(Hardening, ReplicasOutsideTheDomainIsAnErrorNotAPlan) {
       EXPECT_EQ(run.exit_code, 1) << rules << " " << replicas << ": " << run.err;
       EXPECT_TRUE(Contains(run.err, "fact 'n' (rules/etcd-druid/")) << run.err;
       EXPECT_TRUE(
-          Contains(run.err, "is " + std::to_string(replicas) + ", outside its declared domain int [0, 7]"))
+          Contains(run.err, "is " + std::to_string(replicas) + ", outside its declared domain int [0, 9]"))
           << run.err;
       const json plan = json::parse(run.out);
       for (const json& step : plan["steps"]) {
