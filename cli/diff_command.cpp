@@ -257,8 +257,17 @@ int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
   std::string snapshots_dir;
   ParamOverrides overrides;
   int64_t max_regions = 3, max_evaluations = 2000000;
+  bool options_ended = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
+    if (options_ended) {
+      sides.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_ended = true;
+      continue;
+    }
     if (arg == "--help" || arg == "-h") {
       out << kDiffUsage;
       return kExitOk;

@@ -13,28 +13,56 @@
 
 #include "cli/commands.h"
 #include "cli/read_file.h"
+#include "cli/snapshot_input.h"
 #include "engine/common/json_value.h"
+#include "engine/expr/budget.h"
 #include "engine/expr/expression.h"
 
 namespace ruleplane::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: ruleplane eval EXPR [--input FILE.json]\n"
+    "usage: ruleplane eval [--input FILE.json] [--budget N] [--] EXPR\n"
     "  Evaluates the CEL expression EXPR and prints its value as JSON. The top-level\n"
-    "  keys of the JSON object in FILE.json are the variables EXPR may use.\n";
+    "  keys of the JSON object in FILE.json are the variables EXPR may use. Doubles\n"
+    "  JSON cannot hold print as \"Infinity\", \"-Infinity\" and \"NaN\". After --,\n"
+    "  every argument is the expression, even one such as -x that looks like an option.\n"
+    "  --budget bounds the work of checking and evaluating it (default 10000000).\n";
 
 struct EvalArgs {
   std::string expression;
   std::optional<std::string> input;
+  int64_t budget = expr::Budget::kDefaultLimit;
 };
+
+// Whether eval reads `arg` as an option: --name[=value] or -x. Anything else,
+// such as "-1 + 2" or "-a.b", is the expression.
+bool LooksLikeOption(std::string_view arg) {
+  const auto is_letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (arg.size() == 2 && arg[0] == '-' && is_letter(arg[1])) return true;
+  if (arg.size() < 3 || !arg.starts_with("--") || !is_letter(arg[2])) return false;
+  const std::string_view name = arg.substr(2, arg.find('=') - 2);
+  return std::all_of(name.begin(), name.end(),
+                     [&](char c) { return is_letter(c) || (c >= '0' && c <= '9') || c == '-'; });
+}
 
 std::optional<EvalArgs> ParseArgs(const Args& args, std::ostream& err) {
   EvalArgs parsed;
   bool have_expression = false;
+  bool options_ended = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "--input" || arg == "-i") {
+    if (!options_ended && arg == "--") {
+      options_ended = true;
+    } else if (options_ended || !LooksLikeOption(arg)) {
+      if (have_expression) {
+        err << "error: unexpected argument '" << arg << "' (quote the expression as one argument)\n"
+            << kUsage;
+        return std::nullopt;
+      }
+      parsed.expression = arg;
+      have_expression = true;
+    } else if (arg == "--input" || arg == "-i") {
       if (i + 1 >= args.size()) {
         err << "error: " << arg << " needs a file name\n" << kUsage;
         return std::nullopt;
@@ -42,14 +70,15 @@ std::optional<EvalArgs> ParseArgs(const Args& args, std::ostream& err) {
       parsed.input = args[++i];
     } else if (arg.starts_with("--input=")) {
       parsed.input = arg.substr(8);
-    } else if (arg.size() > 1 && arg[0] == '-' && !have_expression) {
-      err << "error: unknown option '" << arg << "'\n" << kUsage;
-      return std::nullopt;
-    } else if (!have_expression) {
-      parsed.expression = arg;
-      have_expression = true;
+    } else if (arg == "--budget") {
+      if (i + 1 >= args.size()) {
+        err << "error: --budget needs a count\n" << kUsage;
+        return std::nullopt;
+      }
+      if (!ParseBudget(args[++i], parsed.budget, err)) return std::nullopt;
     } else {
-      err << "error: unexpected argument '" << arg << "' (quote the expression as one argument)\n" << kUsage;
+      err << "error: unknown option '" << arg << "' (an expression that starts with '-' goes after --)\n"
+          << kUsage;
       return std::nullopt;
     }
   }
@@ -113,13 +142,14 @@ int RunEval(const Args& args, std::ostream& out, std::ostream& err) {
     env.Declare(name.string_value(), static_cast<int>(frame.size()));
     frame.push_back(value);
   }
-  auto program = expr::Compile(parsed->expression, env);
+  expr::Budget budget(parsed->budget);
+  auto program = expr::Compile(parsed->expression, env, {}, &budget);
   if (!program.ok()) {
     PrintExpressionError(program.error(), parsed->expression, err);
     return kExitFinding;
   }
   frame.resize(std::max<size_t>(frame.size(), (*program)->frame_size()));
-  const Value result = (*program)->Evaluate(frame);
+  const Value result = (*program)->Evaluate(frame, &budget);
   if (result.is_error()) {
     err << "error: " << result.error_message() << "\n";
     return kExitFinding;

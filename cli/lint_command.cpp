@@ -7,13 +7,19 @@
 namespace ruleplane::cli {
 
 int RunLint(const Args& args, std::ostream& out, std::ostream& err) {
+  Args paths;
+  bool options_ended = false;
   for (const std::string& arg : args) {
-    if (arg.starts_with("-")) {
-      err << "usage: ruleplane lint [PATH...]\n";
+    if (!options_ended && arg == "--") {
+      options_ended = true;
+    } else if (!options_ended && arg.starts_with("-")) {
+      err << "usage: ruleplane lint [--] [PATH...]\n";
       return kExitUsage;
+    } else {
+      paths.push_back(arg);
     }
   }
-  auto library = LoadRuleLibrary(args, err);
+  auto library = LoadRuleLibrary(paths, err);
   if (!library) return kExitUsage;
   const int errors = PrintDiagnostics(*library, out);
   out << library->files.size() << (library->files.size() == 1 ? " file" : " files") << " checked, " << errors

@@ -27,12 +27,13 @@ Commands:
                      masked rules, invariants
   diff [--param K=V]... [--snapshots DIR] OLD NEW
                      the states (and snapshots) two versions of a rule set decide differently
-  eval EXPR [--input FILE.json]
+  eval [--input FILE.json] [--] EXPR
                      evaluate one expression against a JSON document's top-level keys
   version            print the version
 
 Without --rules, plan and explain use the bundled default selection (rules/defaults.txt:
 the 1.x rule sets, DEP-01 as proposed); lint, test and verify check every bundled rule file.
+-- ends the options of every command: what follows is an argument even when it starts with '-'.
 Exit codes: 0 success, 1 a finding (lint error, failed test, evaluation error), 2 bad usage or unreadable input.
 )";
 

@@ -167,6 +167,14 @@ std::optional<EvaluationArgs> ParseBatchArgs(const Args& args, std::ostream& err
   std::optional<std::string> batch;
   bool json_output = true;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      if (i + 1 < args.size()) {
+        err << "ruleplane: --batch reads the snapshots from its file; unexpected '" << args[i + 1] << "'\n"
+            << kPlanBatchUsage;
+        return std::nullopt;
+      }
+      break;
+    }
     if (args[i] == "--batch") {
       if (i + 1 >= args.size() || batch) {
         err << "ruleplane: --batch needs one file (\"-\" for standard input)\n" << kPlanBatchUsage;
@@ -196,6 +204,7 @@ std::optional<EvaluationArgs> ParseBatchArgs(const Args& args, std::ostream& err
     err << "ruleplane: --batch writes JSON lines; -o must be json\n";
     return std::nullopt;
   }
+  rest.push_back("--");  // the file, even one named like an option
   rest.push_back(*batch);
   return ParseEvaluationArgs(rest, {"-o"}, kPlanBatchUsage, err);
 }

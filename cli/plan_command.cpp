@@ -17,7 +17,7 @@ constexpr const char* kPlanUsage =
        ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... --batch SNAPSHOTS.jsonl
 
 --budget N bounds the work of evaluating each rule set (macro iterations,
-elements and bytes built, regular-expression steps; default 50000000): a rule
+elements and bytes built, regular-expression steps; default 10000000): a rule
 set that needs more gets an error, the others are planned.
 
 Evaluates the snapshot ("-" reads standard input) against every rule file whose
@@ -63,7 +63,8 @@ int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream&
     out << kPlanUsage;
     return kExitOk;
   }
-  if (std::find(args.begin(), args.end(), "--batch") != args.end()) return RunPlanBatch(args, in, out, err);
+  const auto options_end = std::find(args.begin(), args.end(), "--");
+  if (std::find(args.begin(), options_end, "--batch") != options_end) return RunPlanBatch(args, in, out, err);
   auto parsed = ParseEvaluationArgs(args, {"-o"}, kPlanUsage, err);
   if (!parsed) return kExitUsage;
   int exit_code = kExitOk;

@@ -22,14 +22,29 @@ std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::v
   auto accepts = [&](const std::string& option) {
     return std::find(extra.begin(), extra.end(), option) != extra.end();
   };
+  bool options_ended = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    const bool takes_value = arg == "--rules" || arg == "--param" || arg == "--budget" || accepts(arg);
+    if (!options_ended && arg == "--") {
+      options_ended = true;
+      continue;
+    }
+    const bool is_option = !options_ended && arg.starts_with("-") && arg != "-";
+    const bool takes_value =
+        is_option && (arg == "--rules" || arg == "--param" || arg == "--budget" || accepts(arg));
     if (takes_value && i + 1 >= args.size()) {
       err << "ruleplane: " << arg << " needs a value\n" << usage;
       return std::nullopt;
     }
-    if (arg == "--rules") {
+    if (!is_option) {
+      if (have_snapshot) {
+        err << "ruleplane: only one snapshot, got '" << parsed.snapshot_path << "' and '" << arg << "'\n"
+            << usage;
+        return std::nullopt;
+      }
+      parsed.snapshot_path = arg;
+      have_snapshot = true;
+    } else if (arg == "--rules") {
       parsed.rules.push_back(args[++i]);
     } else if (arg == "--budget") {
       if (!ParseBudget(args[++i], parsed.budget, err)) return std::nullopt;
@@ -51,16 +66,9 @@ std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::v
       parsed.rule = args[++i];
     } else if (arg == "--fact" && accepts(arg)) {
       parsed.fact = args[++i];
-    } else if (arg.starts_with("-") && arg != "-") {
+    } else {
       err << "ruleplane: unknown option '" << arg << "'\n" << usage;
       return std::nullopt;
-    } else if (have_snapshot) {
-      err << "ruleplane: only one snapshot, got '" << parsed.snapshot_path << "' and '" << arg << "'\n"
-          << usage;
-      return std::nullopt;
-    } else {
-      parsed.snapshot_path = arg;
-      have_snapshot = true;
     }
   }
   if (!have_snapshot) {

@@ -39,8 +39,13 @@ int RunTest(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> references;
   bool show_coverage = false;
   double min_coverage = -1;
+  bool options_ended = false;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--coverage") {
+    if (options_ended) {
+      references.push_back(args[i]);
+    } else if (args[i] == "--") {
+      options_ended = true;
+    } else if (args[i] == "--coverage") {
       show_coverage = true;
     } else if (args[i] == "--min-coverage" && i + 1 < args.size()) {
       char* end = nullptr;

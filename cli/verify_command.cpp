@@ -44,8 +44,17 @@ int RunVerify(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> references;
   ParamOverrides overrides;
   int max_regions = 3;
+  bool options_ended = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
+    if (options_ended) {
+      references.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_ended = true;
+      continue;
+    }
     if (arg == "--help" || arg == "-h") {
       out << kVerifyUsage;
       return kExitOk;

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "engine/common/json_value.h"
+#include "engine/expr/budget.h"
 #include "engine/expr/expression.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -21,13 +22,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     env.Declare(name.string_value(), static_cast<int>(env.names().size()));
   }
   expr::Limits limits;
-  limits.max_comprehension_iterations = 100;
   limits.regex_match_limit = 10000;
-  auto program = expr::Check(**ast, env, limits);
+  // Far below the default budget, so that each input stays fast.
+  expr::Budget budget(1'000'000);
+  auto program = expr::Check(**ast, env, limits, &budget);
   if (!program.ok()) return 0;
 
   expr::Frame frame((*program)->frame_size());
   for (size_t i = 0; i < kVariables.map_value().size(); ++i) frame[i] = kVariables.map_value()[i].second;
-  (*program)->Evaluate(frame);
+  (*program)->Evaluate(frame, &budget);
   return 0;
 }

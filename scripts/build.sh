@@ -2,7 +2,7 @@
 # Configures and builds one flavour of ruleplane into build/<flavour>:
 #   release   optimised (-O2), warnings are errors (the default)
 #   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer, warnings are errors
-#   fuzz      clang + libFuzzer fuzz targets only
+#   fuzz      clang + libFuzzer fuzz targets only, the engine instrumented too (fuzz/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}
@@ -15,7 +15,7 @@ case "$flavour" in
 esac
 cmake -S . -B "build/$flavour" "${options[@]}" >/dev/null
 if [ "$flavour" = fuzz ]; then
-  cmake --build "build/$flavour" -j "$jobs" --target rule_loader_fuzz expression_parser_fuzz
+  cmake --build "build/$flavour" -j "$jobs" --target fuzz_targets
 else
   cmake --build "build/$flavour" -j "$jobs"
 fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ruleplane needs, only those that are missing.
 set -euo pipefail
+# libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (only recommended by clang).
 packages=(
-  build-essential cmake pkg-config clang clang-format
+  build-essential cmake pkg-config clang clang-format libclang-rt-dev
   libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   python3

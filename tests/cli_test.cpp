@@ -153,6 +153,42 @@ TEST(Cli, EvalPrintsJsonOrTheError) {
   EXPECT_TRUE(Contains(bad.err, "division by zero")) << bad.err;
 }
 
+TEST(Cli, DoubleDashEndsTheOptionsOfEveryCommand) {
+  CommandResult eval = Ruleplane("eval -- '-1 + 2'");
+  EXPECT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_EQ(eval.out, "1\n");
+  eval = Ruleplane("eval '-1 + 2'");
+  EXPECT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_EQ(eval.out, "1\n");
+
+  // A file whose name starts with '-' is read after --, and only then. The
+  // rule file's tests find their snapshots at ../../examples.
+  const std::filesystem::path root = TempPath("dash");
+  const std::filesystem::path dir = root / "rules" / "etcd-druid";
+  std::filesystem::create_directories(dir);
+  const std::string source = RULEPLANE_SOURCE_DIR;
+  if (!std::filesystem::exists(root / "examples"))
+    std::filesystem::create_directory_symlink(source + "/examples", root / "examples");
+  std::filesystem::copy_file(source + "/examples/snapshots/quorum-lost.json", dir / "-quorum-lost.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(source + "/rules/etcd-druid/status.yaml", dir / "-status.yaml",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string in_dir = "cd " + dir.string() + " && " + RULEPLANE_BINARY;
+  const auto run = [&](const std::string& args) {
+    return std::system((in_dir + " " + args + " >/dev/null 2>&1").c_str()) == 0 ? 0 : 1;
+  };
+  EXPECT_EQ(run("plan -- -quorum-lost.json"), 0);
+  EXPECT_EQ(run("plan -quorum-lost.json"), 1);
+  EXPECT_EQ(run("plan -o json -- -quorum-lost.json"), 0);
+  EXPECT_EQ(run("explain -- -quorum-lost.json"), 0);
+  EXPECT_EQ(run("lint -- -status.yaml"), 0);
+  EXPECT_EQ(run("lint -status.yaml"), 1);
+  EXPECT_EQ(run("test -- -status.yaml"), 0);
+  EXPECT_EQ(run("verify -- -status.yaml"), 0);
+  EXPECT_EQ(run("diff -- -status.yaml -status.yaml"), 0);
+  EXPECT_EQ(run("plan --batch - -- extra.json"), 1);
+}
+
 TEST(Cli, VersionPrintsTheVersion) {
   CommandResult run = Ruleplane("version");
   EXPECT_EQ(run.exit_code, 0);

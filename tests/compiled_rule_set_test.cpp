@@ -379,7 +379,7 @@ TEST(HitPolicyTest, FirstPriorityRuleOrderCollect) {
 Snapshot MakeSnapshot(Value document, Value params = Value()) {
   Snapshot snapshot;
   snapshot.kind = "EtcdClusterSnapshot";
-  snapshot.observed_at = Timestamp{1714557600LL * 1000000000LL};
+  snapshot.observed_at = Timestamp{1714557600};
   snapshot.document = std::move(document);
   snapshot.params = std::move(params);
   return snapshot;
@@ -469,7 +469,7 @@ TEST(ParamsTest, ConvertParamToEveryType) {
             Value::MakeDuration(Duration{5400'000'000'000}));
   EXPECT_FALSE(convert(ParamType::kDuration, Value::String("5 minutes")).ok());
   EXPECT_EQ(*convert(ParamType::kTimestamp, Value::String("1970-01-01T00:00:01Z")),
-            Value::MakeTimestamp(Timestamp{1'000'000'000}));
+            Value::MakeTimestamp(Timestamp{1}));
   const auto bad_time = convert(ParamType::kTimestamp, Value::String("yesterday"));
   ASSERT_FALSE(bad_time.ok());
   EXPECT_EQ(bad_time.error().code, ErrorCode::kInvalidArgument);

@@ -79,6 +79,42 @@ TEST(EvalCommandTest, BadInputExitsTwo) {
   EXPECT_NE(outcome.err.find("expected a JSON object"), std::string::npos) << outcome.err;
 }
 
+TEST(EvalCommandTest, DoubleDashEndsTheOptions) {
+  const std::string input = WriteTempFile("eval_dash_input.json", R"({"x": 5})");
+  EXPECT_EQ(Eval({"--", "-1 + 2"}).out, "1\n");
+  EXPECT_EQ(Eval({"--input", input, "--", "-x"}).out, "-5\n");
+  EXPECT_NE(Eval({"--", "--input"}).err.find("undeclared reference to 'input'"), std::string::npos);
+  const Outcome two = Eval({"--", "1", "2"});
+  EXPECT_EQ(two.exit_code, kExitUsage);
+  EXPECT_NE(two.err.find("unexpected argument '2'"), std::string::npos) << two.err;
+}
+
+TEST(EvalCommandTest, AnExpressionThatStartsWithAMinusNeedsNoDoubleDash) {
+  // Only --name and -x look like options; "-1 + 2" and "-a.b" are expressions.
+  EXPECT_EQ(Eval({"-1 + 2"}).out, "1\n");
+  EXPECT_EQ(Eval({"-1"}).out, "-1\n");
+  EXPECT_EQ(Eval({"-2.5"}).out, "-2.5\n");
+  const std::string input = WriteTempFile("eval_minus_input.json", R"({"a": {"b": 2}})");
+  EXPECT_EQ(Eval({"-a.b", "--input", input}).out, "-2\n");
+  const Outcome option = Eval({"-x"});
+  EXPECT_EQ(option.exit_code, kExitUsage);
+  EXPECT_NE(option.err.find("unknown option '-x' (an expression that starts with '-' goes after --)"),
+            std::string::npos)
+      << option.err;
+}
+
+TEST(EvalCommandTest, NonFiniteDoublesPrintAsCelsJsonMapping) {
+  EXPECT_EQ(Eval({"1.0 / 0.0"}).out, "\"Infinity\"\n");
+  EXPECT_EQ(Eval({"-1.0 / 0.0"}).out, "\"-Infinity\"\n");
+  EXPECT_EQ(Eval({"0.0 / 0.0"}).out, "\"NaN\"\n");
+  EXPECT_EQ(Eval({"[2.0, 1.0 / 0.0]"}).out, "[\n  2.0,\n  \"Infinity\"\n]\n");
+}
+
+TEST(EvalCommandTest, BackquotedFieldNames) {
+  EXPECT_EQ(Eval({"{'content-type': 'json'}.`content-type`"}).out, "\"json\"\n");
+  EXPECT_EQ(Eval({"has({'a.b': 1}.`a.b`) && !has({'a.b': 1}.`a/c`)"}).out, "true\n");
+}
+
 TEST(EvalCommandTest, BadUsageExitsTwo) {
   EXPECT_EQ(Eval({}).exit_code, kExitUsage);
   EXPECT_EQ(Eval({"1", "2"}).exit_code, kExitUsage);

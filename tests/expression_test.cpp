@@ -45,6 +45,8 @@ TEST_F(ExpressionTest, Literals) {
       {"2.0", "2.0"},
       {"1e3", "1000.0"},
       {"1.5e-3", "0.0015"},
+      {"1e-324", "0.0"},  // below the smallest double: rounds to zero, as strtod and CEL
+      {"0.00001e-400 == 0.0", "true"},
       {".5", "0.5"},
       {"-0.25", "-0.25"},
       {R"("a\"b")", R"("a\"b")"},
@@ -93,6 +95,13 @@ TEST_F(ExpressionTest, IdentifiersSelectionAndIndexing) {
       {"has(m.nothing)", "true"},
       {"has(m.a.b)", "true"},
       {"has(m.missing.b)", "error: no such key: missing"},
+      {"m.`k`", R"("v")"},
+      {"{'content-type': 1, 'a.b': 2, '/x y': 3}.`content-type`", "1"},
+      {"{'a.b': 2}.`a.b`", "2"},
+      {"{'/x y': 3}.`/x y`", "3"},
+      {"{'in': 4}.`in`", "4"},
+      {"has({'a-b': 1}.`a-b`)", "true"},
+      {"has({'a-b': 1}.`a_b`)", "false"},
       {"has(x.y)", "error: type 'int' does not support field selection"},
       {"{'a': 1, 'a': 2}", "error: repeated key in map literal: \"a\""},
       {"{1.5: 1}", "error: unsupported map key type: double"},
@@ -418,10 +427,12 @@ TEST_F(ExpressionTest, Conversions) {
       {"int('-42')", "-42"},
       {"int('+42')", "42"},
       {"int(9223372036854774784.0)", "9223372036854774784"},  // the largest double below 2^63
-      {"int(-9223372036854775808.0)", "-9223372036854775808"},
-      {"int(9223372036854775808.0)", "error: integer overflow"},
-      {"int(1e19)", "error: integer overflow"},
-      {"int(double('NaN'))", "error: integer overflow"},
+      {"int(-9223372036854774784.0)", "-9223372036854774784"},
+      {"int(-9223372036854775808.0)", "error: range error: -9223372036854775808 does not fit in an int"},
+      {"int(9223372036854775808.0)", "error: range error: 9223372036854775808 does not fit in an int"},
+      {"int(1e19)", "error: range error: 1e+19 does not fit in an int"},
+      {"int(1.0 / 0.0)", "error: range error: +Inf does not fit in an int"},
+      {"int(double('NaN'))", "error: range error: NaN does not fit in an int"},
       {"int('9223372036854775808')", "error: integer overflow"},
       {"int('4x')", "error: cannot convert string \"4x\" to int"},
       {"int('')", "error: cannot convert string"},
@@ -467,7 +478,15 @@ TEST_F(ExpressionTest, TimestampAndDurationArithmetic) {
       {"-duration('1s')", "duration(\"-1s\")"},
       {"timestamp('2024-01-01T00:00:00Z') < timestamp(observed)", "true"},
       {"duration('1s') < duration('1m')", "true"},
-      {"timestamp('2262-04-11T23:47:16Z') + duration('1s')", "error: timestamp overflow"},
+      {"timestamp('2262-04-11T23:47:16Z') + duration('1s')", R"(timestamp("2262-04-11T23:47:17Z"))"},
+      {"timestamp('9999-12-31T23:59:59Z') + duration('1s')", "error: timestamp out of range"},
+      {"timestamp('0001-01-01T00:00:00Z') - duration('1ns')", "error: timestamp out of range"},
+      {"timestamp('9999-12-31T23:59:59Z') - timestamp('0001-01-01T00:00:00Z')",
+       "error: duration out of range"},
+      {"timestamp(253402300799)", R"(timestamp("9999-12-31T23:59:59Z"))"},
+      {"timestamp(253402300800)", "error: timestamp out of range"},
+      {"timestamp(-62135596801)", "error: timestamp out of range"},
+      {"int(timestamp('0001-01-01T00:00:00Z'))", "-62135596800"},
       {"duration('2562047h') + duration('2562047h')", "error: duration overflow"},
       {"timestamp(observed) + 1",
        "error: no matching overload for '+' applied to (google.protobuf.Timestamp, int)"},
@@ -504,6 +523,13 @@ TEST_F(ExpressionTest, ParseErrorsHavePositionsAndSayWhatWasExpected) {
       {"9223372036854775808", 1, 1, "integer literal out of range"},
       {"-9223372036854775809", 1, 1, "integer literal out of range"},
       {"123abc", 1, 1, "invalid number '123a'"},
+      {"x + 1e309", 1, 5, "double literal out of range: 1e309"},
+      {"1000e306", 1, 1, "double literal out of range"},
+      {"x.`a", 1, 3, "unterminated quoted field name"},
+      {"x.``", 1, 3, "empty quoted field name"},
+      {"x.`a+b`", 1, 5, "unexpected character '+' in a quoted field name"},
+      {"`a`", 1, 1, "a quoted name can only select a field"},
+      {"x.`a`(1)", 1, 3, "a quoted name can only select a field: `a` cannot be called"},
       {"x +\n  (y", 2, 5, "expected ')' but found end of input"},
       {"x &&\n\n   in", 3, 4, "expected an expression but found 'in'"},
       {"if", 1, 1, "reserved identifier 'if'"},
@@ -625,6 +651,30 @@ TEST(ProgramTest, ComprehensionVariablesUseScratchSlotsFromTheFirstFreeSlot) {
   frame[0] = Value::MakeList({Value::Int(1), Value::Int(2)});
   EXPECT_EQ((*program)->Evaluate(frame).DebugString(), "[true, true]");
   for (int slot = 1; slot < 10; ++slot) EXPECT_TRUE(frame[slot].is_null()) << slot;
+}
+
+TEST(ProgramTest, QualifiedNamesResolveToTheLongestDeclaredPrefix) {
+  Environment env;
+  env.Declare("a.b.c", 0);
+  env.Declare("a.b", 1);
+  env.Declare("x", 2);
+  Frame frame(4);  // and a slot for a comprehension variable
+  frame[0] = Value::String("whole");
+  frame[1] = *ParseJson(R"({"c": "field", "d": "other"})");
+  frame[2] = *ParseJson(R"({"y": 1})");
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"a.b.c", R"("whole")"},
+           {"a.b.d", R"("other")"},
+           {"a.b.`c`", R"("whole")"},
+           {"x.y", "1"},
+           {"has(a.b.d)", "true"},
+           {"[{'b': 5}].map(a, a.b)", "[5]"},  // a comprehension variable is no prefix
+       }) {
+    auto program = Compile(text, env);
+    ASSERT_TRUE(program.ok()) << text << ": " << program.error().message;
+    EXPECT_EQ((*program)->Evaluate(frame).DebugString(), expected) << text;
+  }
+  EXPECT_FALSE(Compile("a.c", env).ok());
 }
 
 TEST(ProgramTest, TooSmallFrameIsAnErrorValue) {

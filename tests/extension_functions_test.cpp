@@ -224,7 +224,9 @@ TEST_F(ExtensionFunctionsTest, CronNext) {
       {"cronNext(leapDay, timestamp('2097-03-01T00:00:00Z'))",
        "error: cron schedule \"0 0 29 2 *\" has no activation within 5 years after 2097-03-01T00:00:00Z"},
       {"cronNext(leapDay, timestamp('2099-03-01T00:00:00Z'))", R"(timestamp("2104-02-29T00:00:00Z"))"},
-      {"cronNext('@yearly', timestamp('2262-01-01T00:00:00Z'))", "error: timestamp overflow"},
+      {"cronNext('@yearly', timestamp('2262-01-01T00:00:00Z'))", R"(timestamp("2263-01-01T00:00:00Z"))"},
+      {"cronNext('@yearly', timestamp('9999-01-01T00:00:00Z'))",
+       "error: timestamp out of range: the next activation of \"@yearly\" is after the year 9999"},
       {"cronNext(x, now)",
        "error: no matching overload for 'cronNext' applied to (int, google.protobuf.Timestamp)"},
       {"cronNext(schedule, s)", "error: no matching overload for 'cronNext' applied to (string, string)"},
@@ -375,13 +377,12 @@ TEST_F(ExtensionFunctionsTest, ParseBackupName) {
 
 // Every minute from `after` on, the first one whose UTC calendar fields satisfy `matches`.
 Timestamp ReferenceNext(Timestamp after, const std::function<bool(const std::tm&)>& matches) {
-  constexpr int64_t kNanosPerMinute = int64_t{60} * 1000000000;
-  int64_t minute = after.nanos / kNanosPerMinute + 1;  // `after` is positive here
+  int64_t minute = after.seconds / 60 + 1;  // `after` is positive here
   for (;; ++minute) {
     const std::time_t seconds = minute * 60;
     std::tm fields{};
     gmtime_r(&seconds, &fields);
-    if (matches(fields)) return Timestamp{minute * kNanosPerMinute};
+    if (matches(fields)) return Timestamp{minute * 60};
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 namespace ruleplane {
@@ -96,15 +97,17 @@ TEST(JsonValueTest, DuplicateKeysKeepTheLastValueAtTheFirstPlace) {
 
 TEST(JsonValueTest, ConvertsValuesBackToJson) {
   const Value value = Value::MakeMap({
-      {Value::String("when"), Value::MakeTimestamp({1714557600LL * 1000000000 + 500000000})},
+      {Value::String("when"), Value::MakeTimestamp({1714557600, 500000000})},
       {Value::String("grace"), Value::MakeDuration({300LL * 1000000000})},
       {Value::Int(7), Value::Double(0.25)},
-      {Value::Bool(true), Value::MakeList({Value(), Value::Double(1.0 / 0.0)})},
+      {Value::Bool(true), Value::MakeList({Value(), Value::Double(1.0 / 0.0), Value::Double(-1.0 / 0.0),
+                                           Value::Double(std::nan(""))})},
       {Value::String("oops"), Value::Error("no such key: x")},
   });
-  EXPECT_EQ(FormatJson(value),
-            R"({"when":"2024-05-01T10:00:00.5Z","grace":"300s","7":0.25,"true":[null,null],)"
-            R"("oops":{"error":"no such key: x"}})");
+  EXPECT_EQ(
+      FormatJson(value),
+      R"({"when":"2024-05-01T10:00:00.5Z","grace":"300s","7":0.25,"true":[null,"Infinity","-Infinity","NaN"],)"
+      R"("oops":{"error":"no such key: x"}})");
   const nlohmann::json json = ValueToJson(value);
   EXPECT_EQ(json["grace"], "300s");
   EXPECT_EQ(json["7"], 0.25);

@@ -97,7 +97,9 @@ Json ConvertToJson(const Value& value) {
     case Value::Kind::kInt:
       return Json(value.int_value());
     case Value::Kind::kDouble:
-      if (!std::isfinite(value.double_value())) return Json(nullptr);
+      // As CEL's (and protobuf's) JSON mapping writes them.
+      if (std::isnan(value.double_value())) return Json("NaN");
+      if (std::isinf(value.double_value())) return Json(value.double_value() > 0 ? "Infinity" : "-Infinity");
       return Json(value.double_value());
     case Value::Kind::kString:
       return Json(value.string_value());

@@ -6,8 +6,9 @@
 // JSON integers become ints (unsigned ones above INT64_MAX become doubles),
 // other numbers doubles. Object key order is kept by ParseJson and FormatJson.
 // Going back to JSON, timestamps become RFC 3339 strings, durations CEL's
-// "300s" form, map keys their text, non-finite doubles null, and an error
-// value {"error": "<message>"}.
+// "300s" form, map keys their text, non-finite doubles the strings "NaN",
+// "Infinity" and "-Infinity" (CEL's JSON mapping), and an error value
+// {"error": "<message>"}.
 #pragma once
 
 #include <string>

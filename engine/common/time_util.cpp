@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace ruleplane {
@@ -77,6 +78,28 @@ Error InvalidDuration(std::string_view text, std::string_view why) {
       ErrorCode::kInvalidArgument, "invalid duration '" + std::string(text) + "': " + std::string(why), {}};
 }
 
+bool InRange(int64_t seconds) { return seconds >= kMinTimestampSeconds && seconds <= kMaxTimestampSeconds; }
+
+Error TimestampOutOfRange() {
+  return Error{ErrorCode::kEvaluation, "timestamp out of range (years 1 to 9999)", {}};
+}
+
+__int128 TotalNanos(Timestamp timestamp) {
+  return static_cast<__int128>(timestamp.seconds) * kNanosPerSecond + timestamp.nanos;
+}
+
+// The timestamp `nanos` after the epoch, when it is in CEL's range.
+Result<Timestamp> FromTotalNanos(__int128 nanos) {
+  __int128 seconds = nanos / kNanosPerSecond;
+  __int128 rest = nanos % kNanosPerSecond;
+  if (rest < 0) {
+    rest += kNanosPerSecond;
+    --seconds;
+  }
+  if (seconds < kMinTimestampSeconds || seconds > kMaxTimestampSeconds) return TimestampOutOfRange();
+  return Timestamp{static_cast<int64_t>(seconds), static_cast<int32_t>(rest)};
+}
+
 // The digits of `nanos` (0 < nanos < 1e9) as a fraction without trailing zeros.
 std::string FractionDigits(int64_t nanos) {
   std::string digits = std::to_string(nanos);
@@ -135,21 +158,34 @@ Result<Timestamp> ParseRfc3339(std::string_view text) {
   }
   const int64_t seconds =
       DaysFromCivil(year, month, day) * kSecondsPerDay + hour * 3600 + minute * 60 + second - offset_seconds;
-  int64_t nanos = 0;
-  if (__builtin_mul_overflow(seconds, kNanosPerSecond, &nanos) ||
-      __builtin_add_overflow(nanos, fraction_nanos, &nanos)) {
-    return InvalidTimestamp(text, "out of range (years 1678 to 2261)");
+  if (!InRange(seconds)) return InvalidTimestamp(text, "out of range (years 1 to 9999 in UTC)");
+  return Timestamp{seconds, static_cast<int32_t>(fraction_nanos)};
+}
+
+Result<Timestamp> TimestampFromUnixSeconds(int64_t seconds) {
+  if (!InRange(seconds)) return TimestampOutOfRange();
+  return Timestamp{seconds, 0};
+}
+
+Result<Timestamp> AddDuration(Timestamp timestamp, Duration duration) {
+  return FromTotalNanos(TotalNanos(timestamp) + duration.nanos);
+}
+
+Result<Timestamp> SubtractDuration(Timestamp timestamp, Duration duration) {
+  return FromTotalNanos(TotalNanos(timestamp) - duration.nanos);
+}
+
+Result<Duration> TimeBetween(Timestamp a, Timestamp b) {
+  const __int128 nanos = TotalNanos(a) - TotalNanos(b);
+  if (nanos < std::numeric_limits<int64_t>::min() || nanos > std::numeric_limits<int64_t>::max()) {
+    return Error{ErrorCode::kEvaluation, "duration out of range (about 292 years either way)", {}};
   }
-  return Timestamp{nanos};
+  return Duration{static_cast<int64_t>(nanos)};
 }
 
 std::string FormatRfc3339(Timestamp timestamp) {
-  int64_t seconds = timestamp.nanos / kNanosPerSecond;
-  int64_t nanos = timestamp.nanos % kNanosPerSecond;
-  if (nanos < 0) {
-    nanos += kNanosPerSecond;
-    --seconds;
-  }
+  const int64_t seconds = timestamp.seconds;
+  const int64_t nanos = timestamp.nanos;
   int64_t days = seconds / kSecondsPerDay;
   int64_t second_of_day = seconds % kSecondsPerDay;
   if (second_of_day < 0) {

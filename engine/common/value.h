@@ -19,9 +19,20 @@
 
 namespace ruleplane {
 
-// Nanoseconds since the Unix epoch, UTC.
+// Seconds since the Unix epoch, UTC, and the nanoseconds into that second
+// (0 <= nanos < 1e9), as protobuf's Timestamp: CEL's range, the years 1 to
+// 9999, does not fit in an int64 of nanoseconds. time_util.h checks the range.
 struct Timestamp {
-  int64_t nanos = 0;
+  int64_t seconds = 0;
+  int32_t nanos = 0;
+
+  // `nanos` nanoseconds after the epoch (before it when negative).
+  static constexpr Timestamp FromUnixNanos(int64_t nanos) {
+    constexpr int64_t kNanosPerSecond = 1000000000;
+    const int64_t rest = nanos % kNanosPerSecond;
+    return rest < 0 ? Timestamp{nanos / kNanosPerSecond - 1, static_cast<int32_t>(rest + kNanosPerSecond)}
+                    : Timestamp{nanos / kNanosPerSecond, static_cast<int32_t>(rest)};
+  }
   friend bool operator==(Timestamp, Timestamp) = default;
   friend auto operator<=>(Timestamp, Timestamp) = default;
 };

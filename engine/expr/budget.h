@@ -20,9 +20,10 @@ namespace ruleplane::expr {
 
 class Budget {
  public:
-  // Ample for the shipped rules on clusters far larger than etcd's (see
-  // NOTES.md, "Evaluation budget"): a plan of 100,000 members stays under it.
-  static constexpr int64_t kDefaultLimit = 50'000'000;
+  // Kubernetes' runtime cost budget for one validation; ample for the shipped
+  // rules (rules/README.md, "The evaluation budget"): a plan of a snapshot of
+  // 100,000 members and pods stays under it.
+  static constexpr int64_t kDefaultLimit = 10'000'000;
 
   explicit Budget(int64_t limit = kDefaultLimit) : limit_(limit) {}
 

@@ -110,6 +110,11 @@ class Checker {
         return BuildIdent(ast_node);
       case AstKind::kSelect:
       case AstKind::kHas: {
+        if (ast_node.kind == AstKind::kSelect) {
+          if (const std::optional<std::string> name = QualifiedName(ast_node)) {
+            if (const int slot = env_.Lookup(*name); slot >= 0) return BuildDeclared(slot);
+          }
+        }
         Built built = Make(ast_node.kind == AstKind::kHas ? Node::Kind::kHas : Node::Kind::kSelect);
         built.node->field = ast_node.name;
         if (!BuildChildren(ast_node, built)) return std::nullopt;
@@ -168,10 +173,31 @@ class Checker {
     }
     const int slot = env_.Lookup(ast_node.name);
     if (slot < 0) return Fail(ast_node, "undeclared reference to '" + ast_node.name + "'");
+    return BuildDeclared(slot);
+  }
+
+  Built BuildDeclared(int slot) {
+    Built built = Make(Node::Kind::kSlot);
     built.node->slot = slot;
     built.reads_declared = true;
     referenced_.insert(slot);
     return built;
+  }
+
+  // "a.b.c" for the selection a.b.c whose root names no comprehension
+  // variable: CEL's qualified names, where the longest declared prefix of
+  // a.b.c is the variable (a JSON input's key "a.b" is one).
+  std::optional<std::string> QualifiedName(const AstNode& ast_node) const {
+    if (ast_node.kind == AstNode::Kind::kIdent) {
+      for (const auto& scope : scopes_) {
+        if (scope.first == ast_node.name) return std::nullopt;
+      }
+      return ast_node.name;
+    }
+    if (ast_node.kind != AstNode::Kind::kSelect) return std::nullopt;
+    std::optional<std::string> prefix = QualifiedName(*ast_node.children[0]);
+    if (prefix) *prefix += "." + ast_node.name;
+    return prefix;
   }
 
   // `lists.range(n)`: a function of an extension's namespace, written like a

@@ -109,8 +109,6 @@ Value ListsRange(int64_t n, Budget& budget) {
   return Value::MakeList(std::move(items));
 }
 
-constexpr int64_t kNanosPerSecond = 1000000000;
-
 int64_t CodePointCount(const std::string& text) {
   int64_t count = 0;
   for (const char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
@@ -174,15 +172,19 @@ Value CronNext(const CronSchedule* prepared, const Value& schedule, const Value&
   return Value::MakeTimestamp(*next);
 }
 
+std::string DoubleText(double d);
+
 Value ToInt(const Value& v) {
   switch (v.kind()) {
     case Value::Kind::kInt:
       return v;
     case Value::Kind::kDouble: {
       const double d = std::trunc(v.double_value());
-      // The valid range is [-2^63, 2^63); both bounds are exact doubles.
-      if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
-        return Value::Error("integer overflow");
+      // CEL's range is (-2^63, 2^63), both ends excluded as in cel-go and the
+      // conformance suite; NaN fails the test too.
+      if (!(d > -9223372036854775808.0 && d < 9223372036854775808.0)) {
+        return Value::Error("range error: " + DoubleText(v.double_value()) + " does not fit in an int");
+      }
       return Value::Int(static_cast<int64_t>(d));
     }
     case Value::Kind::kString: {
@@ -197,12 +199,8 @@ Value ToInt(const Value& v) {
       }
       return Value::Int(out);
     }
-    case Value::Kind::kTimestamp: {
-      const int64_t nanos = v.timestamp_value().nanos;
-      int64_t seconds = nanos / kNanosPerSecond;
-      if (nanos % kNanosPerSecond < 0) --seconds;
-      return Value::Int(seconds);
-    }
+    case Value::Kind::kTimestamp:
+      return Value::Int(v.timestamp_value().seconds);
     default:
       return NoMatchingOverload("int", {&v});
   }
@@ -267,10 +265,9 @@ Value ToTimestamp(const Value& v) {
       return Value::MakeTimestamp(*timestamp);
     }
     case Value::Kind::kInt: {
-      int64_t nanos;
-      if (__builtin_mul_overflow(v.int_value(), kNanosPerSecond, &nanos))
-        return Value::Error("timestamp overflow");
-      return Value::MakeTimestamp(Timestamp{nanos});
+      auto timestamp = TimestampFromUnixSeconds(v.int_value());
+      if (!timestamp.ok()) return Value::Error(timestamp.error().message);
+      return Value::MakeTimestamp(*timestamp);
     }
     default:
       return NoMatchingOverload("timestamp", {&v});

@@ -1,6 +1,8 @@
 #include "engine/expr/lexer.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <string>
 #include <system_error>
 
@@ -35,6 +37,27 @@ void AppendUtf8(uint32_t code_point, std::string& out) {
     out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (code_point & 0x3F));
   }
+}
+
+// Whether a decimal literal out of a double's range is too small rather than
+// too large: the first significant digit's power of ten plus the exponent.
+bool Underflows(std::string_view text) {
+  const size_t e = text.find_first_of("eE");
+  int64_t exponent = 0;
+  if (e != std::string_view::npos) {
+    std::string_view digits = text.substr(e + 1);
+    const bool negative = !digits.empty() && digits[0] == '-';
+    if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) digits.remove_prefix(1);
+    for (const char c : digits) exponent = std::min<int64_t>(exponent * 10 + (c - '0'), 1000000);
+    if (negative) exponent = -exponent;
+  }
+  const std::string_view mantissa = text.substr(0, e);
+  const size_t point = std::min(mantissa.find('.'), mantissa.size());
+  const size_t first = mantissa.find_first_of("123456789");
+  if (first == std::string_view::npos) return true;
+  const int64_t position =
+      first < point ? static_cast<int64_t>(point - first - 1) : -static_cast<int64_t>(first - point);
+  return position + exponent < 0;
 }
 
 std::string DescribeChar(char c) {
@@ -91,6 +114,7 @@ Token Lexer::Next() {
     return LexNumber();
   }
   if (c == '"' || c == '\'') return LexString(0, false, false);
+  if (c == '`') return LexQuotedIdent();
   if (IsIdentStart(c)) {
     // String prefixes: r, b, and both in either order and case.
     size_t prefix = 0;
@@ -177,7 +201,9 @@ Token Lexer::LexNumber() {
       token.text = source_.substr(start, pos_ - start);
       const auto result =
           std::from_chars(token.text.data(), token.text.data() + token.text.size(), token.double_value);
-      if (result.ec != std::errc()) {
+      if (result.ec == std::errc::result_out_of_range && Underflows(token.text)) {
+        token.double_value = 0;  // as strtod and CEL round it
+      } else if (result.ec != std::errc()) {
         return MakeError(start, "double literal out of range: " + std::string(token.text));
       }
       if (pos_ < source_.size() && IsIdentPart(source_[pos_])) {
@@ -201,6 +227,30 @@ Token Lexer::LexNumber() {
     ++pos_;
     return MakeError(start, "invalid number '" + std::string(source_.substr(start, pos_ - start)) + "'");
   }
+  token.text = source_.substr(start, pos_ - start);
+  return token;
+}
+
+// CEL's ESC_IDENTIFIER: letters, digits and _ . - / and space between backquotes.
+Token Lexer::LexQuotedIdent() {
+  const size_t start = pos_++;
+  size_t end = pos_;
+  while (end < source_.size() && source_[end] != '`') {
+    const char c = source_[end];
+    if (!IsIdentPart(c) && c != '.' && c != '-' && c != '/' && c != ' ') {
+      pos_ = end + 1;
+      return MakeError(end, "unexpected character " + DescribeChar(c) +
+                                " in a quoted field name (letters, digits, and _ . - / or space)");
+    }
+    ++end;
+  }
+  if (end >= source_.size()) return MakeError(start, "unterminated quoted field name (expected '`')");
+  if (end == pos_) return MakeError(start, "empty quoted field name");
+  Token token;
+  token.kind = Token::Kind::kQuotedIdent;
+  token.offset = static_cast<int>(start);
+  token.string_value = std::string(source_.substr(pos_, end - pos_));
+  pos_ = end + 1;
   token.text = source_.substr(start, pos_ - start);
   return token;
 }

@@ -9,15 +9,16 @@ namespace ruleplane::expr {
 
 struct Token {
   enum class Kind : uint8_t {
-    kEnd,     // end of input
-    kIdent,   // identifiers and the keywords true, false, null, in
-    kInt,     // int_value holds the magnitude (int_overflow when above UINT64_MAX)
-    kUint,    // 123u: recognised so that the parser can reject it clearly
-    kDouble,  // double_value
-    kString,  // string_value holds the decoded text
-    kBytes,   // b"...": recognised so that the parser can reject it clearly
-    kPunct,   // operators and punctuation; `text` says which
-    kError,   // string_value holds the message
+    kEnd,          // end of input
+    kIdent,        // identifiers and the keywords true, false, null, in
+    kQuotedIdent,  // `a-b`: a field name in backquotes; string_value holds it
+    kInt,          // int_value holds the magnitude (int_overflow when above UINT64_MAX)
+    kUint,         // 123u: recognised so that the parser can reject it clearly
+    kDouble,       // double_value
+    kString,       // string_value holds the decoded text
+    kBytes,        // b"...": recognised so that the parser can reject it clearly
+    kPunct,        // operators and punctuation; `text` says which
+    kError,        // string_value holds the message
   };
   Kind kind = Kind::kEnd;
   int offset = 0;         // byte offset of the token in the source
@@ -40,6 +41,7 @@ class Lexer {
  private:
   Token LexNumber();
   Token LexString(size_t prefix_length, bool raw, bool bytes);
+  Token LexQuotedIdent();
   Token MakeError(size_t offset, std::string message);
 
   std::string_view source_;

@@ -5,12 +5,22 @@
 #include <limits>
 #include <string>
 
+#include "engine/common/time_util.h"
+
 namespace ruleplane::expr {
 namespace {
 
 bool IsNumber(const Value& v) { return v.is_int() || v.is_double(); }
 
 Value IntegerOverflow() { return Value::Error("integer overflow"); }
+
+Value FromResult(const Result<Timestamp>& timestamp) {
+  return timestamp.ok() ? Value::MakeTimestamp(*timestamp) : Value::Error(timestamp.error().message);
+}
+
+Value FromResult(const Result<Duration>& duration) {
+  return duration.ok() ? Value::MakeDuration(*duration) : Value::Error(duration.error().message);
+}
 
 Value AddValues(const Value& a, const Value& b) {
   using Kind = Value::Kind;
@@ -39,10 +49,9 @@ Value AddValues(const Value& a, const Value& b) {
   }
   if ((a.kind() == Kind::kTimestamp && b.kind() == Kind::kDuration) ||
       (a.kind() == Kind::kDuration && b.kind() == Kind::kTimestamp)) {
-    const int64_t t = a.kind() == Kind::kTimestamp ? a.timestamp_value().nanos : b.timestamp_value().nanos;
-    const int64_t d = a.kind() == Kind::kDuration ? a.duration_value().nanos : b.duration_value().nanos;
-    if (__builtin_add_overflow(t, d, &out)) return Value::Error("timestamp overflow");
-    return Value::MakeTimestamp(Timestamp{out});
+    const Value& t = a.kind() == Kind::kTimestamp ? a : b;
+    const Value& d = a.kind() == Kind::kDuration ? a : b;
+    return FromResult(AddDuration(t.timestamp_value(), d.duration_value()));
   }
   return NoMatchingOverload("+", {&a, &b});
 }
@@ -57,16 +66,10 @@ Value SubtractValues(const Value& a, const Value& b) {
   if (a.kind() == Kind::kDouble && b.kind() == Kind::kDouble)
     return Value::Double(a.double_value() - b.double_value());
   if (a.kind() == Kind::kTimestamp && b.kind() == Kind::kTimestamp) {
-    if (__builtin_sub_overflow(a.timestamp_value().nanos, b.timestamp_value().nanos, &out)) {
-      return Value::Error("duration overflow");
-    }
-    return Value::MakeDuration(Duration{out});
+    return FromResult(TimeBetween(a.timestamp_value(), b.timestamp_value()));
   }
   if (a.kind() == Kind::kTimestamp && b.kind() == Kind::kDuration) {
-    if (__builtin_sub_overflow(a.timestamp_value().nanos, b.duration_value().nanos, &out)) {
-      return Value::Error("timestamp overflow");
-    }
-    return Value::MakeTimestamp(Timestamp{out});
+    return FromResult(SubtractDuration(a.timestamp_value(), b.duration_value()));
   }
   if (a.kind() == Kind::kDuration && b.kind() == Kind::kDuration) {
     if (__builtin_sub_overflow(a.duration_value().nanos, b.duration_value().nanos, &out)) {

@@ -221,13 +221,17 @@ class Parser {
         const int dot_offset = token_.offset;
         Advance();
         if (token_.Is("?")) return Fail(token_.offset, "unsupported: optional field selection (.?)");
-        if (token_.kind != Token::Kind::kIdent) {
+        const bool quoted = token_.kind == Token::Kind::kQuotedIdent;
+        if (token_.kind != Token::Kind::kIdent && !quoted) {
           return Fail(token_.offset, "expected a field name after '.' but found " + DescribeToken(token_));
         }
-        const std::string name(token_.text);
+        const std::string name = quoted ? token_.string_value : std::string(token_.text);
         const int name_offset = token_.offset;
-        if (IsReservedWord(name)) return Fail(name_offset, "reserved identifier '" + name + "'");
+        if (!quoted && IsReservedWord(name)) return Fail(name_offset, "reserved identifier '" + name + "'");
         Advance();
+        if (quoted && (token_.Is("(") || token_.Is("{"))) {
+          return Fail(name_offset, "a quoted name can only select a field: `" + name + "` cannot be called");
+        }
         if (token_.Is("(")) {
           operand = ParseReceiverCall(std::move(operand), name, name_offset);
         } else if (token_.Is("{")) {
@@ -358,6 +362,8 @@ class Parser {
       }
       case Token::Kind::kIdent:
         return ParseIdentifier();
+      case Token::Kind::kQuotedIdent:
+        return Fail(offset, "a quoted name can only select a field, after '.': " + DescribeToken(token_));
       case Token::Kind::kPunct:
         if (token_.Is("(")) {
           Advance();

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/time_util.h"
+
 namespace ruleplane::expr {
 namespace {
-
-constexpr int64_t kNanosPerSecond = 1000000000;
 
 std::optional<int64_t> ParseDigits(std::string_view text) {
   if (text.empty()) return std::nullopt;
@@ -99,7 +99,9 @@ std::optional<BackupSnapshot> ParseBackupName(std::string_view name) {
   if (!start || !last || !seconds || *start > *last) return std::nullopt;
   snapshot.start_revision = *start;
   snapshot.last_revision = *last;
-  if (__builtin_mul_overflow(*seconds, kNanosPerSecond, &snapshot.created_at.nanos)) return std::nullopt;
+  auto created_at = TimestampFromUnixSeconds(*seconds);
+  if (!created_at.ok()) return std::nullopt;
+  snapshot.created_at = *created_at;
   std::string_view suffix = dot == std::string_view::npos ? std::string_view() : rest.substr(dot);
   snapshot.final = suffix.ends_with(".final");
   if (snapshot.final) suffix.remove_suffix(std::string_view(".final").size());

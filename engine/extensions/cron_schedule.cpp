@@ -11,7 +11,6 @@
 namespace ruleplane::expr {
 namespace {
 
-constexpr int64_t kNanosPerMinute = int64_t{60} * 1000000000;
 constexpr int64_t kMinutesPerDay = 24 * 60;
 constexpr int kYearsSearched = 5;
 
@@ -236,7 +235,7 @@ Result<Timestamp> CronSchedule::Next(Timestamp after) const {
   using std::chrono::sys_days;
   using std::chrono::year_month_day;
   // Activations are whole minutes; the first candidate is the next one.
-  const int64_t first_minute = FloorDivide(after.nanos, kNanosPerMinute) + 1;
+  const int64_t first_minute = FloorDivide(after.seconds, 60) + 1;
   int64_t day = FloorDivide(first_minute, kMinutesPerDay);
   int64_t minute_of_day = first_minute - day * kMinutesPerDay;
   const int last_year = static_cast<int>(year_month_day(sys_days(days(day))).year()) + kYearsSearched;
@@ -258,13 +257,13 @@ Result<Timestamp> CronSchedule::Next(Timestamp after) const {
       const uint64_t candidates = minutes_ & (~uint64_t{0} << first);
       if (candidates == 0) continue;
       const int64_t minute = (day * kMinutesPerDay) + hour * 60 + std::countr_zero(candidates);
-      int64_t nanos = 0;
-      if (__builtin_mul_overflow(minute, kNanosPerMinute, &nanos)) {
-        return Error{ErrorCode::kEvaluation,
-                     "timestamp overflow: the next activation of \"" + text_ + "\" is after the year 2262",
-                     {}};
+      if (minute * 60 > kMaxTimestampSeconds) {
+        return Error{
+            ErrorCode::kEvaluation,
+            "timestamp out of range: the next activation of \"" + text_ + "\" is after the year 9999",
+            {}};
       }
-      return Timestamp{nanos};
+      return Timestamp{minute * 60, 0};
     }
   }
   return Error{ErrorCode::kEvaluation,

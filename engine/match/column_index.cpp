@@ -6,19 +6,33 @@
 #include <optional>
 
 #include "engine/common/bitset.h"
+#include "engine/common/time_util.h"
 
 namespace ruleplane {
 namespace {
 
 double ToDouble(const Value& v) { return v.is_int() ? static_cast<double>(v.int_value()) : v.double_value(); }
 
-int64_t Nanos(const Value& v) {
-  return v.kind() == Value::Kind::kTimestamp ? v.timestamp_value().nanos : v.duration_value().nanos;
+// Nanoseconds since the epoch of a timestamp, or of a duration.
+__int128 Nanos(const Value& v) {
+  if (v.kind() != Value::Kind::kTimestamp) return v.duration_value().nanos;
+  const Timestamp t = v.timestamp_value();
+  return static_cast<__int128>(t.seconds) * 1000000000 + t.nanos;
 }
 
-Value WithNanos(const Value& like, int64_t nanos) {
-  return like.kind() == Value::Kind::kTimestamp ? Value::MakeTimestamp(Timestamp{nanos})
-                                                : Value::MakeDuration(Duration{nanos});
+// The value of `like`'s kind `nanos` after the epoch (or zero), when its kind
+// can hold it.
+std::optional<Value> WithNanos(const Value& like, __int128 nanos) {
+  if (like.kind() == Value::Kind::kTimestamp) {
+    const __int128 seconds = nanos / 1000000000 - (nanos % 1000000000 < 0);
+    if (seconds < kMinTimestampSeconds || seconds > kMaxTimestampSeconds) return std::nullopt;
+    return Value::MakeTimestamp(
+        Timestamp{static_cast<int64_t>(seconds), static_cast<int32_t>(nanos - seconds * 1000000000)});
+  }
+  if (nanos < std::numeric_limits<int64_t>::min() || nanos > std::numeric_limits<int64_t>::max()) {
+    return std::nullopt;
+  }
+  return Value::MakeDuration(Duration{static_cast<int64_t>(nanos)});
 }
 
 // Some value strictly between `low` and `high` (nullptr: unbounded) of the
@@ -42,16 +56,12 @@ std::optional<Value> Between(const Value& like, const Value* low, const Value* h
       return Value::String(low->string_value() + '\0');
     case Value::Kind::kTimestamp:
     case Value::Kind::kDuration: {
-      constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-      constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
       if (low == nullptr && high == nullptr) return WithNanos(like, 0);
-      if (low == nullptr)
-        return Nanos(*high) > kMin ? std::optional(WithNanos(like, Nanos(*high) - 1)) : std::nullopt;
-      if (high == nullptr)
-        return Nanos(*low) < kMax ? std::optional(WithNanos(like, Nanos(*low) + 1)) : std::nullopt;
-      const __int128 width = static_cast<__int128>(Nanos(*high)) - Nanos(*low);
+      if (low == nullptr) return WithNanos(like, Nanos(*high) - 1);
+      if (high == nullptr) return WithNanos(like, Nanos(*low) + 1);
+      const __int128 width = Nanos(*high) - Nanos(*low);
       if (width < 2) return std::nullopt;
-      return WithNanos(like, Nanos(*low) + static_cast<int64_t>(width / 2));
+      return WithNanos(like, Nanos(*low) + width / 2);
     }
     default:
       return std::nullopt;

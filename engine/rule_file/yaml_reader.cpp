@@ -5,6 +5,8 @@
 #include <charconv>
 #include <utility>
 
+#include <yaml-cpp/depthguard.h>
+
 namespace ruleplane {
 namespace {
 
@@ -290,10 +292,24 @@ void LoadYamlDocument(YamlReader& reader, const std::function<void(const YAML::N
     YAML::Node root = YAML::Load(std::string(reader.text()));
     walk(root);
   } catch (const YAML::Exception& e) {
+    // yaml-cpp may mark the end of the input: the line after a final newline.
+    const std::string_view text = reader.text();
+    const int last_line = static_cast<int>(std::count(text.begin(), text.end(), '\n')) +
+                          (text.empty() || text.back() == '\n' ? 0 : 1);
     SourcePosition position{reader.file(), 1, 1};
     if (e.mark.line >= 0 && e.mark.column >= 0)
       position = {reader.file(), e.mark.line + 1, e.mark.column + 1};
-    reader.Error(position, "invalid YAML: " + e.msg);
+    if (position.line > std::max(last_line, 1)) {
+      const size_t last_start = text.rfind('\n', text.size() >= 2 ? text.size() - 2 : 0);
+      position = {
+          reader.file(), std::max(last_line, 1),
+          static_cast<int>(text.size() - (last_start == std::string_view::npos ? 0 : last_start + 1))};
+    }
+    // yaml-cpp says "bad file" when its nesting limit stops it.
+    const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e);
+    reader.Error(position, deep != nullptr ? "invalid YAML: nested too deeply (" +
+                                                 std::to_string(deep->depth()) + " levels)"
+                                           : "invalid YAML: " + e.msg);
   }
 }
 
