@@ -311,6 +311,79 @@ TEST(FormatDiagnosticTest, KeepsTabsUnderTheCaret) {
   EXPECT_EQ(FormatDiagnostic(diagnostic, "first\n\tab cd\n"), "f.yaml:2:4: error: bad\n\tab cd\n\t  ^\n");
 }
 
+// The source line and the caret line of a formatted diagnostic.
+std::pair<std::string, std::string> ShownLines(const std::string& formatted) {
+  const size_t first = formatted.find('\n');
+  const size_t second = formatted.find('\n', first + 1);
+  const size_t third = formatted.find('\n', second + 1);
+  return {formatted.substr(first + 1, second - first - 1), formatted.substr(second + 1, third - second - 1)};
+}
+
+TEST(FormatDiagnosticTest, LongLineIsCutToAWindowAroundTheColumn) {
+  std::string line;
+  for (int i = 0; i < 30; ++i) line += "abcdefghi" + std::to_string(i % 10);
+  ASSERT_EQ(line.size(), 300u);
+  auto shown = [&](int column) {
+    return ShownLines(
+        FormatDiagnostic({Diagnostic::Severity::kError, {"f.yaml", 2, column}, "bad"}, "x\n" + line));
+  };
+  const auto [middle, middle_caret] = shown(151);
+  EXPECT_EQ(middle, "..." + line.substr(100, 100) + "...");
+  EXPECT_EQ(middle_caret, std::string(3 + 50, ' ') + "^");
+  const auto [start, start_caret] = shown(10);
+  EXPECT_EQ(start, line.substr(0, 100) + "...");
+  EXPECT_EQ(start_caret, std::string(9, ' ') + "^");
+  const auto [end, end_caret] = shown(300);
+  EXPECT_EQ(end, "..." + line.substr(200));
+  EXPECT_EQ(end_caret, std::string(3 + 99, ' ') + "^");
+  // A line of exactly 100 bytes is shown whole.
+  EXPECT_EQ(ShownLines(FormatDiagnostic({Diagnostic::Severity::kError, {"f.yaml", 1, 80}, "bad"},
+                                        line.substr(0, 100)))
+                .first,
+            line.substr(0, 100));
+}
+
+TEST(FormatDiagnosticTest, WindowDoesNotCutACharacterInTwo) {
+  std::string line;
+  for (int i = 0; i < 100; ++i) line += "\xc3\xa9";  // 200 bytes of "é"
+  const auto [shown, caret] =
+      ShownLines(FormatDiagnostic({Diagnostic::Severity::kError, {"f.yaml", 1, 101}, "bad"}, line));
+  EXPECT_EQ(shown, "..." + line.substr(50, 100) + "...");
+  const auto [odd, odd_caret] =
+      ShownLines(FormatDiagnostic({Diagnostic::Severity::kError, {"f.yaml", 1, 102}, "bad"}, line));
+  EXPECT_EQ(odd, "..." + line.substr(50, 102) + "...");
+}
+
+TEST(FormatDiagnosticTest, RuleFileOnOneLineShowsAWindowOfItInEachDiagnostic) {
+  // A rule file in YAML flow style, one line of about 30 KB, with an error in each rule.
+  std::string text =
+      "{apiVersion: ruleplane.dev/v1, kind: DecisionTable, metadata: {name: one-line, version: 1.0.0}, "
+      "spec: {subject: EtcdCluster, hitPolicy: FIRST, facts: [{name: ready, expr: snapshot.ready}], rules: [";
+  for (int r = 0; r < 600; ++r) {
+    text += std::string(r > 0 ? ", " : "") + "{id: rule-" + std::to_string(r) + ", when: {ready: \"> redy" +
+            std::to_string(r) + "\"}}";
+  }
+  text += "]}}\n";
+  ASSERT_GT(text.size(), 25000u);
+  RuleLoadResult result = LoadRuleFile(text, "one-line.yaml", RepoCatalogue().get());
+  ASSERT_EQ(result.diagnostics.size(), 600u) << FormatDiagnostic(result.diagnostics.front(), text);
+  size_t total = 0;
+  for (const Diagnostic& diagnostic : result.diagnostics) {
+    const std::string formatted = FormatDiagnostic(diagnostic, text);
+    total += formatted.size();
+    const auto [shown, caret] = ShownLines(formatted);
+    EXPECT_LE(shown.size(), 106u);
+    // The caret is under the character the column names.
+    const size_t offset = caret.size() - 1;
+    ASSERT_LT(offset, shown.size()) << formatted;
+    EXPECT_EQ(shown[offset], text[diagnostic.position.column - 1]) << formatted;
+    const size_t quote = diagnostic.message.find('\'');
+    const std::string name = diagnostic.message.substr(quote + 1, diagnostic.message.size() - quote - 2);
+    EXPECT_EQ(shown.substr(offset, name.size()), name) << formatted;
+  }
+  EXPECT_LT(total, 600u * 250u);
+}
+
 TEST(FormatDiagnosticTest, UnknownPositionHasNoSourceLine) {
   Diagnostic diagnostic{Diagnostic::Severity::kWarning, {"f.yaml", 0, 0}, "odd"};
   EXPECT_EQ(FormatDiagnostic(diagnostic, "text\n"), "f.yaml: warning: odd\n");

@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "engine/common/bitset.h"
 #include "engine/rule_file/rule_loader.h"
 #include "engine/rule_file/verification_model.h"
 #include "engine/verify/domain_enumerator.h"
@@ -315,6 +320,141 @@ TEST(VerifierTest, DomainBoundThatCannotBeEvaluatedIsAnError) {
   EXPECT_EQ(FormatRegion(error->regions[0], report.names, {0, 1}), "n=0");
 }
 
+// A FIRST table of `count` rules over x and y in [0, 5] (36 states), drawn
+// with a fixed seed, and the states each rule matches: most rules are masked,
+// some never match (an empty range, a condition no state satisfies).
+struct GeneratedTable {
+  std::string spec;
+  std::vector<std::vector<bool>> matches;  // per rule, per state 6 * x + y
+};
+
+GeneratedTable GenerateTable(int count) {
+  std::mt19937 random(7);
+  auto draw = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
+  GeneratedTable table;
+  table.spec = R"(  hitPolicy: FIRST
+  allowGaps: true
+  facts:
+    - {name: x, expr: snapshot.x, domain: "int [0, 5]"}
+    - {name: y, expr: snapshot.y, domain: "int [0, 5]"}
+  rules:
+)";
+  for (int r = 0; r < count; ++r) {
+    std::vector<bool> accepts[2];
+    std::string when;
+    for (int f = 0; f < 2; ++f) {
+      const int a = draw(6);
+      const int b = a + draw(7 - a);
+      std::string cell;
+      accepts[f].assign(6, true);
+      switch (draw(4)) {
+        case 0:
+          break;
+        case 1:
+          cell = "== " + std::to_string(a);
+          for (int v = 0; v < 6; ++v) accepts[f][v] = v == a;
+          break;
+        case 2:
+          cell = "[" + std::to_string(a) + ".." + std::to_string(b) + ")";
+          for (int v = 0; v < 6; ++v) accepts[f][v] = a <= v && v < b;
+          break;
+        default:
+          cell = "!= " + std::to_string(a);
+          for (int v = 0; v < 6; ++v) accepts[f][v] = v != a;
+          break;
+      }
+      if (!cell.empty())
+        when += std::string(when.empty() ? "" : ", ") + (f == 0 ? "x" : "y") + ": \"" + cell + "\"";
+    }
+    const int condition = draw(8);  // 0: never true, 1 and 2: a parity, else none
+    table.spec += "    - id: r" + std::to_string(r) + "\n      when: {" + when + "}\n";
+    if (condition == 0) table.spec += "      condition: x + y > 10\n";
+    if (condition == 1 || condition == 2)
+      table.spec += "      condition: (x + y) % 2 == " + std::to_string(condition - 1) + "\n";
+    std::vector<bool> matches(36);
+    for (int x = 0; x < 6; ++x) {
+      for (int y = 0; y < 6; ++y) {
+        const bool holds = condition == 0 ? false : condition <= 2 ? (x + y) % 2 == condition - 1 : true;
+        matches[6 * x + y] = accepts[0][x] && accepts[1][y] && holds;
+      }
+    }
+    table.matches.push_back(std::move(matches));
+  }
+  return table;
+}
+
+// "rule 'r12' never matches ..." -> "r12"
+std::string QuotedRule(const std::string& message) {
+  const size_t open = message.find('\'');
+  return message.substr(open + 1, message.find('\'', open + 1) - open - 1);
+}
+
+TEST(VerifierTest, TenThousandRulesGiveEveryDeadAndMaskedRuleWithItsCauses) {
+  const int count = 10000;
+  const GeneratedTable table = GenerateTable(count);
+  auto compiled = Compile(table.spec);
+  ASSERT_TRUE(compiled);
+  const VerificationReport report = Verify(compiled, {});
+  EXPECT_EQ(report.states, 36u);
+
+  // What FIRST selects, state by state; then per rule never selected, its
+  // winners and their states.
+  std::vector<int> winner(36, -1);
+  uint64_t gap_states = 0;
+  for (int state = 0; state < 36; ++state) {
+    for (int r = 0; r < count && winner[state] < 0; ++r) {
+      if (table.matches[r][state]) winner[state] = r;
+    }
+    gap_states += winner[state] < 0 ? 1 : 0;
+  }
+  std::set<std::string> dead;
+  std::map<std::string, std::map<std::string, uint64_t>> masked;
+  for (int r = 0; r < count; ++r) {
+    if (std::find(winner.begin(), winner.end(), r) != winner.end()) continue;
+    const std::string id = "r" + std::to_string(r);
+    bool matches = false;
+    for (int state = 0; state < 36; ++state) {
+      if (!table.matches[r][state]) continue;
+      matches = true;
+      ++masked[id]["masked by 'r" + std::to_string(winner[state]) + "'"];
+    }
+    if (!matches) dead.insert(id);
+  }
+  ASSERT_GT(dead.size(), 100u);
+  ASSERT_GT(masked.size(), 1000u);
+
+  std::set<std::string> found_dead;
+  std::map<std::string, std::map<std::string, uint64_t>> found_masked;
+  for (const Finding& finding : report.findings) {
+    if (finding.kind == Finding::Kind::kDeadRule) {
+      found_dead.insert(QuotedRule(finding.message));
+    } else if (finding.kind == Finding::Kind::kMaskedRule) {
+      auto& causes = found_masked[QuotedRule(finding.message)];
+      for (const Finding& cause : finding.causes) causes[cause.message] += cause.states;
+    } else if (finding.kind == Finding::Kind::kGap) {
+      EXPECT_EQ(finding.states, gap_states);
+    } else {
+      ADD_FAILURE() << "unexpected finding: " << finding.message;
+    }
+  }
+  EXPECT_EQ(found_dead, dead);
+  EXPECT_EQ(found_masked, masked);
+}
+
+TEST(VerifierTest, DeadAndMaskedRuleSearchesEvaluateEachRuleOncePerState) {
+  // The searches (one per rule never selected) share what they compute: the
+  // work grows with the rules, not with their square.
+  auto small = Compile(GenerateTable(1000).spec);
+  auto large = Compile(GenerateTable(4000).spec);
+  ASSERT_TRUE(small && large);
+  const VerificationReport small_report = Verify(small, {});
+  const VerificationReport large_report = Verify(large, {});
+  EXPECT_GT(small_report.findings.size(), 500u);
+  EXPECT_LT(large_report.rule_evaluations, 5 * small_report.rule_evaluations)
+      << small_report.rule_evaluations << " rule evaluations for 1000 rules, "
+      << large_report.rule_evaluations << " for 4000";
+}
+
 // Every state of a settled region is decided as the unpruned enumeration
 // decides it, state by state.
 void ExpectPruningIsExact(const std::shared_ptr<const CompiledRuleSet>& compiled) {
@@ -374,8 +514,8 @@ void ExpectPruningIsExact(const std::shared_ptr<const CompiledRuleSet>& compiled
     });
     EnumerationOptions one = counted;
     one.invariants = false;
-    one.interesting_rules = {std::vector<bool>(rule_count, false)};
-    one.interesting_rules[0][rule] = true;
+    one.interesting_rules = {std::vector<uint64_t>(bitset::WordCount(rule_count), 0)};
+    bitset::Set(one.interesting_rules[0].data(), rule);
     one.triage = [rule](const std::vector<TablePoint>& p) {
       if (p[0].rules[rule] == Tri::kFalse) return Triage::kSkip;
       return p[0].rules[rule] == Tri::kTrue ? Triage::kSettled : Triage::kContinue;
@@ -383,6 +523,87 @@ void ExpectPruningIsExact(const std::shared_ptr<const CompiledRuleSet>& compiled
     (*enumerator)->Run(one, [&](const EnumeratedRegion& r) { found += r.region.states; });
     EXPECT_EQ(found, expected) << "rule " << rule;
   }
+}
+
+TEST(DomainEnumeratorTest, SearchesThatShareACacheFindWhatEachFindsAlone) {
+  // 100 rules (a cache serves tables of 64 rules or more) over facts whose
+  // values are classes (z), a derived fact and a constraint.
+  std::mt19937 random(11);
+  auto draw = [&](int n) { return std::to_string(random() % static_cast<unsigned>(n)); };
+  std::string spec = R"(  hitPolicy: FIRST
+  allowGaps: true
+  facts:
+    - {name: x, expr: snapshot.x, domain: "int [0, 5]"}
+    - {name: y, expr: snapshot.y, domain: "int [0, 5]"}
+    - {name: z, expr: snapshot.z, domain: "int [0, 9]"}
+    - {name: big, expr: x + z > 8}
+  constraints:
+    - x <= z + 2
+  rules:
+)";
+  for (int r = 0; r < 100; ++r) {
+    const std::string cells[] = {"",
+                                 "x: \"== " + draw(6) + "\"",
+                                 "x: \"!= " + draw(6) + "\"",
+                                 "z: \"> " + draw(10) + "\"",
+                                 "z: \"< " + draw(10) + "\"",
+                                 "big: true"};
+    std::string when = cells[random() % 6];
+    const std::string second = cells[random() % 6];
+    if (!second.empty() && second.substr(0, 2) != when.substr(0, 2))
+      when += std::string(when.empty() ? "" : ", ") + second;
+    spec += "    - id: r" + std::to_string(r) + "\n      when: {" + when + "}\n";
+    if (random() % 4 == 0) spec += "      condition: (x + y) % 2 == " + draw(2) + "\n";
+  }
+  auto compiled = Compile(spec);
+  ASSERT_TRUE(compiled);
+  auto enumerator = DomainEnumerator::Create({{compiled, {}}});
+  ASSERT_TRUE(enumerator.ok()) << enumerator.error().message;
+  std::vector<int> order((*enumerator)->names().size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  uint64_t evaluations[2] = {0, 0};  // without and with the cache
+  auto run = [&](const EnumerationOptions& options) {
+    std::vector<std::string> found;
+    const EnumerationStats stats = (*enumerator)->Run(options, [&](const EnumeratedRegion& r) {
+      std::string selected;
+      for (const int rule : r.tables[0].decision.selected) selected += std::to_string(rule) + " ";
+      found.push_back(FormatRegion(r.region, (*enumerator)->names(), order) + " e.g. " +
+                      FormatExample(r.region, (*enumerator)->names(), order) + ": " +
+                      std::to_string(r.region.states) + " selecting " + selected);
+    });
+    found.push_back(std::to_string(stats.states) + " states, " + std::to_string(stats.nodes) + " nodes");
+    evaluations[options.cache != nullptr ? 1 : 0] += stats.rule_evaluations;
+    return found;
+  };
+  EnumerationCache cache;
+  int masked = 0;
+  for (int rule = 0; rule < 100; ++rule) {
+    // The search verify makes for a rule never selected.
+    EnumerationOptions options;
+    options.invariants = false;
+    options.split_on_constraints = false;
+    options.interesting_rules = {std::vector<uint64_t>(bitset::WordCount(100), 0)};
+    bitset::SetFirst(options.interesting_rules[0].data(), bitset::WordCount(100), rule + 1);
+    options.triage = [rule](const std::vector<TablePoint>& p) {
+      if (p[0].rules[rule] == Tri::kFalse) return Triage::kSkip;
+      return p[0].rules[rule] == Tri::kTrue && p[0].decision.known ? Triage::kSettled : Triage::kContinue;
+    };
+    const std::vector<std::string> alone = run(options);
+    options.cache = &cache;
+    EXPECT_EQ(run(options), alone) << "rule " << rule;
+    for (const std::string& region : alone)
+      masked += region.find(" selecting " + std::to_string(rule) + " ") == std::string::npos ? 1 : 0;
+  }
+  EXPECT_GT(masked, 100);
+  EXPECT_LT(evaluations[1] * 4, evaluations[0]);
+  // A whole enumeration too.
+  EnumerationOptions whole;
+  whole.triage = [](const std::vector<TablePoint>& p) {
+    return p[0].decision.known ? Triage::kSettled : Triage::kContinue;
+  };
+  const std::vector<std::string> alone = run(whole);
+  whole.cache = &cache;
+  EXPECT_EQ(run(whole), alone);
 }
 
 TEST(DomainEnumeratorTest, PruningDecidesEveryStateAsTheFullEnumeration) {

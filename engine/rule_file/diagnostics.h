@@ -28,6 +28,8 @@ bool HasErrors(const Diagnostics& diagnostics);
 
 // "file:line:column: error: message", then the offending line of
 // `source_text` and a caret under the column (when the position is known).
+// Of a line longer than 100 bytes, the 100 around the column are shown, with
+// "..." where it is cut.
 std::string FormatDiagnostic(const Diagnostic& diagnostic, std::string_view source_text);
 
 }  // namespace ruleplane

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "engine/common/bitset.h"
 #include "engine/match/cell_predicate.h"
 #include "engine/match/hit_policy.h"
 #include "engine/rule_file/verification_model.h"
@@ -84,6 +85,8 @@ struct DomainEnumerator::Impl {
   std::vector<bool> collapsible;
   // Per position, per table: the rules / constraints that read the variable assigned there.
   std::vector<std::vector<std::vector<int>>> rules_at, constraints_at;
+  // Per position, per table: rules_at as a bitset.
+  std::vector<std::vector<std::vector<uint64_t>>> readers_at;
   // Per table, per constraint: the variables it reads.
   std::vector<std::vector<std::vector<int>>> constraint_vars;
   std::vector<bool> invariant_read;  // per variable: an invariant (or a step it sees) reads it
@@ -441,6 +444,13 @@ void DomainEnumerator::Impl::BuildPositions() {
       constraint_vars[t].push_back(read);
     }
   }
+  readers_at.assign(count, std::vector<std::vector<uint64_t>>(table_count));
+  for (int p = 0; p < count; ++p) {
+    for (int t = 0; t < table_count; ++t) {
+      readers_at[p][t].assign(bitset::WordCount(static_cast<int>(tables[t].rule_set->rules.size())), 0);
+      for (const int r : rules_at[p][t]) bitset::Set(readers_at[p][t].data(), r);
+    }
+  }
 }
 
 Result<bool> DomainEnumerator::Impl::Build() {
@@ -453,6 +463,61 @@ Result<bool> DomainEnumerator::Impl::Build() {
 
 namespace {
 
+// What the walk computes at one node. It depends only on the path to the
+// node (per position, the class assigned or that it was skipped), never on
+// the run's options, so runs can share it through an EnumerationCache.
+struct WalkNode {
+  std::vector<RuleStatuses> rules;             // per table
+  std::vector<std::vector<uint64_t>> unknown;  // per table, when cached: bitset of the rules still kUnknown
+  std::optional<std::vector<TablePoint>> decided;          // per table: `rules` and the decision they make
+  std::optional<std::vector<TablePoint>> matched;          // per table: by the matcher, at a full fact vector
+  std::optional<std::vector<std::vector<Value>>> classes;  // of the input variable at this position
+  bool cached = false;
+};
+
+}  // namespace
+
+struct EnumerationCache::Impl {
+  static constexpr size_t kMaxBytes = size_t{64} << 20;
+  static constexpr size_t kTrialNodes = 4096;
+  static constexpr size_t kMinRules = 64;
+  const DomainEnumerator::Impl* enumerator = nullptr;
+  std::unordered_map<std::string, WalkNode> nodes;  // by path
+  size_t bytes = 0;
+  size_t hits = 0;
+  bool keeping = true;
+
+  // Whether `more` bytes fit; counts them when they do.
+  bool Keep(size_t more) {
+    if (bytes + more > kMaxBytes) return false;
+    bytes += more;
+    return true;
+  }
+
+  // Whether a new node of `more` bytes is kept: not once the runs turn out
+  // not to share their paths (runs that each split on other facts); then
+  // the cache is not even looked at.
+  bool KeepNode(size_t more) {
+    if (nodes.size() >= kTrialNodes && hits < nodes.size()) keeping = false;
+    return keeping && Keep(more);
+  }
+};
+
+EnumerationCache::EnumerationCache() : impl_(std::make_unique<Impl>()) {}
+EnumerationCache::~EnumerationCache() = default;
+
+namespace {
+
+size_t PointsBytes(const std::vector<TablePoint>& points) {
+  size_t bytes = 0;
+  for (const TablePoint& point : points) {
+    const TableDecision& decision = point.decision;
+    bytes += sizeof(TablePoint) + point.rules.size() +
+             (decision.matched.size() + decision.selected.size()) * sizeof(int) + decision.error.size();
+  }
+  return bytes;
+}
+
 // One walk over the domain.
 class Walker {
  public:
@@ -463,15 +528,32 @@ class Walker {
     axes_.assign(impl.vars.size(), RegionAxis::Any());
     example_.assign(impl.vars.size(), Value());
     assigned_.assign(impl.vars.size(), false);
+    if (options.interesting_rules.empty()) {
+      for (const TableData& table : impl.tables) {
+        const int rule_count = static_cast<int>(table.rule_set->rules.size());
+        every_rule_.emplace_back(bitset::WordCount(rule_count));
+        bitset::SetFirst(every_rule_.back().data(), static_cast<int>(every_rule_.back().size()), rule_count);
+      }
+    }
+    // A table of few rules computes a node faster than it finds it in a cache.
+    size_t rule_count = 0;
+    for (const TableData& table : impl.tables) rule_count += table.rule_set->rules.size();
+    if (options.cache != nullptr && rule_count >= EnumerationCache::Impl::kMinRules) {
+      cache_ = &options.cache->impl();
+      if (cache_->enumerator != &impl) {
+        cache_->nodes.clear();
+        cache_->bytes = cache_->hits = 0;
+        cache_->keeping = true;
+        cache_->enumerator = &impl;
+      }
+    }
   }
 
   EnumerationStats Run() {
     const int table_count = static_cast<int>(impl_.tables.size());
-    std::vector<std::vector<Tri>> rules(table_count), constraints(table_count);
+    std::vector<std::vector<Tri>> constraints(table_count);
     for (int t = 0; t < table_count; ++t) {
       const RuleSet& rule_set = *impl_.tables[t].rule_set;
-      rules[t].resize(rule_set.rules.size());
-      for (int r = 0; r < static_cast<int>(rule_set.rules.size()); ++r) rules[t][r] = EvaluateRule(t, r);
       constraints[t].resize(rule_set.constraints.size());
       for (int c = 0; c < static_cast<int>(rule_set.constraints.size()); ++c) {
         std::string error;
@@ -483,7 +565,15 @@ class Walker {
         }
       }
     }
-    Walk(0, rules, constraints, 1);
+    WalkNode local;
+    WalkNode& root = NodeAt(local, [&](std::vector<RuleStatuses>& rules) {
+      for (int t = 0; t < table_count; ++t) {
+        std::vector<Tri> statuses(impl_.tables[t].rule_set->rules.size());
+        for (int r = 0; r < static_cast<int>(statuses.size()); ++r) statuses[r] = EvaluateRule(t, r);
+        rules.emplace_back(std::move(statuses));
+      }
+    });
+    Walk(0, root, constraints, 1);
     return stats_;
   }
 
@@ -513,21 +603,30 @@ class Walker {
   // undecided rule the triage cares about, an undecided constraint, an
   // invariant, directly or through a derived variable; a variable that a
   // domain bound reads always can.
-  bool Relevant(int var, const std::vector<std::vector<Tri>>& rules,
-                const std::vector<std::vector<Tri>>& constraints) const {
+  bool Relevant(int var, const WalkNode& node, const std::vector<std::vector<Tri>>& constraints) const {
     if (impl_.bounds_read[var] || (options_.invariants && impl_.invariant_read[var])) return true;
     const int position = impl_.position[var];
-    for (size_t t = 0; t < rules.size(); ++t) {
+    for (size_t t = 0; t < node.rules.size(); ++t) {
       for (const int c : impl_.constraints_at[position][t]) {
         if (options_.split_on_constraints && constraints[t][c] == Tri::kUnknown) return true;
       }
-      for (const int r : impl_.rules_at[position][t]) {
-        const bool interesting = options_.interesting_rules.empty() || options_.interesting_rules[t][r];
-        if (interesting && rules[t][r] == Tri::kUnknown) return true;
+      const bool every = options_.interesting_rules.empty();
+      const std::vector<uint64_t>& interesting = every ? every_rule_[t] : options_.interesting_rules[t];
+      if (node.unknown.empty()) {
+        const RuleStatuses& rules = node.rules[t];
+        for (const int r : impl_.rules_at[position][t]) {
+          if (rules[r] == Tri::kUnknown && (every || bitset::Test(interesting.data(), r))) return true;
+        }
+        continue;
+      }
+      const std::vector<uint64_t>& readers = impl_.readers_at[position][t];
+      const std::vector<uint64_t>& unknown = node.unknown[t];
+      for (size_t w = 0; w < readers.size(); ++w) {
+        if ((readers[w] & unknown[w] & interesting[w]) != 0) return true;
       }
     }
     for (const int derived : impl_.derived_readers[var]) {
-      if (Relevant(derived, rules, constraints)) return true;
+      if (Relevant(derived, node, constraints)) return true;
     }
     return false;
   }
@@ -608,7 +707,18 @@ class Walker {
 
   // Values grouped into classes that every cell of the variable's column
   // treats alike, in the order of their first value.
-  std::vector<std::vector<Value>> Classes(int var, const std::vector<Value>& values) {
+  const std::vector<std::vector<Value>>& Classes(int var, const std::vector<Value>& values, WalkNode& node,
+                                                 std::vector<std::vector<Value>>& local) {
+    if (node.classes) return *node.classes;
+    local = ComputeClasses(var, values);
+    size_t bytes = local.size() * sizeof(local[0]);
+    for (const std::vector<Value>& values_of_class : local) bytes += values_of_class.size() * sizeof(Value);
+    if (!node.cached || !cache_->Keep(bytes)) return local;
+    node.classes = std::move(local);
+    return *node.classes;
+  }
+
+  std::vector<std::vector<Value>> ComputeClasses(int var, const std::vector<Value>& values) {
     if (!impl_.collapsible[var]) {
       std::vector<std::vector<Value>> singletons;
       for (const Value& value : values) singletons.push_back({value});
@@ -636,6 +746,7 @@ class Walker {
   }
 
   Tri EvaluateRule(int table, int rule) {
+    ++stats_.rule_evaluations;
     const TableData& data = impl_.tables[table];
     expr::Frame& frame = frames_[table];
     bool unknown = false;
@@ -935,18 +1046,19 @@ class Walker {
   }
 
   void ReportError(uint64_t weight, const std::string& error) {
+    const std::vector<TablePoint> points(impl_.tables.size());
     EnumeratedRegion region;
     region.region.axes = axes_;
     region.region.states = weight;
     region.region.example = example_;
     region.error = error;
-    region.tables.resize(impl_.tables.size());
+    region.tables = points;
     stats_.states = SaturatingAdd(stats_.states, weight);
     visit_(region);
   }
 
   void Settle(uint64_t weight, const std::vector<std::vector<Tri>>& constraints,
-              std::vector<TablePoint>& points) {
+              const std::vector<TablePoint>& points) {
     const uint64_t states = SaturatingMultiply(weight, CountStates(constraints));
     if (states == 0) return;
     std::vector<int> completed;
@@ -955,32 +1067,64 @@ class Walker {
     region.region.axes = axes_;
     region.region.states = states;
     region.region.example = example_;
-    region.tables = std::move(points);
+    region.tables = points;
     for (const int var : completed) Unassign(var);
     stats_.states = SaturatingAdd(stats_.states, states);
     visit_(region);
   }
 
-  void Walk(int from, const std::vector<std::vector<Tri>>& rules,
-            const std::vector<std::vector<Tri>>& constraints, uint64_t weight) {
-    if (options_.max_nodes > 0 && stats_.nodes >= options_.max_nodes) {
-      stats_.complete = false;
-      return;
+  static constexpr int32_t kSkipped = -1;
+  static constexpr int32_t kDerived = -2;
+
+  // The path is kept only for the cache.
+  void Push(int32_t step) {
+    if (cache_ != nullptr) path_.append(reinterpret_cast<const char*>(&step), sizeof step);
+  }
+  void Pop() {
+    if (cache_ != nullptr) path_.resize(path_.size() - sizeof(int32_t));
+  }
+
+  // The node at the current path: from the cache, or made by `make`, which
+  // fills its rule statuses (and kept in the cache while it has room).
+  template <typename Make>
+  WalkNode& NodeAt(WalkNode& local, Make make) {
+    if (cache_ != nullptr && cache_->keeping) {
+      if (auto it = cache_->nodes.find(path_); it != cache_->nodes.end()) {
+        ++cache_->hits;
+        return it->second;
+      }
     }
-    ++stats_.nodes;
-    const int table_count = static_cast<int>(impl_.tables.size());
-    const bool full = from == end();
-    std::vector<TablePoint> points(table_count);
-    for (int t = 0; t < table_count; ++t) {
-      points[t].rules = rules[t];
-      // Unsplit variables are read only by decided rules, or by rules the
-      // triage ignores (then the statuses decide, not the matcher).
-      if (!full || (!skipped_.empty() && !options_.interesting_rules.empty())) {
-        points[t].decision = DecideFromStatuses(t, rules[t]);
+    make(local.rules);
+    if (cache_ == nullptr) return local;
+    size_t bytes = sizeof(WalkNode) + 2 * path_.size();
+    for (const RuleStatuses& rules : local.rules) bytes += rules.size() + rules.size() / 8 + sizeof(uint64_t);
+    if (!cache_->KeepNode(bytes)) return local;
+    for (const RuleStatuses& rules : local.rules) {
+      std::vector<uint64_t> unknown(bitset::WordCount(static_cast<int>(rules.size())), 0);
+      for (int r = 0; r < static_cast<int>(rules.size()); ++r) {
+        if (rules[r] == Tri::kUnknown) bitset::Set(unknown.data(), r);
+      }
+      local.unknown.push_back(std::move(unknown));
+    }
+    WalkNode& node = cache_->nodes.emplace(path_, std::move(local)).first->second;
+    node.cached = true;
+    return node;
+  }
+
+  // Per table, the rule statuses and the decision: from the statuses, or
+  // from the compiled matcher (at a full fact vector).
+  const std::vector<TablePoint>& Points(WalkNode& node, bool use_matcher, std::vector<TablePoint>& local) {
+    std::optional<std::vector<TablePoint>>& kept = use_matcher ? node.matched : node.decided;
+    if (kept) return *kept;
+    local.resize(impl_.tables.size());
+    for (size_t t = 0; t < local.size(); ++t) {
+      local[t].rules = node.rules[t];
+      if (!use_matcher) {
+        local[t].decision = DecideFromStatuses(static_cast<int>(t), node.rules[t].all());
         continue;
       }
       auto match = impl_.tables[t].compiled->Match(frames_[t]);
-      TableDecision& decision = points[t].decision;
+      TableDecision& decision = local[t].decision;
       decision.known = true;
       if (!match.ok()) {
         decision.error = match.error().message;
@@ -990,10 +1134,43 @@ class Walker {
       decision.matched = match->matched;
       decision.selected = match->selected;
       decision.violation = match->violation;
-      std::fill(points[t].rules.begin(), points[t].rules.end(), Tri::kFalse);
-      for (const int r : match->matched) points[t].rules[r] = Tri::kTrue;
+      std::vector<Tri> statuses(node.rules[t].size(), Tri::kFalse);
+      for (const int r : match->matched) statuses[r] = Tri::kTrue;
+      local[t].rules = RuleStatuses(std::move(statuses));
     }
-    const Triage triage = options_.triage(points);
+    if (!node.cached || !cache_->Keep(PointsBytes(local))) return local;
+    kept = std::move(local);
+    return *kept;
+  }
+
+  // The position `from` not split on: the statuses stay as they are.
+  void WalkSkipping(int from, WalkNode& node, const std::vector<std::vector<Tri>>& constraints,
+                    uint64_t weight) {
+    if (cache_ == nullptr) {  // then a node holds nothing of its path but the statuses
+      Walk(from + 1, node, constraints, weight);
+      return;
+    }
+    Push(kSkipped);
+    WalkNode local;
+    WalkNode& child = NodeAt(local, [&](std::vector<RuleStatuses>& rules) { rules = node.rules; });
+    Walk(from + 1, child, constraints, weight);
+    Pop();
+  }
+
+  void Walk(int from, WalkNode& node, const std::vector<std::vector<Tri>>& constraints, uint64_t weight) {
+    if (options_.max_nodes > 0 && stats_.nodes >= options_.max_nodes) {
+      stats_.complete = false;
+      return;
+    }
+    ++stats_.nodes;
+    const int table_count = static_cast<int>(impl_.tables.size());
+    const bool full = from == end();
+    // Unsplit variables are read only by decided rules, or by rules the
+    // triage ignores (then the statuses decide, not the matcher).
+    const bool use_matcher = full && (skipped_.empty() || options_.interesting_rules.empty());
+    std::vector<TablePoint> local_points;
+    const std::vector<TablePoint>* points = &Points(node, use_matcher, local_points);
+    const Triage triage = options_.triage(*points);
     if (triage == Triage::kSkip) return;
     if (full || triage == Triage::kSettled) {
       bool constraints_decided = true;
@@ -1001,21 +1178,26 @@ class Walker {
         for (const Tri status : table_constraints)
           constraints_decided = constraints_decided && status != Tri::kUnknown;
       }
-      const bool invariants_decided = !options_.invariants || EvaluateInvariants(points, full);
+      bool invariants_decided = true;
+      if (options_.invariants) {
+        if (points != &local_points) local_points = *points;  // the cached ones stay as they are
+        points = &local_points;
+        invariants_decided = EvaluateInvariants(local_points, full);
+      }
       if (full || ((constraints_decided || !options_.split_on_constraints) && invariants_decided)) {
-        Settle(weight, constraints, points);
+        Settle(weight, constraints, *points);
         return;
       }
     }
 
     const int var = impl_.order[from];
-    if (!impl_.vars[var].input && !Relevant(var, rules, constraints)) {
+    if (!impl_.vars[var].input && !Relevant(var, node, constraints)) {
       skipped_.push_back(var);
-      Walk(from + 1, rules, constraints, weight);
+      WalkSkipping(from, node, constraints, weight);
       skipped_.pop_back();
       return;
     }
-    if (impl_.vars[var].input && !Relevant(var, rules, constraints)) {
+    if (impl_.vars[var].input && !Relevant(var, node, constraints)) {
       auto values = Values(var);
       if (!values.ok()) {
         ReportError(SaturatingMultiply(weight, CountStates(constraints)), values.error().message);
@@ -1023,22 +1205,24 @@ class Walker {
       }
       if (values->empty()) return;
       skipped_.push_back(var);  // counted when the region is settled
-      Walk(from + 1, rules, constraints, weight);
+      WalkSkipping(from, node, constraints, weight);
       skipped_.pop_back();
       return;
     }
-    std::vector<std::vector<Value>> classes;
+    std::vector<std::vector<Value>> local_classes;
+    const std::vector<std::vector<Value>>* classes = &local_classes;
     if (impl_.vars[var].input) {
       auto values = Values(var);
       if (!values.ok()) {
         ReportError(SaturatingMultiply(weight, CountStates(constraints)), values.error().message);
         return;
       }
-      classes = Classes(var, *values);
+      classes = &Classes(var, *values, node, local_classes);
     } else {
-      classes.push_back({});
+      local_classes.push_back({});
     }
-    for (const std::vector<Value>& values : classes) {
+    for (size_t c = 0; c < classes->size(); ++c) {
+      const std::vector<Value>& values = (*classes)[c];
       if (impl_.vars[var].input) {
         Assign(var, values.front());
         axes_[var] = RegionAxis::Of(values);
@@ -1047,18 +1231,14 @@ class Walker {
         Unassign(var);
         return;
       }
-      std::vector<std::vector<Tri>> next_rules = rules;
       std::vector<std::vector<Tri>> next_constraints = constraints;
       bool excluded = false;
       std::string error;
       for (int t = 0; t < table_count && !excluded; ++t) {
-        for (const int r : impl_.rules_at[from][t]) {
-          if (next_rules[t][r] == Tri::kUnknown) next_rules[t][r] = EvaluateRule(t, r);
-        }
-        for (const int c : impl_.constraints_at[from][t]) {
-          if (next_constraints[t][c] != Tri::kUnknown) continue;
-          next_constraints[t][c] = EvaluateConstraint(t, c, error);
-          if (next_constraints[t][c] == Tri::kFalse) excluded = true;
+        for (const int constraint : impl_.constraints_at[from][t]) {
+          if (next_constraints[t][constraint] != Tri::kUnknown) continue;
+          next_constraints[t][constraint] = EvaluateConstraint(t, constraint, error);
+          if (next_constraints[t][constraint] == Tri::kFalse) excluded = true;
           if (!error.empty()) break;
         }
         if (!error.empty()) break;
@@ -1067,7 +1247,21 @@ class Walker {
       if (!error.empty()) {
         ReportError(SaturatingMultiply(class_weight, CountStates(next_constraints)), error);
       } else if (!excluded) {
-        Walk(from + 1, next_rules, next_constraints, class_weight);
+        Push(impl_.vars[var].input ? static_cast<int32_t>(c) : kDerived);
+        WalkNode local;
+        WalkNode& child = NodeAt(local, [&](std::vector<RuleStatuses>& rules) {
+          rules = node.rules;
+          for (int t = 0; t < table_count; ++t) {
+            if (impl_.rules_at[from][t].empty()) continue;
+            std::vector<Tri> statuses = node.rules[t].all();
+            for (const int r : impl_.rules_at[from][t]) {
+              if (statuses[r] == Tri::kUnknown) statuses[r] = EvaluateRule(t, r);
+            }
+            rules[t] = RuleStatuses(std::move(statuses));
+          }
+        });
+        Walk(from + 1, child, next_constraints, class_weight);
+        Pop();
       }
     }
     Unassign(var);
@@ -1083,6 +1277,9 @@ class Walker {
   std::vector<bool> assigned_;
   std::unordered_map<std::string, uint64_t> count_memo_;
   EnumerationStats stats_;
+  std::vector<std::vector<uint64_t>> every_rule_;  // per table, when options_.interesting_rules is empty
+  EnumerationCache::Impl* cache_ = nullptr;
+  std::string path_;  // per position above the current node: the class assigned, kSkipped or kDerived
 };
 
 }  // namespace

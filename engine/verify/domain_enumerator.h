@@ -29,7 +29,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/common/error.h"
@@ -51,16 +53,35 @@ struct TableDecision {
   std::string error;  // matching a full fact vector failed
 };
 
+// Per rule, its status; immutable and shared, so that copies are cheap.
+class RuleStatuses {
+ public:
+  RuleStatuses() = default;
+  explicit RuleStatuses(std::vector<Tri> statuses)
+      : statuses_(std::make_shared<const std::vector<Tri>>(std::move(statuses))), all_(statuses_.get()) {}
+
+  const std::vector<Tri>& all() const { return *all_; }
+  Tri operator[](size_t rule) const { return (*all_)[rule]; }
+  size_t size() const { return all_->size(); }
+  std::vector<Tri>::const_iterator begin() const { return all_->begin(); }
+  std::vector<Tri>::const_iterator end() const { return all_->end(); }
+
+ private:
+  static inline const std::vector<Tri> kNone;
+  std::shared_ptr<const std::vector<Tri>> statuses_;
+  const std::vector<Tri>* all_ = &kNone;  // *statuses_, or kNone
+};
+
 struct TablePoint {
-  std::vector<Tri> rules;  // per rule
+  RuleStatuses rules;  // per rule
   TableDecision decision;
   std::vector<Tri> invariants;                // per invariant; kUnknown when not evaluated
   std::vector<std::string> invariant_errors;  // per invariant, at a full fact vector: why it is not a bool
 };
 
 struct EnumeratedRegion {
-  Region region;  // axes: DomainEnumerator::names()
-  std::vector<TablePoint> tables;
+  Region region;                       // axes: DomainEnumerator::names()
+  std::span<const TablePoint> tables;  // per table; valid during the visit only
   // A derived fact, domain bound or constraint that cannot be evaluated in
   // this region (the region is not split further).
   std::string error;
@@ -68,15 +89,36 @@ struct EnumeratedRegion {
 
 enum class Triage { kContinue, kSettled, kSkip };
 
+// What a walk computes at each partial assignment (rule statuses, decisions,
+// value classes) depends on the assignment only, not on the triage: runs of
+// one enumerator that share a cache compute each once. verify's dead- and
+// masked-rule checks (a run per rule) share one, which keeps them linear in
+// the rules. Holds at most about 64 MB, and stops growing when the runs turn
+// out not to share what they compute; not thread-safe.
+class EnumerationCache {
+ public:
+  EnumerationCache();
+  ~EnumerationCache();
+  EnumerationCache(const EnumerationCache&) = delete;
+  EnumerationCache& operator=(const EnumerationCache&) = delete;
+
+  struct Impl;  // internal
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 struct EnumerationOptions {
   // Whether a region is settled, must be split further, or is of no interest
   // (skipped, not reported). Called with each table's rule statuses and,
   // when they decide it, its decision. Full fact vectors are never split.
   std::function<Triage(const std::vector<TablePoint>&)> triage;
   bool invariants = true;  // settle only once every invariant is decided
-  // Per table, per rule: whether its status matters to the triage (empty: every rule).
-  // A fact that only settled or uninteresting rules read is not split on.
-  std::vector<std::vector<bool>> interesting_rules;
+  // Per table, a bitset (engine/common/bitset.h) of the rules whose status
+  // matters to the triage (empty: every rule). A fact that only settled or
+  // uninteresting rules read is not split on.
+  std::vector<std::vector<uint64_t>> interesting_rules;
   // Whether undecided constraints are split on like rules (so that regions
   // settle with every constraint decided); when false, they only restrict
   // and count the states of settled regions, which is cheaper when few rules
@@ -84,12 +126,15 @@ struct EnumerationOptions {
   bool split_on_constraints = true;
   // Stop after this many partial assignments (0: no limit); the stats say so.
   uint64_t max_nodes = 0;
+  // Shared with other runs of the same enumerator (none: nothing is kept).
+  EnumerationCache* cache = nullptr;
 };
 
 struct EnumerationStats {
-  uint64_t states = 0;   // fact vectors in the reported regions
-  uint64_t nodes = 0;    // partial assignments evaluated
-  bool complete = true;  // false when max_nodes stopped the walk
+  uint64_t states = 0;            // fact vectors in the reported regions
+  uint64_t nodes = 0;             // partial assignments evaluated
+  uint64_t rule_evaluations = 0;  // rule statuses computed (those found in the cache are not)
+  bool complete = true;           // false when max_nodes stopped the walk
 };
 
 class DomainEnumerator {

@@ -45,6 +45,9 @@ struct VerificationReport {
   std::vector<std::string> enumeration_order;
   uint64_t states = 0;       // fact vectors of the domain (satisfying the constraints)
   uint64_t evaluations = 0;  // partial assignments evaluated
+  // Rule statuses computed over all the enumerations (the first and the dead-,
+  // masked-rule and overlap searches): a measure of the work, not printed.
+  uint64_t rule_evaluations = 0;
   std::vector<Finding> findings;
   bool diff = false;  // a diff: the findings are differences, not errors and warnings
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "engine/common/bitset.h"
 #include "engine/plan/plan.h"
 #include "engine/rule_file/verification_model.h"
 #include "engine/verify/domain_enumerator.h"
@@ -127,6 +128,10 @@ class Verification {
         enumerator_->Run(options, [&](const EnumeratedRegion& region) { Visit(region); });
     report_.states = stats.states;
     report_.evaluations = stats.nodes;
+    report_.rule_evaluations = stats.rule_evaluations;
+    rank_ = RuleRanks();
+    by_rank_.resize(rank_.size());
+    for (size_t r = 0; r < rank_.size(); ++r) by_rank_[rank_[r]] = static_cast<int>(r);
     for (int r = 0; r < static_cast<int>(rule_set_.rules.size()); ++r) {
       if (!selected_ever_[r]) CheckNeverSelected(r);
     }
@@ -228,14 +233,16 @@ class Verification {
         EnumerationOptions options;
         options.invariants = false;
         options.split_on_constraints = false;
-        options.interesting_rules = {std::vector<bool>(rule_count, false)};
-        options.interesting_rules[0][a] = options.interesting_rules[0][b] = true;
+        options.cache = &cache_;
+        options.interesting_rules = {std::vector<uint64_t>(bitset::WordCount(rule_count), 0)};
+        bitset::Set(options.interesting_rules[0].data(), a);
+        bitset::Set(options.interesting_rules[0].data(), b);
         options.triage = [a, b](const std::vector<TablePoint>& points) {
-          const std::vector<Tri>& rules = points[0].rules;
+          const RuleStatuses& rules = points[0].rules;
           if (rules[a] == Tri::kFalse || rules[b] == Tri::kFalse) return Triage::kSkip;
           return rules[a] == Tri::kTrue && rules[b] == Tri::kTrue ? Triage::kSettled : Triage::kContinue;
         };
-        enumerator_->Run(options, [&](const EnumeratedRegion& enumerated) {
+        const EnumerationStats stats = enumerator_->Run(options, [&](const EnumeratedRegion& enumerated) {
           if (!enumerated.error.empty()) return;
           collector_.Add(
               collector_.Get("overlap:" + Join({a, b}), Finding::Kind::kOverlap, Severity::kWarning,
@@ -243,6 +250,7 @@ class Verification {
                                  " with different actions match together (COLLECT)"),
               enumerated.region);
         });
+        report_.rule_evaluations += stats.rule_evaluations;
       }
     }
   }
@@ -253,6 +261,7 @@ class Verification {
     EnumerationOptions options;
     options.invariants = false;
     options.split_on_constraints = false;
+    options.cache = &cache_;
     const bool selects_every_match = SelectsEveryMatch();
     options.triage = [rule, selects_every_match](const std::vector<TablePoint>& points) {
       const Tri status = points[0].rules[rule];
@@ -260,17 +269,22 @@ class Verification {
       const bool decided = selects_every_match || points[0].decision.known;
       return status == Tri::kTrue && decided ? Triage::kSettled : Triage::kContinue;
     };
-    // Only the rules that can win over this one matter.
-    const std::vector<int> rank = RuleRanks();
-    options.interesting_rules = {std::vector<bool>(rule_set_.rules.size(), false)};
-    for (size_t r = 0; r < rule_set_.rules.size(); ++r) {
-      const bool earlier = rank[r] <= rank[rule] && !selects_every_match;
-      const bool uniqueness =
-          rule_set_.hit_policy == HitPolicy::kUnique || rule_set_.hit_policy == HitPolicy::kAny;
-      options.interesting_rules[0][r] = static_cast<int>(r) == rule || earlier || uniqueness;
+    // Only the rules that can win over this one matter: itself, the rules
+    // before it in hit-policy order, or every rule under UNIQUE and ANY.
+    const int rule_count = static_cast<int>(rule_set_.rules.size());
+    const int word_count = bitset::WordCount(rule_count);
+    options.interesting_rules = {std::vector<uint64_t>(word_count, 0)};
+    uint64_t* interesting = options.interesting_rules[0].data();
+    if (rule_set_.hit_policy == HitPolicy::kUnique || rule_set_.hit_policy == HitPolicy::kAny) {
+      bitset::SetFirst(interesting, word_count, rule_count);
+    } else if (rule_set_.hit_policy == HitPolicy::kFirst) {
+      bitset::SetFirst(interesting, word_count, rule + 1);
+    } else if (!selects_every_match) {
+      for (int i = 0; i <= rank_[rule]; ++i) bitset::Set(interesting, by_rank_[i]);
     }
+    bitset::Set(interesting, rule);
     bool matches = false;
-    enumerator_->Run(options, [&](const EnumeratedRegion& enumerated) {
+    const EnumerationStats stats = enumerator_->Run(options, [&](const EnumeratedRegion& enumerated) {
       if (enumerated.tables.empty() || !enumerated.error.empty()) return;
       const TableDecision& decision = enumerated.tables[0].decision;
       if (!decision.error.empty()) return;
@@ -288,6 +302,7 @@ class Verification {
                             "masked by " + QuotedRuleIds(rule_set_, decision.selected)),
                  enumerated.region);
     });
+    report_.rule_evaluations += stats.rule_evaluations;
     if (matches && causes.empty()) return;
     const Rule& source = rule_set_.rules[rule];
     const SourcePosition position = InFile(source.position, rule_set_);
@@ -311,6 +326,9 @@ class Verification {
   VerificationReport report_;
   FindingCollector collector_;
   std::vector<bool> selected_ever_;
+  std::vector<int> rank_;     // RuleRanks()
+  std::vector<int> by_rank_;  // rules in hit-policy order
+  EnumerationCache cache_;    // shared by the runs after the first
 };
 
 }  // namespace
