@@ -100,7 +100,7 @@ class Evaluator {
     return scratch;
   }
 
-  // Charges what building `built` (in `scratch`) cost.
+  // Charges what building the value in `scratch` cost.
   const Value& Built(Value& scratch) {
     if (!budget_.Charge(BuiltSize(scratch))) return Exhausted(scratch);
     return scratch;

@@ -25,8 +25,9 @@ Result<std::shared_ptr<const Regex>> Regex::Compile(std::string_view pattern, ui
   }
   std::shared_ptr<Regex> regex(new Regex());
   regex->code_ = code;
-  for (uint32_t limit = 64;; limit *= 8) {
-    const uint32_t step_limit = std::min(limit, std::max<uint32_t>(match_limit, 1));
+  for (uint64_t limit = 64;; limit *= 8) {
+    const auto step_limit =
+        static_cast<uint32_t>(std::min<uint64_t>(limit, std::max<uint32_t>(match_limit, 1)));
     pcre2_match_context* context = pcre2_match_context_create(nullptr);
     if (context == nullptr) return Error{ErrorCode::kInternal, "out of memory compiling a regex", {}};
     pcre2_set_match_limit(context, step_limit);
