@@ -173,6 +173,9 @@ TEST(Cli, DoubleDashEndsTheOptionsOfEveryCommand) {
                              std::filesystem::copy_options::overwrite_existing);
   std::filesystem::copy_file(source + "/rules/etcd-druid/status.yaml", dir / "-status.yaml",
                              std::filesystem::copy_options::overwrite_existing);
+  // verify and diff of the status table take minutes under the sanitizers; a small table will do.
+  std::filesystem::copy_file(source + "/rules/etcd-druid/backup-alert.yaml", dir / "-small.yaml",
+                             std::filesystem::copy_options::overwrite_existing);
   const std::string in_dir = "cd " + dir.string() + " && " + RULEPLANE_BINARY;
   const auto run = [&](const std::string& args) {
     return std::system((in_dir + " " + args + " >/dev/null 2>&1").c_str()) == 0 ? 0 : 1;
@@ -184,8 +187,8 @@ TEST(Cli, DoubleDashEndsTheOptionsOfEveryCommand) {
   EXPECT_EQ(run("lint -- -status.yaml"), 0);
   EXPECT_EQ(run("lint -status.yaml"), 1);
   EXPECT_EQ(run("test -- -status.yaml"), 0);
-  EXPECT_EQ(run("verify -- -status.yaml"), 0);
-  EXPECT_EQ(run("diff -- -status.yaml -status.yaml"), 0);
+  EXPECT_EQ(run("verify -- -small.yaml"), 0);
+  EXPECT_EQ(run("diff -- -small.yaml -small.yaml"), 0);
   EXPECT_EQ(run("plan --batch - -- extra.json"), 1);
 }
 
