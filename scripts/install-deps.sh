@@ -6,7 +6,7 @@ packages=(
   build-essential cmake pkg-config clang clang-format libclang-rt-dev
   libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  python3
+  python3 zlib1g-dev etcd-server etcd-client
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -31,7 +31,20 @@ enum class ErrorCode {
   kNotFound,            // a named rule set, rule or file does not exist
   kInvalidArgument,     // a caller passed something unusable (bad --param, ...)
   kInternal,            // a bug in ruleplane
+  // Failures of acting on the world (adapters, executor, journal), by what the
+  // caller should do about them:
+  kUnavailable,         // transient: connection refused, 5xx, 503, a learner not in sync; retry with backoff
+  kDeadlineExceeded,    // a call or a step ran out of time; retry until the step's deadline
+  kConflict,            // the state changed since it was observed (409, compare failed): re-observe
+  kFailedPrecondition,  // the real state does not allow the step now (not quorate, not empty): stop
+  kPermissionDenied,    // 401, 403: stop, naming what would allow it
+  kRefused,             // a gate or an invariant refused a step: nothing was sent
+  kIo,                  // a local file, directory or command failed
 };
+
+// Whether an error of this code may go away by itself, so that retrying the
+// same request after a backoff is right.
+bool IsRetryable(ErrorCode code);
 
 const char* ErrorCodeName(ErrorCode code);
 
@@ -39,6 +52,24 @@ struct Error {
   ErrorCode code = ErrorCode::kInternal;
   std::string message;
   SourcePosition position;
+};
+
+// Success, or an Error: the result of an operation that returns nothing.
+class Status {
+ public:
+  Status() = default;
+  Status(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT: implicit by design
+
+  bool ok() const { return !failed_; }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const {
+    assert(failed_);
+    return error_;
+  }
+
+ private:
+  Error error_;
+  bool failed_ = false;
 };
 
 // Either a T or an Error. Modelled on absl::StatusOr, without exceptions.

@@ -1,0 +1,43 @@
+// Adapter: performs the catalogue's actions of one kind (`adapter:` in
+// actions/catalogue.yaml): "etcd", "local", "kubernetes". The executor calls
+// it; an embedding program may implement its own (its own backup store, its
+// own transport) and register it under the same kind.
+//
+// Every request an adapter sends is first built as data and recorded in the
+// step's RequestLog; in a dry run the log says not to send what mutates, and
+// the adapter goes on building the rest of the step's requests.
+//
+// Failures carry a code that says what to do (engine/common/error.h):
+// kUnavailable / kDeadlineExceeded are retried with backoff by the executor,
+// kConflict means re-observe, anything else stops the plan.
+#pragma once
+
+#include <string_view>
+
+#include "adapters/request.h"
+#include "engine/common/error.h"
+#include "engine/plan/plan.h"
+
+namespace ruleplane {
+
+class Adapter {
+ public:
+  virtual ~Adapter() = default;
+
+  // The catalogue's adapter name this adapter performs.
+  virtual std::string_view kind() const = 0;
+
+  // Whether `step` has already taken effect in the real state (reads only).
+  // An error when the state cannot be read.
+  virtual Result<bool> IsDone(const PlanStep& step, RequestLog& log) = 0;
+
+  // Performs `step`. A step of several requests performs them in order and
+  // stops at the first failure; performing it again after a failure or a
+  // crash must converge (check, then act).
+  virtual Status Perform(const PlanStep& step, RequestLog& log) = 0;
+};
+
+// A step's string parameter, or "" when absent.
+std::string StepParam(const PlanStep& step, std::string_view name);
+
+}  // namespace ruleplane

@@ -1,0 +1,53 @@
+// Running programs: a command to completion (etcdctl), or a long-running
+// process (an etcd for replay, a test cluster's members) stopped by its PID.
+// No shell is involved: arguments are passed as they are.
+#pragma once
+
+#include <sys/types.h>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "engine/common/error.h"
+
+namespace ruleplane {
+
+struct CommandResult {
+  int exit_code = -1;  // -1 when killed by a signal or at the timeout
+  std::string out;     // stdout
+  std::string err;     // stderr
+};
+
+// Runs argv[0] (looked up in PATH) with the arguments and waits at most
+// `timeout`; a process still running then is killed (kDeadlineExceeded).
+// kIo when it cannot be started. A non-zero exit is not an error here.
+Result<CommandResult> RunCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
+
+// A child process that runs until Stop() or destruction (SIGTERM, then SIGKILL
+// after `grace`). Its stdout and stderr go to `log_path` (appended).
+class ChildProcess {
+ public:
+  ChildProcess() = default;
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&& other) noexcept;
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  ~ChildProcess();
+
+  static Result<ChildProcess> Start(const std::vector<std::string>& argv, const std::string& log_path);
+
+  pid_t pid() const { return pid_; }
+  bool running();  // reaps the child when it has exited
+  void Kill(int signal);
+  // Stops the process and waits for it; its exit status, or -1.
+  int Stop(std::chrono::milliseconds grace = std::chrono::seconds(5));
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+};
+
+// A TCP port on 127.0.0.1 that was free a moment ago (bound, then closed).
+int FreeLoopbackPort();
+
+}  // namespace ruleplane
