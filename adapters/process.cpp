@@ -1,6 +1,7 @@
 #include "adapters/process.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -124,8 +125,13 @@ Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv, c
   const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) return Error{ErrorCode::kIo, "cannot open " + log_path + ": " + strerror(errno), {}};
   std::vector<char*> pointers = ArgvPointers(argv);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
+    // A long-running child dies with us: a process killed at a failure point
+    // must not leave an etcd running on a data directory the rerun moves.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
     const int null_fd = open("/dev/null", O_RDONLY);

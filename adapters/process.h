@@ -25,6 +25,7 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv, std::chro
 
 // A child process that runs until Stop() or destruction (SIGTERM, then SIGKILL
 // after `grace`). Its stdout and stderr go to `log_path` (appended).
+// It is killed when the process that started it dies (PR_SET_PDEATHSIG).
 class ChildProcess {
  public:
   ChildProcess() = default;

@@ -27,6 +27,16 @@ Commands:
                      masked rules, invariants
   diff [--param K=V]... [--snapshots DIR] OLD NEW
                      the states (and snapshots) two versions of a rule set decide differently
+  diff --journal FILE OLD NEW
+                     what the other version would have decided on the snapshots a journal recorded
+  observe member [member flags]
+                     this member's EtcdMemberInitSnapshot: data directory, backup store, member list
+  member-init [member flags] [--rules NAME@VERSION] [--dry-run] [--journal FILE]
+                     an init container: observe, plan with the initialization rules, execute on this member
+  backup full|delta --endpoints URL[,URL] --backup-store DIR
+                     take one backup into the store, in etcd-backup-restore's layout
+  history [--journal FILE] [--limit N] [-o table|json]
+                     what was observed, decided and done, step by step
   eval [--input FILE.json] [--] EXPR
                      evaluate one expression against a JSON document's top-level keys
   version            print the version
@@ -52,6 +62,10 @@ int Run(int argc, char** argv) {
   if (command == "test") return RunTest(args, std::cout, std::cerr);
   if (command == "verify") return RunVerify(args, std::cout, std::cerr);
   if (command == "diff") return RunDiff(args, std::cout, std::cerr);
+  if (command == "observe") return RunObserve(args, std::cin, std::cout, std::cerr);
+  if (command == "member-init") return RunMemberInit(args, std::cin, std::cout, std::cerr);
+  if (command == "backup") return RunBackup(args, std::cout, std::cerr);
+  if (command == "history") return RunHistory(args, std::cout, std::cerr);
   if (command == "eval") return RunEval(args, std::cout, std::cerr);
   if (command == "version" || command == "--version") {
     std::cout << "ruleplane " << RULEPLANE_VERSION << "\n";

@@ -60,7 +60,9 @@ void ProcessBlock(const uint8_t* block, std::array<uint32_t, 8>& state) {
 
 }  // namespace
 
-std::string Sha256Hex(std::string_view data) {
+namespace {
+
+std::array<uint32_t, 8> Sha256State(std::string_view data) {
   std::array<uint32_t, 8> state = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
@@ -77,11 +79,25 @@ std::string Sha256Hex(std::string_view data) {
   uint64_t bit_length = static_cast<uint64_t>(data.size()) * 8;
   for (int i = 0; i < 8; ++i) tail[tail_size - 1 - i] = static_cast<uint8_t>(bit_length >> (8 * i));
   for (size_t offset = 0; offset < tail_size; offset += 64) ProcessBlock(tail.data() + offset, state);
+  return state;
+}
 
+}  // namespace
+
+std::string Sha256Digest(std::string_view data) {
+  std::string digest;
+  digest.reserve(32);
+  for (uint32_t word : Sha256State(data)) {
+    for (int shift = 24; shift >= 0; shift -= 8) digest += static_cast<char>((word >> shift) & 0xff);
+  }
+  return digest;
+}
+
+std::string Sha256Hex(std::string_view data) {
   static constexpr char kHexDigits[] = "0123456789abcdef";
   std::string hex;
   hex.reserve(64);
-  for (uint32_t word : state) {
+  for (uint32_t word : Sha256State(data)) {
     for (int shift = 28; shift >= 0; shift -= 4) hex += kHexDigits[(word >> shift) & 0xf];
   }
   return hex;

@@ -10,5 +10,7 @@ namespace ruleplane {
 
 // Lower-case hex SHA-256 of `data`.
 std::string Sha256Hex(std::string_view data);
+// The 32 raw bytes (the trailer of etcd's snapshot stream and of etcd-backup-restore's delta files).
+std::string Sha256Digest(std::string_view data);
 
 }  // namespace ruleplane

@@ -1,4 +1,4 @@
-#include "actions/failure_point.h"
+#include "adapters/failure_point.h"
 
 #include <unistd.h>
 

@@ -2,7 +2,7 @@
 // code where a test can make the process die at once, as a crash or a kill
 // would, to check that a rerun converges.
 //
-//   RULEPLANE_FAILPOINT=after-member-add ruleplane member-init ...
+//   RULEPLANE_FAILPOINT=after:AddMember ruleplane member-init ...
 //
 // The process exits with status 75 and without unwinding, flushing or
 // closing anything (_exit), right after the named point is reached.

@@ -1,0 +1,118 @@
+// Executor: runs a Plan's steps through adapters, journaling the intent
+// before each step acts and the outcome after.
+//
+//   AdapterSet adapters;  adapters.Add(&etcd);  adapters.Add(&local);
+//   Executor executor(adapters, journal.get(), options);
+//   ExecutionReport report = executor.Run(plan, snapshot, rule_sets, evaluation);
+//
+// Before anything runs, the whole plan is checked: every rule set planned
+// without error, every invariant of its rule sets holds for it, every step
+// has an adapter, and the gate allows every step (a disruptive step only with
+// allow_disruptive or when the gate allows it). A plan that fails a check is
+// refused and nothing is sent.
+//
+// Steps run in dependsOn order, one at a time. A step is skipped when it has
+// already taken effect: it succeeded in the interrupted run that the journal
+// holds for the same subject, or the adapter finds it done in the real state.
+// A step the journal found `running` is never sent again blindly: the adapter
+// checks the real state first. Retryable failures (engine/common/error.h,
+// IsRetryable) are retried with bounded, jittered exponential backoff until
+// the step's deadline, checking the real state before each new attempt; any
+// other failure stops the plan, and later steps do not run.
+//
+// Failure points (adapters/failure_point.h): `before:<Action>` once the step is
+// journaled as running, `after:<Action>` once the adapter succeeded and before
+// the journal records it.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actions/journal.h"
+#include "adapters/adapter.h"
+#include "engine/match/compiled_rule_set.h"
+#include "engine/plan/plan.h"
+
+namespace ruleplane {
+
+class AdapterSet {
+ public:
+  void Add(Adapter* adapter) { adapters_[std::string(adapter->kind())] = adapter; }
+  Adapter* Find(std::string_view kind) const;
+
+ private:
+  std::map<std::string, Adapter*, std::less<>> adapters_;
+};
+
+struct RetryPolicy {
+  std::chrono::milliseconds initial_backoff{200};
+  std::chrono::milliseconds max_backoff{5000};
+  std::chrono::milliseconds step_deadline{std::chrono::minutes(2)};
+};
+
+// What a gate says about one step, beyond the flags.
+struct GateDecision {
+  bool refuse = false;             // never run it (and so refuse the plan)
+  bool allows_disruptive = false;  // run it although it is disruptive and allow_disruptive is off
+  std::string reason;              // why, for the report and the journal
+};
+
+struct ExecutorOptions {
+  bool dry_run = false;
+  bool allow_disruptive = false;
+  std::function<GateDecision(const PlanStep&)> gate;
+  RetryPolicy retry;
+  std::string command;  // journaled: "member-init", "backup full", ...
+  std::string subject;  // journaled: what the plan acts on; resuming looks up its last run
+};
+
+struct StepReport {
+  std::string step_id;
+  std::string action;
+  std::string target;
+  StepState state = StepState::kPending;  // kPending: not run (a dry run, or an earlier step failed)
+  int attempts = 0;
+  std::string message;  // why skipped, refused or failed; "dry run" when only recorded
+  std::vector<Request> requests;
+};
+
+struct ExecutionReport {
+  int64_t plan_id = 0;          // in the journal; 0 without one
+  std::string state;            // "succeeded", "failed", "refused"
+  std::optional<Error> error;   // the failure or refusal
+  std::vector<StepReport> steps;
+
+  bool ok() const { return !error.has_value(); }
+};
+
+class Executor {
+ public:
+  Executor(const AdapterSet& adapters, Journal* journal, ExecutorOptions options);
+
+  ExecutionReport Run(const Plan& plan, const Snapshot& snapshot,
+                      const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,
+                      const EvaluationOptions& evaluation);
+
+ private:
+  std::optional<Error> CheckPlan(const Plan& plan, const Snapshot& snapshot,
+                                 const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,
+                                 const EvaluationOptions& evaluation, ExecutionReport& report) const;
+  Status RunStep(const PlanStep& step, const StepRecord* interrupted, StepReport& report);
+
+  const AdapterSet& adapters_;
+  Journal* journal_;
+  ExecutorOptions options_;
+  int64_t plan_id_ = 0;
+};
+
+// The report as text, one line per step: "done", "skipped: already done",
+// "refused: ...", "failed: ...", "not run", and with `requests` every request.
+std::string FormatExecutionReport(const ExecutionReport& report, bool requests);
+Value ExecutionReportToValue(const ExecutionReport& report);
+
+}  // namespace ruleplane

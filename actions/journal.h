@@ -1,0 +1,111 @@
+// Journal: what ruleplane observed, decided and did, in SQLite (WAL mode,
+// synchronous=FULL), so that a run killed half-way resumes from the truth:
+//
+//   evaluations  one per observed snapshot: its digest, the snapshot itself
+//                (zlib-compressed canonical JSON), the rule sets' ids and digests
+//   plans        one per execution: command, subject, dry run, state
+//                (running / succeeded / failed / refused / dry-run), error, times
+//   steps        one per plan step: state (pending / running / succeeded /
+//                failed / skipped / refused), attempts, times, the requests
+//                sent (JSON), the error or why skipped
+//
+// The executor writes the intent (StepStarted: running) before a step acts
+// and the outcome (StepFinished) after. A plan whose state is still
+// `running` was interrupted; UnfinishedSteps returns its steps (or a failed
+// plan's) so that the next run for the same subject skips what took effect
+// and checks the real state for what was running. Several processes may open one journal (SQLite
+// locking, busy timeout 10 s).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adapters/request.h"
+#include "engine/common/error.h"
+#include "engine/common/snapshot.h"
+#include "engine/plan/plan.h"
+
+namespace ruleplane {
+
+enum class StepState { kPending, kRunning, kSucceeded, kFailed, kSkipped, kRefused };
+std::string_view StepStateName(StepState state);  // "pending", "running", ...
+
+struct StepRecord {
+  int64_t plan_id = 0;
+  std::string step_id;
+  std::string action;
+  std::string target;
+  std::string idempotency_key;
+  bool disruptive = false;
+  StepState state = StepState::kPending;
+  int attempts = 0;
+  std::string started_at;   // RFC 3339 with milliseconds, "" when never started
+  std::string finished_at;  // "" when not finished
+  std::vector<Request> requests;
+  std::string message;
+};
+
+struct PlanRecord {
+  int64_t id = 0;
+  int64_t evaluation_id = 0;
+  std::string command;
+  std::string subject;
+  bool dry_run = false;
+  std::string state;  // "running" (in progress, or interrupted), "succeeded", "failed", "refused", "dry-run"
+  std::string error;
+  std::string started_at;
+  std::string finished_at;
+  std::vector<std::string> matched_rules;  // "<rule set>/<rule>"
+  std::vector<StepRecord> steps;           // in plan order
+};
+
+struct EvaluationRecord {
+  int64_t id = 0;
+  std::string recorded_at;
+  std::string snapshot_digest;
+  Snapshot snapshot;  // decompressed and parsed again
+  std::vector<std::pair<std::string, std::string>> rule_sets;  // id ("name@version"), digest
+};
+
+class Journal {
+ public:
+  // Creates the file and its schema when missing. kIo naming the path.
+  static Result<std::unique_ptr<Journal>> Open(const std::string& path);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  Result<int64_t> RecordEvaluation(const Snapshot& snapshot,
+                                   const std::vector<std::pair<std::string, std::string>>& rule_set_digests);
+  // The plan and all its steps (pending), state "running".
+  Result<int64_t> BeginPlan(int64_t evaluation_id, const Plan& plan, const std::string& command,
+                            const std::string& subject, bool dry_run);
+  // The intent: the step is about to act (attempt n); committed before it returns.
+  Status StepStarted(int64_t plan_id, const PlanStep& step, int attempt);
+  // The outcome.
+  Status StepFinished(int64_t plan_id, const std::string& step_id, StepState state,
+                      const std::vector<Request>& requests, const std::string& message);
+  Status FinishPlan(int64_t plan_id, const std::string& state, const std::string& error);
+
+  // The steps of the subject's latest plan that is not a dry run, when that
+  // plan is still `running` (it was interrupted) or `failed`: the run that
+  // the next one resumes. Empty otherwise.
+  Result<std::vector<StepRecord>> UnfinishedSteps(const std::string& subject);
+
+  // The latest plans first, with their steps; limit 0 = all.
+  Result<std::vector<PlanRecord>> Plans(int limit);
+  // The latest evaluations first; limit 0 = all.
+  Result<std::vector<EvaluationRecord>> Evaluations(int limit);
+
+ private:
+  explicit Journal(std::string path);
+  std::string path_;
+  void* db_ = nullptr;  // sqlite3*
+};
+
+}  // namespace ruleplane

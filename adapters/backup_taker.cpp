@@ -1,0 +1,123 @@
+#include "adapters/backup_taker.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "adapters/local/delta_file.h"
+#include "adapters/local/snapshot_file.h"
+
+namespace ruleplane {
+namespace {
+
+// Now as Go's time.Time marshals it (RFC 3339 with nanoseconds, trailing
+// zeros dropped), the receive time etcd-backup-restore writes with each event.
+std::string GoTimeNow() {
+  const auto now = std::chrono::system_clock::now();
+  const auto since_epoch = now.time_since_epoch();
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
+  const int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - seconds).count();
+  const std::time_t t = seconds.count();
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[64];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::string result = text;
+  if (nanos != 0) {
+    char fraction[16];
+    std::snprintf(fraction, sizeof fraction, ".%09lld", static_cast<long long>(nanos));
+    std::string digits = fraction;
+    while (digits.back() == '0') digits.pop_back();
+    result += digits;
+  }
+  return result + "Z";
+}
+
+Result<EtcdStatus> FirstAnsweringStatus(EtcdClient& client, RequestLog& log) {
+  Error last{ErrorCode::kUnavailable, "no etcd endpoint is configured", {}};
+  for (const std::string& endpoint : client.config().endpoints) {
+    auto status = client.MemberStatus(endpoint, log);
+    if (status.ok()) return status;
+    last = status.error();
+  }
+  return last;
+}
+
+}  // namespace
+
+Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const BackupOptions& options,
+                                   RequestLog& log) {
+  auto status = FirstAnsweringStatus(client, log);
+  if (!status.ok()) return status.error();
+  std::filesystem::create_directories(store.directory());
+  // In the store's directory, under a name that is not a snapshot's.
+  const std::string download = store.directory() + "/.full-download." + std::to_string(getpid());
+  auto taken = client.Snapshot(status->endpoint, download, log);
+  if (!taken.ok()) return taken.error();
+  TakenBackup backup;
+  if (!log.dry_run()) {
+    // Writes between the status call and the snapshot land in the file: the
+    // revision it holds names it, so that deltas continue exactly after it.
+    auto revision = SnapshotFileRevision(download, options.timeout);
+    if (!revision.ok()) {
+      std::filesystem::remove(download);
+      return revision.error();
+    }
+    backup.revision = *revision;
+  }
+  auto name = store.WriteFull(download, backup.revision, std::chrono::system_clock::now(), options.compression_suffix,
+                              log);
+  std::error_code ignored;
+  std::filesystem::remove(download, ignored);
+  if (!name.ok()) return name.error();
+  backup.name = *name;
+  return backup;
+}
+
+Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, const BackupOptions& options,
+                                    RequestLog& log) {
+  auto listing = store.List();
+  if (!listing.ok()) return listing.error();
+  bool has_full = false;
+  int64_t last_stored = 0;
+  for (const StoredSnapshot& snapshot : listing->snapshots) {
+    has_full = has_full || snapshot.kind == "Full";
+    last_stored = std::max(last_stored, snapshot.last_revision);
+  }
+  if (!has_full) {
+    return Error{ErrorCode::kFailedPrecondition,
+                 "the backup store " + store.directory() + " has no full snapshot: take `backup full` first", {}};
+  }
+  auto status = FirstAnsweringStatus(client, log);
+  if (!status.ok()) return status.error();
+  TakenBackup backup;
+  if (status->revision <= last_stored) return backup;  // nothing happened since
+
+  const int64_t until = status->revision;
+  std::vector<EtcdEvent> events;
+  auto last = client.Watch(last_stored + 1, options.timeout, [&](const std::vector<EtcdEvent>& batch) {
+    for (const EtcdEvent& event : batch) {
+      if (event.kv.mod_revision > until) return false;
+      events.push_back(event);
+    }
+    return events.empty() || events.back().kv.mod_revision < until;
+  });
+  if (!last.ok()) return last.error();
+  if (events.empty() || events.back().kv.mod_revision != until) {
+    return Error{ErrorCode::kDeadlineExceeded,
+                 "the watch from revision " + std::to_string(last_stored + 1) + " did not reach revision " +
+                     std::to_string(until) + " within the timeout",
+                 {}};
+  }
+  auto name = store.WriteDelta(SerializeDelta(events, GoTimeNow()), last_stored + 1, until,
+                               std::chrono::system_clock::now(), options.compression_suffix, log);
+  if (!name.ok()) return name.error();
+  backup.name = *name;
+  backup.revision = until;
+  backup.events = static_cast<int64_t>(events.size());
+  return backup;
+}
+
+}  // namespace ruleplane

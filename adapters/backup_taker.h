@@ -1,0 +1,38 @@
+// Taking one backup from a running cluster into the backup store, as
+// etcd-backup-restore's snapshotter does: a full snapshot (etcd's snapshot
+// stream, named by the revision the file holds), or a delta (the watch
+// events since the store's latest snapshot, up to the revision the cluster
+// had when the delta began, in etcd-backup-restore's format).
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "adapters/etcd/etcd_client.h"
+#include "adapters/local/backup_store.h"
+
+namespace ruleplane {
+
+struct BackupOptions {
+  std::string compression_suffix;  // ".gz", ".zlib", ".Z" or ""
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+};
+
+struct TakenBackup {
+  std::string name;    // in the store; "" when there was nothing to take
+  int64_t revision = 0;  // the last revision it holds
+  int64_t events = 0;    // a delta's events
+};
+
+// A full snapshot from the first endpoint that answers.
+Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const BackupOptions& options,
+                                   RequestLog& log);
+
+// A delta from the store's latest snapshot's last revision + 1 to the
+// cluster's current revision; nothing when the cluster has not moved. No full
+// snapshot in the store, or a compacted start revision: kFailedPrecondition
+// (take a full snapshot).
+Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, const BackupOptions& options,
+                                    RequestLog& log);
+
+}  // namespace ruleplane

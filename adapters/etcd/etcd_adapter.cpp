@@ -1,0 +1,112 @@
+#include "adapters/etcd/etcd_adapter.h"
+
+#include <algorithm>
+
+namespace ruleplane {
+namespace {
+
+bool BoolParam(const PlanStep& step, std::string_view name) {
+  const Value* value = step.params.is_map() ? step.params.Find(name) : nullptr;
+  return value != nullptr && value->is_bool() && value->bool_value();
+}
+
+bool HasPeerUrl(const EtcdMember& member, const std::string& url) {
+  return std::find(member.peer_urls.begin(), member.peer_urls.end(), url) != member.peer_urls.end();
+}
+
+// The member a RemoveMember step means: by ID, or by name when it has none.
+const EtcdMember* RemovalTarget(const PlanStep& step, const std::vector<EtcdMember>& members, Status& problem) {
+  const std::string hex = StepParam(step, "memberID");
+  if (!hex.empty()) {
+    auto id = ParseMemberIdHex(hex);
+    if (!id.ok()) {
+      problem = id.error();
+      return nullptr;
+    }
+    for (const EtcdMember& member : members) {
+      if (member.id == *id) return &member;
+    }
+    return nullptr;
+  }
+  std::string name = StepParam(step, "name");
+  if (name.empty()) name = step.target;
+  for (const EtcdMember& member : members) {
+    if (member.name == name) return &member;
+  }
+  return nullptr;
+}
+
+const EtcdMember* ByName(const std::vector<EtcdMember>& members, const std::string& name) {
+  for (const EtcdMember& member : members) {
+    if (member.name == name) return &member;
+  }
+  return nullptr;
+}
+
+std::string NameParam(const PlanStep& step) {
+  const std::string name = StepParam(step, "name");
+  return name.empty() ? step.target : name;
+}
+
+}  // namespace
+
+Result<bool> EtcdAdapter::IsDone(const PlanStep& step, RequestLog& log) {
+  auto members = client_.MemberList(log);
+  if (!members.ok()) return members.error();
+  if (step.action == "AddMember") {
+    const std::string url = StepParam(step, "peerURL");
+    return std::any_of(members->begin(), members->end(), [&](const EtcdMember& m) { return HasPeerUrl(m, url); });
+  }
+  if (step.action == "RemoveMember") {
+    Status problem;
+    const EtcdMember* target = RemovalTarget(step, *members, problem);
+    if (!problem.ok()) return problem.error();
+    return target == nullptr;
+  }
+  if (step.action == "PromoteMember") {
+    const EtcdMember* member = ByName(*members, NameParam(step));
+    return member != nullptr && !member->is_learner;
+  }
+  if (step.action == "DefragmentMember") return false;
+  return Error{ErrorCode::kInvalidArgument, "the etcd adapter does not perform " + step.action, {}};
+}
+
+Status EtcdAdapter::Perform(const PlanStep& step, RequestLog& log) {
+  if (step.action == "AddMember") {
+    auto added = client_.MemberAdd({StepParam(step, "peerURL")}, BoolParam(step, "learner"), log);
+    if (!added.ok()) return added.error();
+    return {};
+  }
+  auto members = client_.MemberList(log);
+  if (!members.ok()) return members.error();
+  if (step.action == "RemoveMember") {
+    Status problem;
+    const EtcdMember* target = RemovalTarget(step, *members, problem);
+    if (!problem.ok()) return problem;
+    if (target == nullptr) return {};  // already gone
+    Status removed = client_.MemberRemove(target->id, log);
+    if (!removed.ok() && removed.error().code == ErrorCode::kNotFound) return {};
+    return removed;
+  }
+  if (step.action == "PromoteMember") {
+    const EtcdMember* member = ByName(*members, NameParam(step));
+    if (member == nullptr) {
+      return Error{ErrorCode::kNotFound, "no member named " + NameParam(step) + " to promote", {}};
+    }
+    return client_.MemberPromote(member->id, log);
+  }
+  if (step.action == "DefragmentMember") {
+    std::string endpoint = StepParam(step, "endpoint");
+    if (endpoint.empty()) {
+      const EtcdMember* member = ByName(*members, NameParam(step));
+      if (member == nullptr || member->client_urls.empty()) {
+        return Error{ErrorCode::kNotFound, "no client URL for member " + NameParam(step), {}};
+      }
+      endpoint = member->client_urls.front();
+    }
+    return client_.Defragment(endpoint, log);
+  }
+  return Error{ErrorCode::kInvalidArgument, "the etcd adapter does not perform " + step.action, {}};
+}
+
+}  // namespace ruleplane

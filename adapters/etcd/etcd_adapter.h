@@ -1,0 +1,30 @@
+// EtcdAdapter: the catalogue's `adapter: etcd` actions, against the cluster
+// through EtcdClient:
+//
+//   AddMember        params name, peerURL, learner; done when a member has that peer URL
+//   RemoveMember     params memberID (hex), or name when memberID is ""; done when no such member (404 = done)
+//   PromoteMember    params name; done when it is a voter; "learner not in sync" is kUnavailable (retried)
+//   DefragmentMember params name, endpoint
+//
+// Every check reads the member list first: a step retried after a timeout
+// or a crash never adds a second member or removes the wrong one.
+#pragma once
+
+#include "adapters/adapter.h"
+#include "adapters/etcd/etcd_client.h"
+
+namespace ruleplane {
+
+class EtcdAdapter : public Adapter {
+ public:
+  explicit EtcdAdapter(EtcdClient& client) : client_(client) {}
+
+  std::string_view kind() const override { return "etcd"; }
+  Result<bool> IsDone(const PlanStep& step, RequestLog& log) override;
+  Status Perform(const PlanStep& step, RequestLog& log) override;
+
+ private:
+  EtcdClient& client_;
+};
+
+}  // namespace ruleplane

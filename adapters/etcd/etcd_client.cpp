@@ -1,0 +1,399 @@
+#include "adapters/etcd/etcd_client.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "adapters/base64.h"
+#include "adapters/local/atomic_file.h"
+#include "adapters/local/backup_store.h"
+#include "engine/common/json_value.h"
+
+namespace ruleplane {
+namespace {
+
+// gRPC status codes etcd's gateway returns in {"code": n, "message": ...}.
+constexpr int64_t kGrpcDeadlineExceeded = 4, kGrpcNotFound = 5, kGrpcFailedPrecondition = 9, kGrpcOutOfRange = 11,
+                  kGrpcUnavailable = 14;
+
+const Value* Field(const Value& map, std::string_view name) { return map.is_map() ? map.Find(name) : nullptr; }
+
+// int64 and uint64 arrive as JSON strings; absent means 0.
+uint64_t Unsigned(const Value& map, std::string_view name) {
+  const Value* value = Field(map, name);
+  if (value == nullptr) return 0;
+  if (value->is_int()) return static_cast<uint64_t>(value->int_value());
+  if (!value->is_string()) return 0;
+  try {
+    return std::stoull(value->string_value());
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+int64_t Signed(const Value& map, std::string_view name) { return static_cast<int64_t>(Unsigned(map, name)); }
+
+std::string Text(const Value& map, std::string_view name) {
+  const Value* value = Field(map, name);
+  return value != nullptr && value->is_string() ? value->string_value() : std::string();
+}
+
+bool Flag(const Value& map, std::string_view name) {
+  const Value* value = Field(map, name);
+  return value != nullptr && value->is_bool() && value->bool_value();
+}
+
+std::vector<std::string> Texts(const Value& map, std::string_view name) {
+  std::vector<std::string> texts;
+  const Value* list = Field(map, name);
+  if (list == nullptr || !list->is_list()) return texts;
+  for (const Value& item : list->list_value()) {
+    if (item.is_string()) texts.push_back(item.string_value());
+  }
+  return texts;
+}
+
+std::string Bytes(const Value& map, std::string_view name) {
+  auto decoded = Base64Decode(Text(map, name));
+  return decoded ? *decoded : std::string();
+}
+
+EtcdMember MemberFrom(const Value& value) {
+  EtcdMember member;
+  member.id = Unsigned(value, "ID");
+  member.name = Text(value, "name");
+  member.peer_urls = Texts(value, "peerURLs");
+  member.client_urls = Texts(value, "clientURLs");
+  member.is_learner = Flag(value, "isLearner");
+  return member;
+}
+
+KeyValue KeyValueFrom(const Value& value) {
+  KeyValue kv;
+  kv.key = Bytes(value, "key");
+  kv.value = Bytes(value, "value");
+  kv.create_revision = Signed(value, "create_revision");
+  kv.mod_revision = Signed(value, "mod_revision");
+  kv.version = Signed(value, "version");
+  kv.lease = Signed(value, "lease");
+  return kv;
+}
+
+std::string Quoted(std::string_view text) { return FormatJson(Value::String(std::string(text))); }
+
+// The error an answer that is not 200 means, from its gRPC code when it has one.
+Error ErrorFromReply(long status, const std::string& what, const std::string& body) {
+  auto parsed = ParseJson(body);
+  if (!parsed.ok() || Field(*parsed, "code") == nullptr) return HttpStatusError(status, what, body);
+  const int64_t code = Signed(*parsed, "code");
+  std::string message = Text(*parsed, "message");
+  if (message.empty()) message = Text(*parsed, "error");
+  const std::string text = what + ": " + message;
+  switch (code) {
+    case kGrpcUnavailable: return Error{ErrorCode::kUnavailable, text, {}};
+    case kGrpcDeadlineExceeded: return Error{ErrorCode::kDeadlineExceeded, text, {}};
+    case kGrpcNotFound: return Error{ErrorCode::kNotFound, text, {}};
+    case kGrpcOutOfRange: return Error{ErrorCode::kFailedPrecondition, text, {}};
+    case kGrpcFailedPrecondition:
+      // A learner that has not caught up with the leader yet: promoting it again later works.
+      if (message.find("in sync with leader") != std::string::npos) return Error{ErrorCode::kUnavailable, text, {}};
+      return Error{ErrorCode::kFailedPrecondition, text, {}};
+    default:
+      if (message.find("unhealthy cluster") != std::string::npos ||
+          message.find("not supported for learner") != std::string::npos ||
+          message.find("leader changed") != std::string::npos || message.find("timed out") != std::string::npos) {
+        return Error{ErrorCode::kUnavailable, text, {}};
+      }
+      return HttpStatusError(status, what, body);
+  }
+}
+
+}  // namespace
+
+// One call: built as a Request, recorded, then sent to each endpoint in turn
+// (or to `only` when given) until one answers.
+struct EtcdClient::Reply {
+  bool sent = false;
+  Value body;
+};
+
+Result<EtcdClient::Reply> EtcdClient::Call(const std::string& only, const std::string& path, const std::string& body,
+                                           bool mutates, RequestLog& log, std::chrono::milliseconds timeout) {
+  const std::vector<std::string> endpoints = only.empty() ? config_.endpoints : std::vector<std::string>{only};
+  if (endpoints.empty()) return Error{ErrorCode::kInvalidArgument, "no etcd endpoint is configured", {}};
+  Reply reply;
+  if (!log.Record(Request{Request::Kind::kHttp, "POST", endpoints.front() + path, {}, body, mutates})) return reply;
+  Error last{ErrorCode::kUnavailable, "", {}};
+  for (const std::string& endpoint : endpoints) {
+    const std::string url = endpoint + path;
+    auto response = http_.Send("POST", url, body, timeout.count() > 0 ? timeout : config_.timeout);
+    if (!response.ok()) {
+      last = response.error();
+    } else if (response->status != 200) {
+      last = ErrorFromReply(response->status, "POST " + url, response->body);
+    } else {
+      auto parsed = ParseJson(response->body);
+      if (!parsed.ok()) return Error{ErrorCode::kUnavailable, "POST " + url + ": not JSON: " + parsed.error().message, {}};
+      reply.sent = true;
+      reply.body = std::move(*parsed);
+      return reply;
+    }
+    if (last.code != ErrorCode::kUnavailable && last.code != ErrorCode::kDeadlineExceeded) break;
+  }
+  return last;
+}
+
+EtcdClient::EtcdClient(EtcdClientConfig config) : config_(std::move(config)), http_(config_.tls) {}
+
+EtcdClient::EtcdClient(const EtcdClient& other) : EtcdClient(other.config_) {}
+
+Result<std::vector<EtcdMember>> EtcdClient::MemberList(RequestLog& log) {
+  auto reply = Call("", "/v3/cluster/member/list", "{}", false, log);
+  if (!reply.ok()) return reply.error();
+  std::vector<EtcdMember> members;
+  if (const Value* list = Field(reply->body, "members"); list != nullptr && list->is_list()) {
+    for (const Value& item : list->list_value()) members.push_back(MemberFrom(item));
+  }
+  return members;
+}
+
+Result<EtcdMember> EtcdClient::MemberAdd(const std::vector<std::string>& peer_urls, bool as_learner, RequestLog& log) {
+  std::string urls;
+  for (const std::string& url : peer_urls) urls += (urls.empty() ? "" : ",") + Quoted(url);
+  const std::string body = "{\"peerURLs\":[" + urls + "]" + (as_learner ? ",\"isLearner\":true}" : "}");
+  auto reply = Call("", "/v3/cluster/member/add", body, true, log);
+  if (!reply.ok()) return reply.error();
+  if (!reply->sent) return EtcdMember{};
+  const Value* member = Field(reply->body, "member");
+  return member != nullptr ? MemberFrom(*member) : EtcdMember{};
+}
+
+Status EtcdClient::MemberRemove(uint64_t id, RequestLog& log) {
+  auto reply = Call("", "/v3/cluster/member/remove", "{\"ID\":\"" + std::to_string(id) + "\"}", true, log);
+  if (!reply.ok()) return reply.error();
+  return {};
+}
+
+Status EtcdClient::MemberPromote(uint64_t id, RequestLog& log) {
+  auto reply = Call("", "/v3/cluster/member/promote", "{\"ID\":\"" + std::to_string(id) + "\"}", true, log);
+  if (!reply.ok()) return reply.error();
+  return {};
+}
+
+Result<EtcdStatus> EtcdClient::MemberStatus(const std::string& endpoint, RequestLog& log) {
+  auto reply = Call(endpoint, "/v3/maintenance/status", "{}", false, log);
+  if (!reply.ok()) return reply.error();
+  EtcdStatus status;
+  status.endpoint = endpoint;
+  const Value& body = reply->body;
+  const Value* header = Field(body, "header");
+  if (header != nullptr) {
+    status.member_id = Unsigned(*header, "member_id");
+    status.cluster_id = Unsigned(*header, "cluster_id");
+    status.revision = Signed(*header, "revision");
+  }
+  status.version = Text(body, "version");
+  status.leader = Unsigned(body, "leader");
+  status.raft_index = Unsigned(body, "raftIndex");
+  status.raft_term = Unsigned(body, "raftTerm");
+  status.db_size = Signed(body, "dbSize");
+  status.is_learner = Flag(body, "isLearner");
+  status.errors = Texts(body, "errors");
+  return status;
+}
+
+Status EtcdClient::Defragment(const std::string& endpoint, RequestLog& log) {
+  auto reply = Call(endpoint, "/v3/maintenance/defragment", "{}", true, log, config_.timeout * 10);
+  if (!reply.ok()) return reply.error();
+  return {};
+}
+
+Result<HashKvResult> EtcdClient::HashKV(const std::string& endpoint, int64_t revision, RequestLog& log) {
+  auto reply = Call(endpoint, "/v3/maintenance/hashkv", "{\"revision\":\"" + std::to_string(revision) + "\"}", false,
+                    log);
+  if (!reply.ok()) return reply.error();
+  HashKvResult result;
+  result.hash = static_cast<uint32_t>(Unsigned(reply->body, "hash"));
+  result.compact_revision = Signed(reply->body, "compact_revision");
+  if (const Value* header = Field(reply->body, "header")) result.revision = Signed(*header, "revision");
+  return result;
+}
+
+Result<std::pair<int64_t, std::vector<KeyValue>>> EtcdClient::Range(const std::string& key,
+                                                                    const std::string& range_end, int64_t revision,
+                                                                    RequestLog& log) {
+  std::string body = "{\"key\":\"" + Base64Encode(key) + "\"";
+  if (!range_end.empty()) body += ",\"range_end\":\"" + Base64Encode(range_end) + "\"";
+  if (revision > 0) body += ",\"revision\":\"" + std::to_string(revision) + "\"";
+  body += "}";
+  auto reply = Call("", "/v3/kv/range", body, false, log);
+  if (!reply.ok()) return reply.error();
+  std::pair<int64_t, std::vector<KeyValue>> result;
+  if (const Value* header = Field(reply->body, "header")) result.first = Signed(*header, "revision");
+  if (const Value* kvs = Field(reply->body, "kvs"); kvs != nullptr && kvs->is_list()) {
+    for (const Value& item : kvs->list_value()) result.second.push_back(KeyValueFrom(item));
+  }
+  return result;
+}
+
+Result<int64_t> EtcdClient::Put(const std::string& key, const std::string& value, RequestLog& log) {
+  auto reply = Call("", "/v3/kv/put",
+                    "{\"key\":\"" + Base64Encode(key) + "\",\"value\":\"" + Base64Encode(value) + "\"}", true, log);
+  if (!reply.ok()) return reply.error();
+  const Value* header = Field(reply->body, "header");
+  return header != nullptr ? Signed(*header, "revision") : int64_t{0};
+}
+
+Result<int64_t> EtcdClient::Txn(const std::vector<EtcdEvent>& events, RequestLog& log) {
+  std::string operations;
+  for (const EtcdEvent& event : events) {
+    operations += operations.empty() ? "" : ",";
+    if (event.type == EtcdEvent::Type::kDelete) {
+      operations += "{\"request_delete_range\":{\"key\":\"" + Base64Encode(event.kv.key) + "\"}}";
+    } else {
+      operations += "{\"request_put\":{\"key\":\"" + Base64Encode(event.kv.key) + "\",\"value\":\"" +
+                    Base64Encode(event.kv.value) + "\"}}";
+    }
+  }
+  auto reply = Call("", "/v3/kv/txn", "{\"success\":[" + operations + "]}", true, log);
+  if (!reply.ok()) return reply.error();
+  const Value* header = Field(reply->body, "header");
+  return header != nullptr ? Signed(*header, "revision") : int64_t{0};
+}
+
+Status EtcdClient::Compact(int64_t revision, RequestLog& log) {
+  auto reply = Call("", "/v3/kv/compaction", "{\"revision\":\"" + std::to_string(revision) + "\"}", true, log);
+  if (!reply.ok()) return reply.error();
+  return {};
+}
+
+Result<int64_t> EtcdClient::Snapshot(const std::string& endpoint, const std::string& destination, RequestLog& log) {
+  const std::string url = endpoint + "/v3/maintenance/snapshot";
+  if (!log.Record(Request{Request::Kind::kHttp, "POST", url, {destination}, "{}", true})) return int64_t{0};
+  RequestLog status_log;
+  auto status = MemberStatus(endpoint, status_log);
+  if (!status.ok()) return status.error();
+
+  const std::string part = destination + ".part";
+  FILE* file = std::fopen(part.c_str(), "wb");
+  if (file == nullptr) return Error{ErrorCode::kIo, "cannot create " + part, {}};
+  // The stream is newline-delimited JSON: {"result":{"remaining_bytes":..,"blob":"<base64>"}}.
+  std::string pending;
+  std::optional<Error> failure;
+  auto on_data = [&](std::string_view data) {
+    pending.append(data);
+    size_t end;
+    while ((end = pending.find('\n')) != std::string::npos) {
+      auto message = ParseJson(std::string_view(pending).substr(0, end));
+      pending.erase(0, end + 1);
+      const Value* result = message.ok() ? Field(*message, "result") : nullptr;
+      if (result == nullptr) {
+        failure = Error{ErrorCode::kUnavailable, "POST " + url + ": an unexpected message in the snapshot stream", {}};
+        return false;
+      }
+      const std::string blob = Bytes(*result, "blob");
+      if (std::fwrite(blob.data(), 1, blob.size(), file) != blob.size()) {
+        failure = Error{ErrorCode::kIo, "cannot write " + part, {}};
+        return false;
+      }
+    }
+    return true;
+  };
+  auto streamed = http_.Stream("POST", url, "{}", config_.timeout * 30, on_data);
+  const bool flushed = std::fflush(file) == 0 && fsync(fileno(file)) == 0;
+  std::fclose(file);
+  auto discard = [&](Error error) {
+    std::filesystem::remove(part);  // our own partial download
+    return error;
+  };
+  if (!streamed.ok()) return discard(streamed.error());
+  if (*streamed != 200) return discard(ErrorFromReply(*streamed, "POST " + url, pending));
+  if (failure) return discard(*failure);
+  if (!flushed) return discard(Error{ErrorCode::kIo, "cannot write " + part, {}});
+  if (Status verified = VerifySnapshotTrailer(part, "the snapshot from " + endpoint); !verified.ok()) {
+    return discard(verified.error());
+  }
+  if (std::rename(part.c_str(), destination.c_str()) != 0) return discard(Error{ErrorCode::kIo, "cannot rename " + part, {}});
+  if (Status synced = SyncDirectory(std::filesystem::path(destination).parent_path().string()); !synced.ok()) {
+    return synced.error();
+  }
+  return status->revision;
+}
+
+Result<int64_t> EtcdClient::Watch(int64_t start_revision, std::chrono::milliseconds timeout,
+                                  const std::function<bool(const std::vector<EtcdEvent>&)>& on_events) {
+  const std::string body = "{\"create_request\":{\"key\":\"" + Base64Encode(std::string(1, '\0')) +
+                           "\",\"range_end\":\"" + Base64Encode(std::string(1, '\0')) + "\",\"start_revision\":\"" +
+                           std::to_string(start_revision) + "\"}}";
+  Error last{ErrorCode::kInvalidArgument, "no etcd endpoint is configured", {}};
+  for (const std::string& endpoint : config_.endpoints) {
+    const std::string url = endpoint + "/v3/watch";
+    int64_t delivered = start_revision - 1;
+    std::string pending;
+    std::optional<Error> failure;
+    auto on_data = [&](std::string_view data) {
+      pending.append(data);
+      size_t end;
+      while ((end = pending.find('\n')) != std::string::npos) {
+        auto message = ParseJson(std::string_view(pending).substr(0, end));
+        pending.erase(0, end + 1);
+        const Value* result = message.ok() ? Field(*message, "result") : nullptr;
+        if (result == nullptr) {
+          failure = Error{ErrorCode::kUnavailable, "POST " + url + ": an unexpected message in the watch stream", {}};
+          return false;
+        }
+        if (Signed(*result, "compact_revision") > 0) {
+          failure = Error{ErrorCode::kFailedPrecondition,
+                          "revision " + std::to_string(start_revision) + " is compacted (the oldest kept is " +
+                              std::to_string(Signed(*result, "compact_revision")) + "): take a full snapshot",
+                          {}};
+          return false;
+        }
+        if (Flag(*result, "canceled")) {
+          failure = Error{ErrorCode::kUnavailable, "POST " + url + ": the watch was canceled: " +
+                                                       Text(*result, "cancel_reason"), {}};
+          return false;
+        }
+        const Value* list = Field(*result, "events");
+        if (list == nullptr || !list->is_list() || list->list_value().empty()) continue;
+        std::vector<EtcdEvent> events;
+        for (const Value& item : list->list_value()) {
+          EtcdEvent event;
+          event.type = Text(item, "type") == "DELETE" ? EtcdEvent::Type::kDelete : EtcdEvent::Type::kPut;
+          if (const Value* kv = Field(item, "kv")) event.kv = KeyValueFrom(*kv);
+          events.push_back(std::move(event));
+        }
+        delivered = events.back().kv.mod_revision;
+        if (!on_events(events)) return false;
+      }
+      return true;
+    };
+    auto streamed = http_.Stream("POST", url, body, timeout, on_data);
+    if (failure) return *failure;
+    if (streamed.ok() && *streamed == 200) return delivered;
+    last = streamed.ok() ? ErrorFromReply(*streamed, "POST " + url, pending) : streamed.error();
+    if (delivered >= start_revision) return delivered;  // some events arrived: the caller decides
+    if (last.code != ErrorCode::kUnavailable && last.code != ErrorCode::kDeadlineExceeded) break;
+  }
+  return last;
+}
+
+std::string MemberIdHex(uint64_t id) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(id));
+  return text;
+}
+
+Result<uint64_t> ParseMemberIdHex(std::string_view hex) {
+  if (hex.empty() || hex.size() > 16) return Error{ErrorCode::kInvalidArgument, "not a member ID: '" + std::string(hex) + "'", {}};
+  uint64_t id = 0;
+  for (char c : hex) {
+    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (digit < 0) return Error{ErrorCode::kInvalidArgument, "not a member ID: '" + std::string(hex) + "'", {}};
+    id = id << 4 | static_cast<uint64_t>(digit);
+  }
+  return id;
+}
+
+}  // namespace ruleplane

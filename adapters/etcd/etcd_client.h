@@ -1,0 +1,141 @@
+// EtcdClient: etcd's v3 JSON gateway (grpc-gateway, `/v3/...`) over libcurl,
+// for etcd 3.4 and later: the cluster's members, a member's status,
+// defragment, snapshot, watch, range, txn, compact, hashkv.
+//
+// Several endpoints: a call goes to the first endpoint that answers and moves
+// on when one does not (connection refused, timeout, 5xx); a call that names
+// one endpoint (MemberStatus, Defragment, HashKV, Snapshot) goes to that one only.
+// Every call has a timeout. Every request is first built as a Request and
+// recorded in `log`; when the log says not to send (a dry run, a request that
+// mutates), the call returns a default value (an empty member, revision 0)
+// without sending. Reads are sent in a dry run too.
+//
+// etcd's gateway encodes int64 as JSON strings and bytes as base64; this
+// class hides both.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "adapters/http_client.h"
+#include "adapters/request.h"
+#include "engine/common/error.h"
+
+namespace ruleplane {
+
+struct EtcdClientConfig {
+  std::vector<std::string> endpoints;  // client URLs, "http://127.0.0.1:2379"
+  TlsConfig tls;
+  std::chrono::milliseconds timeout{std::chrono::seconds(10)};  // per call (a snapshot: 10x)
+};
+
+struct EtcdMember {
+  uint64_t id = 0;
+  std::string name;  // "" for a member added but not started yet
+  std::vector<std::string> peer_urls;
+  std::vector<std::string> client_urls;
+  bool is_learner = false;
+};
+
+struct EtcdStatus {
+  std::string endpoint;
+  std::string version;
+  uint64_t member_id = 0;
+  uint64_t cluster_id = 0;
+  uint64_t leader = 0;
+  int64_t revision = 0;  // header.revision
+  uint64_t raft_index = 0;
+  uint64_t raft_term = 0;
+  int64_t db_size = 0;
+  bool is_learner = false;
+  std::vector<std::string> errors;
+};
+
+struct KeyValue {
+  std::string key;  // raw bytes
+  std::string value;
+  int64_t create_revision = 0;
+  int64_t mod_revision = 0;
+  int64_t version = 0;
+  int64_t lease = 0;
+};
+
+// One event of a watch or of a delta snapshot.
+struct EtcdEvent {
+  enum class Type { kPut, kDelete };
+  Type type = Type::kPut;
+  KeyValue kv;  // for a delete: key and mod_revision
+};
+
+struct HashKvResult {
+  uint32_t hash = 0;
+  int64_t compact_revision = 0;
+  int64_t revision = 0;  // header.revision
+};
+
+// One client is used by one thread at a time (it keeps its connection).
+class EtcdClient {
+ public:
+  explicit EtcdClient(EtcdClientConfig config);
+  EtcdClient(const EtcdClient& other);  // the same configuration, a connection of its own
+  EtcdClient& operator=(const EtcdClient&) = delete;
+
+  const EtcdClientConfig& config() const { return config_; }
+
+  Result<std::vector<EtcdMember>> MemberList(RequestLog& log);
+  // Adds a member with these peer URLs; returns it (its new ID).
+  Result<EtcdMember> MemberAdd(const std::vector<std::string>& peer_urls, bool as_learner, RequestLog& log);
+  // kNotFound when no member has this ID.
+  Status MemberRemove(uint64_t id, RequestLog& log);
+  // A learner not yet in sync with the leader: kUnavailable (retry).
+  Status MemberPromote(uint64_t id, RequestLog& log);
+
+  // (Named MemberStatus: `Status` is the error-or-nothing type.)
+  Result<EtcdStatus> MemberStatus(const std::string& endpoint, RequestLog& log);
+  Status Defragment(const std::string& endpoint, RequestLog& log);
+  Result<HashKvResult> HashKV(const std::string& endpoint, int64_t revision, RequestLog& log);
+
+  // Keys in [key, range_end) ("" = the key alone; "\0" = every key >= key).
+  // `revision` 0 = the latest. Returns the header revision and the pairs.
+  Result<std::pair<int64_t, std::vector<KeyValue>>> Range(const std::string& key, const std::string& range_end,
+                                                          int64_t revision, RequestLog& log);
+  // Puts without a lease; the new revision.
+  Result<int64_t> Put(const std::string& key, const std::string& value, RequestLog& log);
+  // One transaction with the events as its success operations (puts without
+  // leases, deletes of single keys); the revision after it.
+  Result<int64_t> Txn(const std::vector<EtcdEvent>& events, RequestLog& log);
+  Status Compact(int64_t revision, RequestLog& log);
+
+  // Streams the endpoint's snapshot into `destination` (written to
+  // destination + ".part", the trailing SHA-256 verified, fsynced, renamed).
+  // The revision is returned (from a MemberStatus call made just before;
+  // the file may hold later writes too). Records the request as mutating:
+  // it writes `destination`, so a dry run does not download.
+  Result<int64_t> Snapshot(const std::string& endpoint, const std::string& destination, RequestLog& log);
+
+  // Watches every key from `start_revision` (inclusive) and calls `on_events`
+  // with each response's events (with their revisions) until it returns
+  // false, the connection ends, or `timeout` passes. Returns the revision of
+  // the last event delivered (or start_revision - 1). A compacted start
+  // revision: kFailedPrecondition.
+  Result<int64_t> Watch(int64_t start_revision, std::chrono::milliseconds timeout,
+                        const std::function<bool(const std::vector<EtcdEvent>&)>& on_events);
+
+ private:
+  struct Reply;
+  Result<Reply> Call(const std::string& only, const std::string& path, const std::string& body, bool mutates,
+                     RequestLog& log, std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
+
+  EtcdClientConfig config_;
+  HttpClient http_;
+};
+
+// "8e9e05c52164694d": lower-case hex without padding, as etcd and
+// etcd-druid print member IDs (strconv.FormatUint(id, 16)), and back.
+std::string MemberIdHex(uint64_t id);
+Result<uint64_t> ParseMemberIdHex(std::string_view hex);
+
+}  // namespace ruleplane

@@ -1,0 +1,109 @@
+#include "adapters/http_client.h"
+
+#include <curl/curl.h>
+
+#include <mutex>
+
+namespace ruleplane {
+namespace {
+
+struct StreamState {
+  const std::function<bool(std::string_view)>* on_data;
+  std::string* body;
+  bool stopped = false;
+};
+
+size_t OnData(char* data, size_t size, size_t count, void* user) {
+  auto* state = static_cast<StreamState*>(user);
+  const size_t bytes = size * count;
+  if (state->on_data != nullptr) {
+    if (!(*state->on_data)(std::string_view(data, bytes))) {
+      state->stopped = true;
+      return 0;  // ends the transfer
+    }
+  } else {
+    state->body->append(data, bytes);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+HttpClient::HttpClient(TlsConfig tls) : tls_(std::move(tls)) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  curl_ = curl_easy_init();
+}
+
+HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+
+Result<HttpResponse> HttpClient::Send(const std::string& method, const std::string& url, const std::string& body,
+                                      std::chrono::milliseconds timeout) {
+  HttpResponse response;
+  auto status = Stream(method, url, body, timeout, nullptr, &response.body);
+  if (!status.ok()) return status.error();
+  response.status = *status;
+  return response;
+}
+
+Result<long> HttpClient::Stream(const std::string& method, const std::string& url, const std::string& body,
+                                std::chrono::milliseconds timeout,
+                                const std::function<bool(std::string_view)>& on_data) {
+  return Stream(method, url, body, timeout, &on_data, nullptr);
+}
+
+Result<long> HttpClient::Stream(const std::string& method, const std::string& url, const std::string& body,
+                                std::chrono::milliseconds timeout,
+                                const std::function<bool(std::string_view)>* on_data, std::string* collected) {
+  auto* curl = static_cast<CURL*>(curl_);
+  if (curl == nullptr) return Error{ErrorCode::kInternal, "libcurl could not start", {}};
+  curl_easy_reset(curl);
+  StreamState state{on_data, collected};
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  if (!body.empty() || method == "POST") {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+  }
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<int64_t>(timeout.count(), 5000)));
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnData);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
+  if (!tls_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls_.ca_file.c_str());
+  if (!tls_.cert_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLCERT, tls_.cert_file.c_str());
+  if (!tls_.key_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLKEY, tls_.key_file.c_str());
+  if (tls_.insecure_skip_verify) {
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  const CURLcode code = curl_easy_perform(curl);
+  curl_slist_free_all(headers);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && state.stopped)) return status;
+  const std::string message = method + " " + url + ": " + curl_easy_strerror(code);
+  if (code == CURLE_OPERATION_TIMEDOUT) {
+    // A stream that ran until its time was up ended as asked.
+    if (on_data != nullptr && status == 200) return status;
+    return Error{ErrorCode::kDeadlineExceeded, message, {}};
+  }
+  if (code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CACERT_BADFILE || code == CURLE_PEER_FAILED_VERIFICATION) {
+    return Error{ErrorCode::kPermissionDenied, message, {}};
+  }
+  return Error{ErrorCode::kUnavailable, message, {}};
+}
+
+Error HttpStatusError(long status, const std::string& what, const std::string& body) {
+  ErrorCode code = ErrorCode::kInvalidArgument;
+  if (status >= 500 || status == 429) code = ErrorCode::kUnavailable;
+  if (status == 408 || status == 504) code = ErrorCode::kDeadlineExceeded;
+  if (status == 409 || status == 412) code = ErrorCode::kConflict;
+  if (status == 401 || status == 403) code = ErrorCode::kPermissionDenied;
+  if (status == 404) code = ErrorCode::kNotFound;
+  return Error{code, what + ": HTTP " + std::to_string(status) + ": " + body.substr(0, 500), {}};
+}
+
+}  // namespace ruleplane

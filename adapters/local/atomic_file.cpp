@@ -1,0 +1,113 @@
+#include "adapters/local/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+namespace ruleplane {
+namespace {
+
+namespace fs = std::filesystem;
+
+Error IoError(const std::string& what, const std::string& path) {
+  return Error{ErrorCode::kIo, what + " " + path + ": " + std::strerror(errno), {}};
+}
+
+std::string TemporaryName(const std::string& path) {
+  const fs::path target(path);
+  // A dot file whose name is not a snapshot's: listings never take it for one.
+  return (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(getpid()))).string();
+}
+
+Status WriteAll(int fd, const char* data, size_t size, const std::string& path) {
+  while (size > 0) {
+    const ssize_t written = write(fd, data, size);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return IoError("cannot write", path);
+    }
+    data += written;
+    size -= static_cast<size_t>(written);
+  }
+  return {};
+}
+
+// Writes through `fill` into a temporary file, fsyncs it and renames it over `path`.
+template <typename Fill>
+Status ReplaceFile(const std::string& path, Fill fill) {
+  const std::string temporary = TemporaryName(path);
+  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return IoError("cannot create", temporary);
+  Status status = fill(fd, temporary);
+  if (status.ok() && fsync(fd) != 0) status = IoError("cannot fsync", temporary);
+  if (close(fd) != 0 && status.ok()) status = IoError("cannot close", temporary);
+  if (status.ok() && rename(temporary.c_str(), path.c_str()) != 0) status = IoError("cannot rename to", path);
+  if (!status.ok()) {
+    unlink(temporary.c_str());  // our own partial copy
+    return status;
+  }
+  return SyncDirectory(fs::path(path).parent_path().string());
+}
+
+}  // namespace
+
+Status SyncDirectory(const std::string& path) {
+  const int fd = open(path.empty() ? "." : path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return IoError("cannot open the directory", path);
+  const int synced = fsync(fd);
+  close(fd);
+  if (synced != 0) return IoError("cannot fsync the directory", path);
+  return {};
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view content, RequestLog& log) {
+  if (!log.Record(Request{Request::Kind::kFile, "write", path, {}, std::to_string(content.size()) + " bytes", true})) {
+    return {};
+  }
+  return ReplaceFile(path, [&](int fd, const std::string& temporary) {
+    return WriteAll(fd, content.data(), content.size(), temporary);
+  });
+}
+
+Status CopyFileAtomically(const std::string& source, const std::string& destination, RequestLog& log) {
+  if (!log.Record(Request{Request::Kind::kFile, "copy", source, {destination}, "", true})) return {};
+  const int in = open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return IoError("cannot open", source);
+  Status status = ReplaceFile(destination, [&](int fd, const std::string& temporary) -> Status {
+    char buffer[1 << 16];
+    while (true) {
+      const ssize_t got = read(in, buffer, sizeof buffer);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return IoError("cannot read", source);
+      if (got == 0) return {};
+      if (Status written = WriteAll(fd, buffer, static_cast<size_t>(got), temporary); !written.ok()) return written;
+    }
+  });
+  close(in);
+  return status;
+}
+
+Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock::time_point now, RequestLog& log) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  std::string aside = path + "." + stamp;
+  std::error_code ignored;
+  for (int n = 2; fs::exists(aside, ignored) || fs::is_symlink(aside, ignored); ++n) {
+    aside = path + "." + stamp + "." + std::to_string(n);
+  }
+  if (!log.Record(Request{Request::Kind::kFile, "rename", path, {aside}, "moved aside, never deleted", true})) {
+    return aside;
+  }
+  if (rename(path.c_str(), aside.c_str()) != 0) return IoError("cannot move aside", path);
+  if (Status synced = SyncDirectory(fs::path(path).parent_path().string()); !synced.ok()) return synced.error();
+  return aside;
+}
+
+}  // namespace ruleplane

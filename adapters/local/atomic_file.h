@@ -1,0 +1,31 @@
+// Writing files so that a crash leaves either the old or the new content,
+// and "resetting" a directory by moving it aside, never deleting it.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "adapters/request.h"
+#include "engine/common/error.h"
+
+namespace ruleplane {
+
+// Writes `content` to path + ".tmp.<pid>", fsyncs it, renames it over `path`
+// and fsyncs the directory. Records one Request (kFile "write", path, body =
+// "<n> bytes"); in a dry run nothing is written. kIo naming the path on failure.
+Status WriteFileAtomically(const std::string& path, std::string_view content, RequestLog& log);
+
+// Copies `source` the same way (temporary file, fsync, rename, directory
+// fsync), streaming: for snapshots of any size.
+Status CopyFileAtomically(const std::string& source, const std::string& destination, RequestLog& log);
+
+// Renames `path` to "<path>.<UTC yyyymmddThhmmssZ>" (".<n>" appended when
+// that exists), fsyncs the parent, and returns the new path. Records one
+// Request (kFile "rename", path, args {new path}). In a dry run, returns the
+// name it would use.
+Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock::time_point now, RequestLog& log);
+
+// fsync of a directory (after a rename in it).
+Status SyncDirectory(const std::string& path);
+
+}  // namespace ruleplane

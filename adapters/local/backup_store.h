@@ -1,0 +1,93 @@
+// BackupStore: a local directory in etcd-backup-restore's layout (its
+// "Local" storage provider, the store's prefix directory):
+//
+//   <dir>/v2/Full-00000000-00001000-1700000000          flat (today's layout)
+//   <dir>/v2/Incr-00001001-00001100-1700000300.gz
+//   <dir>/v1/Backup-1700000000/Full-00000000-00001000-1700000000   the older layout, read only
+//
+// It reads both layouts, compressed snapshots (.gz, .zlib, .Z) and `.final`,
+// and writes v2 atomically (temporary file in the same directory, fsync,
+// rename, fsync of the directory): full snapshots as etcd's snapshot stream
+// (the database followed by its SHA-256), deltas in etcd-backup-restore's
+// format (adapters/local/delta_file.h), so that either tool restores from
+// the other's backups. Names are parsed by engine/extensions/backup_listing.h.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "adapters/request.h"
+#include "engine/common/error.h"
+#include "engine/common/value.h"
+
+namespace ruleplane {
+
+struct StoredSnapshot {
+  std::string name;  // "Full-00000000-00001000-1700000000.gz", no folders
+  std::string path;  // relative to the store: "v2/<name>", "v1/Backup-<unix>/<name>"
+  std::string kind;  // "Full" or "Incr"
+  int64_t start_revision = 0;
+  int64_t last_revision = 0;
+  int64_t created_on = 0;           // unix seconds, from the name
+  std::string compression_suffix;   // ".gz", ".zlib", ".Z" or ""
+  bool is_final = false;
+  int64_t size_bytes = 0;
+};
+
+struct BackupStoreListing {
+  std::string prefix;  // the store directory's name, etcd-backup-restore's store prefix
+  // Sorted as etcd-backup-restore sorts: by last revision, then creation time.
+  std::vector<StoredSnapshot> snapshots;
+  // Files that look like snapshots and are not (bad names, leftover
+  // temporary files); listed, never deleted.
+  std::vector<std::string> warnings;
+
+  // {"reachable": true, "snapshots": [{"name", "kind", "startRevision",
+  //  "lastRevision", "createdOn" (RFC 3339), "compression", "final", "path"}],
+  //  "paths": ["<prefix>/v2/Full-..."], "warnings": [...]}: what both
+  // generations of the initialization rules read (1.x `snapshots`, 2.x
+  // `backups(paths)`).
+  Value ToValue() const;
+};
+
+class BackupStore {
+ public:
+  explicit BackupStore(std::string directory);
+
+  const std::string& directory() const { return directory_; }
+
+  // A store directory that does not exist lists as empty.
+  Result<BackupStoreListing> List() const;
+
+  // The absolute path of a snapshot by name (both layouts); "" when absent.
+  std::string PathOf(const std::string& name) const;
+
+  // A snapshot's bytes, decompressed (a full snapshot with its SHA-256
+  // trailer, a delta file with its own).
+  Result<std::string> ReadSnapshot(const std::string& name) const;
+  // The same into a file, streaming where it can (full snapshots are large).
+  Status ReadSnapshotToFile(const std::string& name, const std::string& destination) const;
+
+  // Stores `source_file` (etcd's snapshot stream: db + SHA-256, verified
+  // before it is stored) as v2/Full-00000000-<revision %08d>-<unix now>
+  // <compression suffix>. Returns the name. Records the write in `log`.
+  Result<std::string> WriteFull(const std::string& source_file, int64_t revision,
+                                std::chrono::system_clock::time_point now, const std::string& compression_suffix,
+                                RequestLog& log);
+  // Stores a delta (bytes from SerializeDelta) as
+  // v2/Incr-<start %08d>-<last %08d>-<unix now><compression suffix>.
+  Result<std::string> WriteDelta(const std::string& delta_bytes, int64_t start_revision, int64_t last_revision,
+                                 std::chrono::system_clock::time_point now, const std::string& compression_suffix,
+                                 RequestLog& log);
+
+ private:
+  std::string directory_;
+};
+
+// Checks etcd's snapshot stream: the last 32 bytes are the SHA-256 of the
+// rest. kIo "checksum mismatch" / "too short" naming `what`.
+Status VerifySnapshotTrailer(const std::string& path, const std::string& what);
+
+}  // namespace ruleplane

@@ -1,0 +1,205 @@
+#include "adapters/local/data_dir.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "adapters/etcd/etcd_client.h"
+#include "adapters/local/snapshot_file.h"
+
+namespace ruleplane {
+namespace {
+
+namespace fs = std::filesystem;
+
+// etcd-backup-restore's marker of which namespace a data directory belongs
+// to (pkg/initializer/validator: safeGuardFile).
+constexpr const char* kSafeGuardFile = "safe_guard";
+constexpr int kWalMetadataRecord = 2;  // etcd's wal.metadataType
+
+// A minimal protobuf reader: varints and length-delimited fields.
+class ProtoReader {
+ public:
+  explicit ProtoReader(std::string_view bytes) : bytes_(bytes) {}
+  bool done() const { return at_ >= bytes_.size(); }
+  std::optional<uint64_t> Varint() {
+    uint64_t value = 0;
+    for (int shift = 0; shift < 64 && at_ < bytes_.size(); shift += 7) {
+      const auto byte = static_cast<uint8_t>(bytes_[at_++]);
+      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return value;
+    }
+    return std::nullopt;
+  }
+  // The next field: its number, and its varint value or bytes.
+  bool Next(int& field, uint64_t& number, std::string_view& bytes) {
+    auto tag = Varint();
+    if (!tag) return false;
+    field = static_cast<int>(*tag >> 3);
+    switch (*tag & 7) {
+      case 0: {
+        auto value = Varint();
+        if (!value) return false;
+        number = *value;
+        return true;
+      }
+      case 2: {
+        auto length = Varint();
+        if (!length || *length > bytes_.size() - at_) return false;
+        bytes = bytes_.substr(at_, *length);
+        at_ += *length;
+        return true;
+      }
+      default:
+        return false;  // etcd's WAL records use no other wire types
+    }
+  }
+
+ private:
+  std::string_view bytes_;
+  size_t at_ = 0;
+};
+
+struct WalMetadata {
+  uint64_t member_id = 0;
+  uint64_t cluster_id = 0;
+};
+
+// The metadata record of the first WAL segment: each record is a
+// little-endian 64-bit length word (low 56 bits the length; padding in the
+// top byte) followed by a walpb.Record {type = 1, crc = 2, data = 3}; the
+// metadata record's data is an etcdserverpb.Metadata {NodeID = 1, ClusterID = 2}.
+std::optional<WalMetadata> ReadWalMetadata(const std::string& wal_dir, std::string& problem) {
+  std::vector<std::string> segments;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(wal_dir, error)) {
+    if (entry.path().extension() == ".wal") segments.push_back(entry.path().string());
+  }
+  if (segments.empty()) {
+    problem = "the WAL directory has no segment";
+    return std::nullopt;
+  }
+  std::sort(segments.begin(), segments.end());
+  std::ifstream in(segments.front(), std::ios::binary);
+  for (int record = 0; record < 16 && in; ++record) {
+    unsigned char word[8];
+    if (!in.read(reinterpret_cast<char*>(word), 8)) break;
+    uint64_t length_field = 0;
+    for (int i = 7; i >= 0; --i) length_field = length_field << 8 | word[i];
+    const uint64_t length = length_field & 0x00ffffffffffffffULL;
+    const uint64_t padding = (length_field >> 63) != 0 ? (length_field >> 56) & 0x7 : 0;
+    if (length == 0 || length > (1 << 20)) break;
+    std::string bytes(length + padding, '\0');
+    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) break;
+    ProtoReader reader(std::string_view(bytes).substr(0, length));
+    int64_t type = 0;
+    std::string_view data;
+    int field = 0;
+    uint64_t number = 0;
+    std::string_view field_bytes;
+    while (!reader.done() && reader.Next(field, number, field_bytes)) {
+      if (field == 1) type = static_cast<int64_t>(number);
+      if (field == 3) data = field_bytes;
+    }
+    if (type != kWalMetadataRecord) continue;
+    WalMetadata metadata;
+    ProtoReader inner(data);
+    while (!inner.done() && inner.Next(field, number, field_bytes)) {
+      if (field == 1) metadata.member_id = number;
+      if (field == 2) metadata.cluster_id = number;
+    }
+    if (metadata.member_id == 0 || metadata.cluster_id == 0) {
+      problem = "the WAL's metadata record has no member or cluster ID";
+      return std::nullopt;
+    }
+    return metadata;
+  }
+  problem = "the first WAL segment " + segments.front() + " has no metadata record";
+  return std::nullopt;
+}
+
+std::string Trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+Value DataDirFacts::ToValue() const {
+  return Value::MakeMap({{Value::String("exists"), Value::Bool(exists)},
+                         {Value::String("empty"), Value::Bool(empty)},
+                         {Value::String("walHasMetadata"), Value::Bool(wal_has_metadata)},
+                         {Value::String("memberID"), Value::String(member_id)},
+                         {Value::String("clusterID"), Value::String(cluster_id)},
+                         {Value::String("dbExists"), Value::Bool(db_exists)},
+                         {Value::String("dbOpens"), Value::Bool(db_opens)},
+                         {Value::String("dbRevision"), Value::Int(db_revision)},
+                         {Value::String("corrupt"), Value::Bool(corrupt)},
+                         {Value::String("safeGuard"), Value::String(safe_guard)},
+                         {Value::String("valid"), Value::Bool(valid)},
+                         {Value::String("verificationError"), Value::String(verification_error)}});
+}
+
+Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_backup_revision,
+                                    const std::string& namespace_name) {
+  DataDirFacts facts;
+  std::error_code error;
+  facts.exists = fs::is_directory(path, error);
+  if (!facts.exists) {
+    facts.verification_error = "the data directory does not exist";
+    return facts;
+  }
+  facts.empty = fs::is_empty(path, error);
+  if (error) return Error{ErrorCode::kIo, "cannot read the data directory " + path + ": " + error.message(), {}};
+
+  std::string wal_problem = "the data directory has no member/wal directory";
+  if (fs::is_directory(path + "/member/wal", error)) {
+    if (auto metadata = ReadWalMetadata(path + "/member/wal", wal_problem)) {
+      facts.wal_has_metadata = true;
+      facts.member_id = MemberIdHex(metadata->member_id);
+      facts.cluster_id = MemberIdHex(metadata->cluster_id);
+    } else if (wal_problem.find("segment") != std::string::npos && wal_problem.find("no segment") == std::string::npos) {
+      facts.corrupt = true;
+    }
+  }
+
+  const std::string db = path + "/member/snap/db";
+  facts.db_exists = fs::is_regular_file(db, error);
+  std::string db_problem = "the data directory has no database (member/snap/db)";
+  if (facts.db_exists) {
+    auto revision = SnapshotFileRevision(db, std::chrono::minutes(2));
+    if (revision.ok()) {
+      facts.db_opens = true;
+      facts.db_revision = *revision;
+    } else {
+      facts.corrupt = true;
+      db_problem = "the database does not open: " + Trimmed(revision.error().message);
+    }
+  }
+
+  if (fs::is_regular_file(path + "/" + kSafeGuardFile, error)) {
+    std::ifstream in(path + "/" + kSafeGuardFile);
+    std::ostringstream content;
+    content << in.rdbuf();
+    facts.safe_guard = Trimmed(content.str());
+  }
+
+  if (!facts.wal_has_metadata) {
+    facts.verification_error = wal_problem;
+  } else if (!facts.db_opens) {
+    facts.verification_error = db_problem;
+  } else if (latest_backup_revision > 0 && facts.db_revision < latest_backup_revision) {
+    facts.verification_error = "the database's revision " + std::to_string(facts.db_revision) +
+                               " is behind the latest backup's " + std::to_string(latest_backup_revision);
+  } else if (!namespace_name.empty() && !facts.safe_guard.empty() && facts.safe_guard != namespace_name) {
+    facts.verification_error = "the data directory belongs to namespace " + facts.safe_guard + ", not " + namespace_name;
+  } else {
+    facts.valid = true;
+  }
+  return facts;
+}
+
+}  // namespace ruleplane

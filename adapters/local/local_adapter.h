@@ -1,0 +1,69 @@
+// LocalAdapter: the actions a member performs on its own files before etcd
+// starts (the catalogue's `adapter: local` actions of the initialization
+// tables): write or reuse the etcd configuration, move the data directory
+// aside, restore a full snapshot, apply incremental snapshots, take a full
+// snapshot into the backup store, abort the initialization.
+//
+// Data is never deleted: ResetDataDir renames the directory aside, a restore
+// goes to a temporary directory and is renamed into place, the backup store
+// writes a temporary file, fsyncs and renames.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "adapters/adapter.h"
+#include "adapters/etcd/etcd_client.h"
+#include "adapters/local/backup_store.h"
+
+namespace ruleplane {
+
+// The member this process initializes, and where its files are.
+struct LocalMember {
+  std::string name;        // the pod name
+  std::string peer_url;    // its advertised peer URL
+  std::string client_url;  // its advertised client URL
+  std::string data_dir;
+  std::string config_template;  // the etcd configuration etcd-druid mounts (YAML)
+  std::string config_out;       // where the generated configuration goes
+  std::string namespace_name;   // written to the data directory's safe_guard file
+  std::chrono::milliseconds command_timeout{std::chrono::minutes(10)};
+};
+
+class LocalAdapter : public Adapter {
+ public:
+  // `cluster` (may be null) is read when a joining member's configuration is
+  // written: see InitialClusterFor.
+  LocalAdapter(LocalMember member, BackupStore* store, EtcdClient* cluster);
+
+  std::string_view kind() const override { return "local"; }
+  Result<bool> IsDone(const PlanStep& step, RequestLog& log) override;
+  Status Perform(const PlanStep& step, RequestLog& log) override;
+
+ private:
+  Status GenerateConfig(const PlanStep& step, RequestLog& log);
+  // The initial-cluster a GenerateEtcdConfig step writes. For "new", the
+  // step's. For "existing", the cluster's members as the member list shows
+  // them now (after AddMember): etcd 3.4 refuses to join when the count
+  // differs ("member count is unequal"), which the template's n peers do
+  // while the cluster is being rebuilt one member at a time.
+  Result<std::string> InitialClusterFor(const PlanStep& step, RequestLog& log);
+  Status ResetDataDir(RequestLog& log);
+  Status RestoreFullSnapshot(const PlanStep& step, RequestLog& log);
+  Status ApplyIncrementalSnapshots(const PlanStep& step, RequestLog& log);
+  Status TakeFullSnapshot(RequestLog& log);
+  Result<int64_t> DataDirRevision() const;
+
+  LocalMember member_;
+  BackupStore* store_;
+  EtcdClient* cluster_;
+};
+
+// The etcd configuration file for `member` from its template: name, data-dir,
+// initial-cluster, initial-cluster-state, advertised URLs set, the rest
+// (TLS files, listen URLs, quotas) as the template has it.
+Result<std::string> RenderEtcdConfig(const std::string& template_yaml, const LocalMember& member,
+                                     const std::string& initial_cluster, const std::string& initial_cluster_state);
+
+}  // namespace ruleplane

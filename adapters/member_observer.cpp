@@ -1,0 +1,111 @@
+#include "adapters/member_observer.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+
+#include "adapters/local/data_dir.h"
+#include "engine/common/time_util.h"
+#include "engine/rule_file/yaml_value.h"
+
+namespace ruleplane {
+namespace {
+
+Value YamlNodeToValue(const YAML::Node& node) {
+  if (node.IsMap()) {
+    Value::Map map;
+    for (const auto& entry : node) map.emplace_back(Value::String(entry.first.as<std::string>()), YamlNodeToValue(entry.second));
+    return Value::MakeMap(std::move(map));
+  }
+  if (node.IsSequence()) {
+    Value::List list;
+    for (const auto& item : node) list.push_back(YamlNodeToValue(item));
+    return Value::MakeList(std::move(list));
+  }
+  if (node.IsScalar()) return YamlScalarToValue(node);
+  return Value();
+}
+
+Result<Value> ReadYamlFile(const std::string& path) {
+  try {
+    return YamlNodeToValue(YAML::LoadFile(path));
+  } catch (const YAML::Exception& error) {
+    return Error{ErrorCode::kParse, path + ": " + error.what(), {}};
+  }
+}
+
+Value MemberListToValue(const std::vector<EtcdMember>& members) {
+  Value::List list;
+  for (const EtcdMember& member : members) {
+    Value::List peers, clients;
+    for (const std::string& url : member.peer_urls) peers.push_back(Value::String(url));
+    for (const std::string& url : member.client_urls) clients.push_back(Value::String(url));
+    Value::Map entry = {{Value::String("ID"), Value::String(std::to_string(member.id))},
+                        {Value::String("id"), Value::String(MemberIdHex(member.id))},
+                        {Value::String("name"), Value::String(member.name)},
+                        {Value::String("peerURLs"), Value::MakeList(std::move(peers))},
+                        {Value::String("clientURLs"), Value::MakeList(std::move(clients))}};
+    if (member.is_learner) entry.emplace_back(Value::String("isLearner"), Value::Bool(true));
+    list.push_back(Value::MakeMap(std::move(entry)));
+  }
+  return Value::MakeMap({{Value::String("members"), Value::MakeList(std::move(list))}});
+}
+
+}  // namespace
+
+Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestamp now) {
+  const LocalMember& member = sources.member;
+  auto config = ReadYamlFile(member.config_template);
+  if (!config.ok()) return config.error();
+  Value previous;
+  if (std::filesystem::exists(member.config_out)) {
+    auto read = ReadYamlFile(member.config_out);
+    if (!read.ok()) return read.error();
+    previous = *read;
+  }
+
+  Value member_list;
+  if (sources.cluster != nullptr) {
+    RequestLog reads;
+    auto members = sources.cluster->MemberList(reads);
+    if (members.ok()) member_list = MemberListToValue(*members);
+  }
+
+  Value store = Value::MakeMap({{Value::String("reachable"), Value::Bool(false)}});
+  int64_t latest_full_revision = 0;
+  if (sources.store != nullptr) {
+    auto listing = sources.store->List();
+    if (!listing.ok()) return listing.error();
+    store = listing->ToValue();
+    for (const StoredSnapshot& snapshot : listing->snapshots) {
+      latest_full_revision = std::max(latest_full_revision, snapshot.last_revision);
+    }
+  }
+  // Data behind the backups counts as invalid only for a single-member
+  // cluster: a member of several catches up from the leader
+  // (etcd-backup-restore's initializer checks the revision only when the
+  // cluster is not multi-node).
+  const Value* initial_cluster = config->Find("initial-cluster");
+  const bool multi_node = initial_cluster != nullptr && initial_cluster->is_string() &&
+                          initial_cluster->string_value().find(',') != std::string::npos;
+  auto data_dir = InspectDataDir(member.data_dir, multi_node ? 0 : latest_full_revision, member.namespace_name);
+  if (!data_dir.ok()) return data_dir.error();
+
+  Value::Map document = {
+      {Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
+      {Value::String("kind"), Value::String("EtcdMemberInitSnapshot")},
+      {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
+      {Value::String("member"), Value::MakeMap({{Value::String("name"), Value::String(member.name)},
+                                                {Value::String("peerURL"), Value::String(member.peer_url)},
+                                                {Value::String("clientURL"), Value::String(member.client_url)}})},
+      {Value::String("etcdConfig"), *config},
+      {Value::String("previousConfig"), previous},
+      {Value::String("etcd"), sources.etcd},
+      {Value::String("memberList"), member_list},
+      {Value::String("memberLease"), sources.member_lease},
+      {Value::String("dataDir"), data_dir->ToValue()},
+      {Value::String("backupStore"), store}};
+  return SnapshotFromValue(Value::MakeMap(std::move(document)));
+}
+
+}  // namespace ruleplane

@@ -1,0 +1,36 @@
+// Observing a member before its etcd starts: everything the initialization
+// tables read, observed rather than typed by hand, as an
+// EtcdMemberInitSnapshot document:
+//
+//   member          this member's name and URLs
+//   etcdConfig      the configuration template etcd-druid mounts
+//   previousConfig  the configuration generated at the previous start, or null
+//   etcd            the Etcd object (from a file, as `kubectl get etcd -o json` prints it)
+//   memberList      etcd's member list as the JSON gateway returns it, or null when no endpoint answers
+//   memberLease     this member's Lease, when given, else null
+//   dataDir         the data directory's facts (adapters/local/data_dir.h)
+//   backupStore     the store's listing (adapters/local/backup_store.h), and its paths
+//
+// Observing only reads.
+#pragma once
+
+#include <string>
+
+#include "adapters/etcd/etcd_client.h"
+#include "adapters/local/backup_store.h"
+#include "adapters/local/local_adapter.h"
+#include "engine/common/snapshot.h"
+
+namespace ruleplane {
+
+struct MemberObservationSources {
+  LocalMember member;
+  EtcdClient* cluster = nullptr;  // null: the member list is not observed
+  BackupStore* store = nullptr;   // null: no backup store
+  Value etcd;                     // the Etcd object
+  Value member_lease;             // this member's Lease, or null
+};
+
+Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestamp now);
+
+}  // namespace ruleplane

@@ -1,0 +1,98 @@
+// ruleplane backup full|delta: one backup into a local backup store in
+// etcd-backup-restore's layout. The loop that schedules them comes with the
+// controller.
+#include <filesystem>
+#include <iostream>
+
+#include "adapters/backup_taker.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+
+namespace ruleplane::cli {
+namespace {
+
+constexpr const char* kBackupUsage = R"(usage: ruleplane backup full|delta --endpoints URL[,URL] --backup-store DIR
+                        [--cacert FILE --cert FILE --key FILE] [--compression gzip|zlib|lzw|none]
+                        [--timeout SECONDS] [--dry-run]
+
+Takes one backup from the cluster into DIR, in etcd-backup-restore's layout
+(DIR/v2/Full-<start>-<last>-<unix>, DIR/v2/Incr-...), written atomically.
+
+  full    etcd's snapshot stream from the first endpoint that answers, its
+          SHA-256 verified, named by the revision the file holds
+  delta   the watch events since the store's latest snapshot, up to the
+          cluster's current revision, in etcd-backup-restore's delta format;
+          nothing when the cluster has not moved
+
+--dry-run prints the requests it would send and writes nothing.
+Exit codes: 0 taken (or nothing to take), 1 it failed, 2 bad usage.
+)";
+
+}  // namespace
+
+int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
+  if (args.empty() || (args[0] != "full" && args[0] != "delta")) {
+    err << kBackupUsage;
+    return kExitUsage;
+  }
+  Flags flags({{"--endpoints"},
+               {"--backup-store"},
+               {"--cacert"},
+               {"--cert"},
+               {"--key"},
+               {"--compression"},
+               {"--timeout"},
+               {"--dry-run", false}});
+  if (!flags.Parse(Args(args.begin() + 1, args.end()), err, kBackupUsage)) return kExitUsage;
+  if (!flags.Require({"--endpoints", "--backup-store"}, err, kBackupUsage)) return kExitUsage;
+
+  BackupOptions options;
+  const std::string compression = flags.Get("--compression", "none");
+  if (compression == "gzip") {
+    options.compression_suffix = ".gz";
+  } else if (compression == "zlib") {
+    options.compression_suffix = ".zlib";
+  } else if (compression == "lzw") {
+    options.compression_suffix = ".Z";
+  } else if (compression != "none") {
+    err << "ruleplane: --compression must be gzip, zlib, lzw or none\n";
+    return kExitUsage;
+  }
+  if (flags.Has("--timeout")) {
+    try {
+      options.timeout = std::chrono::seconds(std::stoi(flags.Get("--timeout")));
+    } catch (const std::exception&) {
+      err << "ruleplane: --timeout takes a number of seconds\n";
+      return kExitUsage;
+    }
+  }
+
+  EtcdClientConfig config;
+  config.endpoints = flags.GetList("--endpoints");
+  config.tls = TlsConfig{flags.Get("--cacert"), flags.Get("--cert"), flags.Get("--key")};
+  EtcdClient client(config);
+  BackupStore store(std::filesystem::absolute(flags.Get("--backup-store")).lexically_normal().string());
+  RequestLog log(flags.Has("--dry-run"));
+
+  const bool full = args[0] == "full";
+  auto taken = full ? TakeFullBackup(client, store, options, log) : TakeDeltaBackup(client, store, options, log);
+  if (log.dry_run()) {
+    for (const Request& request : log.requests()) out << DescribeRequest(request) << "\n";
+  }
+  if (!taken.ok()) {
+    err << "ruleplane: backup " << args[0] << ": " << taken.error().message << "\n";
+    return kExitFinding;
+  }
+  if (log.dry_run()) {
+    out << "dry run: nothing was written\n";
+  } else if (taken->name.empty()) {
+    out << "nothing to back up: the store is at the cluster's revision\n";
+  } else {
+    out << taken->name << "  revision " << taken->revision;
+    if (!full) out << "  " << taken->events << " events";
+    out << "\n";
+  }
+  return out ? kExitOk : kExitUsage;
+}
+
+}  // namespace ruleplane::cli

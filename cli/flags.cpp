@@ -1,0 +1,77 @@
+#include "cli/flags.h"
+
+#include <ostream>
+
+namespace ruleplane::cli {
+
+bool Flags::Parse(const Args& args, std::ostream& err, const char* usage) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      positional_.insert(positional_.end(), args.begin() + static_cast<long>(i) + 1, args.end());
+      return true;
+    }
+    if (arg.size() < 2 || arg[0] != '-' || arg == "-") {
+      positional_.push_back(arg);
+      continue;
+    }
+    const size_t equals = arg.find('=');
+    const std::string name = arg.substr(0, equals);
+    const FlagSpec* spec = nullptr;
+    for (const FlagSpec& candidate : specs_) {
+      if (candidate.name == name) spec = &candidate;
+    }
+    if (spec == nullptr) {
+      err << "ruleplane: unknown flag " << name << "\n" << usage;
+      return false;
+    }
+    if (!spec->takes_value) {
+      if (equals != std::string::npos) {
+        err << "ruleplane: " << name << " takes no value\n" << usage;
+        return false;
+      }
+      values_[name].push_back("true");
+    } else if (equals != std::string::npos) {
+      values_[name].push_back(arg.substr(equals + 1));
+    } else if (i + 1 < args.size()) {
+      values_[name].push_back(args[++i]);
+    } else {
+      err << "ruleplane: " << name << " needs a value\n" << usage;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string Flags::Get(const std::string& name, const std::string& fallback) const {
+  auto found = values_.find(name);
+  return found == values_.end() ? fallback : found->second.back();
+}
+
+std::vector<std::string> Flags::GetList(const std::string& name) const {
+  std::vector<std::string> items;
+  auto found = values_.find(name);
+  if (found == values_.end()) return items;
+  for (const std::string& value : found->second) {
+    size_t start = 0;
+    while (start <= value.size()) {
+      size_t comma = value.find(',', start);
+      if (comma == std::string::npos) comma = value.size();
+      if (comma > start) items.push_back(value.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  return items;
+}
+
+bool Flags::Require(const std::vector<std::string>& names, std::ostream& err, const char* usage) const {
+  for (const std::string& name : names) {
+    if (!Has(name)) {
+      err << "ruleplane: " << name << " is required\n" << usage;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ruleplane::cli

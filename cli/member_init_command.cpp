@@ -1,0 +1,261 @@
+// ruleplane member-init, observe member and backup: what runs in a member's
+// pod. member-init is the init container: observe this member, plan with the
+// initialization rules, execute on this member only, journal every step.
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "actions/executor.h"
+#include "actions/journal.h"
+#include "adapters/etcd/etcd_adapter.h"
+#include "adapters/member_observer.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/output_format.h"
+#include "cli/rule_library.h"
+#include "engine/common/json_value.h"
+#include "engine/common/time_util.h"
+
+namespace ruleplane::cli {
+namespace {
+
+constexpr const char* kMemberFlagsHelp = R"(
+This member:
+  --name NAME               the member's name (its pod name)
+  --peer-url URL            its advertised peer URL
+  --client-url URL          its advertised client URL
+  --data-dir DIR            its etcd data directory
+  --config-template FILE    the etcd configuration (YAML) etcd-druid mounts
+  --config-out FILE         where the generated configuration goes (default DIR/../etcd.conf.yaml)
+  --namespace NS            the namespace the safe_guard file must name
+The cluster and the store:
+  --endpoints URL[,URL]     etcd client URLs of the cluster (tried in order)
+  --cacert FILE --cert FILE --key FILE   TLS to etcd
+  --backup-store DIR        a local backup store in etcd-backup-restore's layout (DIR/<prefix>)
+  --etcd FILE|-             the Etcd object (JSON, as kubectl get etcd -o json prints it)
+  --member-lease FILE       this member's Lease (JSON), read by the 2.x rules
+)";
+
+constexpr const char* kMemberInitUsage = R"(usage: ruleplane member-init [member flags] [--rules NAME@VERSION|PATH]... [--journal FILE]
+                             [--dry-run] [--retry-deadline SECONDS] [-o table|json]
+
+What an init container runs before etcd starts: observes this member (its data
+directory, the backup store, the cluster's member list, the Etcd object's
+status), plans with the initialization rules (etcd-backup-restore@1 by
+default; --rules etcd-backup-restore@2 for today's behaviour), executes the
+plan on this member only, and writes the etcd configuration.
+
+The disruptive steps the rules decide for this member (remove and add itself,
+move its data directory aside, restore) run without a flag; a step that
+targets another member is refused. Every step is journaled before it acts and
+after (--journal, default DIR/../ruleplane-journal.db); a run that was killed
+resumes without repeating a step that took effect.
+
+--dry-run prints the plan and every request and command it would send, and
+changes nothing.
+
+Exit codes: 0 the member may start, 1 the plan failed, was refused or aborted
+(the error is in the journal), 2 bad usage or unreadable input.
+)";
+
+constexpr const char* kObserveUsage = R"(usage: ruleplane observe member [member flags]
+
+Prints this member's EtcdMemberInitSnapshot: everything the initialization
+rules read, observed. Reads only.
+)";
+
+const std::vector<FlagSpec> kMemberFlags = {
+    {"--name"},         {"--peer-url"},     {"--client-url"}, {"--data-dir"}, {"--config-template"},
+    {"--config-out"},   {"--namespace"},    {"--endpoints"},  {"--cacert"},   {"--cert"},
+    {"--key"},          {"--backup-store"}, {"--etcd"},       {"--member-lease"}};
+
+std::vector<FlagSpec> WithMemberFlags(std::vector<FlagSpec> more) {
+  more.insert(more.end(), kMemberFlags.begin(), kMemberFlags.end());
+  return more;
+}
+
+Result<Value> ReadJsonInput(const std::string& path, std::istream& in) {
+  std::string text;
+  if (path == "-") {
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+  } else {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) return Error{ErrorCode::kNotFound, "cannot read " + path, {}};
+    std::ostringstream buffer;
+    buffer << file.rdbuf();
+    text = buffer.str();
+  }
+  auto value = ParseJson(text);
+  if (!value.ok()) return Error{value.error().code, path + ": " + value.error().message, {}};
+  return value;
+}
+
+// Everything a member command works with, built from its flags.
+struct MemberContext {
+  LocalMember member;
+  std::unique_ptr<EtcdClient> cluster;
+  std::unique_ptr<BackupStore> store;
+  Value etcd;
+  Value lease;
+};
+
+std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream& in, std::ostream& err,
+                                                const char* usage) {
+  if (!flags.Require({"--name", "--peer-url", "--data-dir", "--config-template", "--etcd"}, err, usage)) {
+    return std::nullopt;
+  }
+  MemberContext context;
+  LocalMember& member = context.member;
+  member.name = flags.Get("--name");
+  member.peer_url = flags.Get("--peer-url");
+  member.client_url = flags.Get("--client-url");
+  member.data_dir = std::filesystem::absolute(flags.Get("--data-dir")).lexically_normal().string();
+  while (member.data_dir.size() > 1 && member.data_dir.back() == '/') member.data_dir.pop_back();
+  member.config_template = flags.Get("--config-template");
+  member.config_out = flags.Get(
+      "--config-out", (std::filesystem::path(member.data_dir).parent_path() / "etcd.conf.yaml").string());
+  member.namespace_name = flags.Get("--namespace");
+  if (flags.Has("--endpoints")) {
+    EtcdClientConfig config;
+    config.endpoints = flags.GetList("--endpoints");
+    config.tls = TlsConfig{flags.Get("--cacert"), flags.Get("--cert"), flags.Get("--key")};
+    context.cluster = std::make_unique<EtcdClient>(config);
+  }
+  if (flags.Has("--backup-store")) context.store = std::make_unique<BackupStore>(flags.Get("--backup-store"));
+  auto etcd = ReadJsonInput(flags.Get("--etcd"), in);
+  if (!etcd.ok()) {
+    err << "ruleplane: --etcd: " << etcd.error().message << "\n";
+    return std::nullopt;
+  }
+  context.etcd = *etcd;
+  if (flags.Has("--member-lease")) {
+    auto lease = ReadJsonInput(flags.Get("--member-lease"), in);
+    if (!lease.ok()) {
+      err << "ruleplane: --member-lease: " << lease.error().message << "\n";
+      return std::nullopt;
+    }
+    context.lease = *lease;
+  }
+  return context;
+}
+
+Result<Snapshot> Observe(const MemberContext& context) {
+  auto now = TimestampFromUnixSeconds(std::time(nullptr));
+  if (!now.ok()) return now.error();
+  return ObserveMember({context.member, context.cluster.get(), context.store.get(), context.etcd, context.lease},
+                       *now);
+}
+
+}  // namespace
+
+int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  const std::string usage = std::string(kObserveUsage) + kMemberFlagsHelp;
+  if (args.empty() || args[0] != "member") {
+    err << usage;
+    return kExitUsage;
+  }
+  Flags flags(WithMemberFlags({}));
+  if (!flags.Parse(Args(args.begin() + 1, args.end()), err, usage.c_str())) return kExitUsage;
+  auto context = BuildMemberContext(flags, in, err, usage.c_str());
+  if (!context) return kExitUsage;
+  auto snapshot = Observe(*context);
+  if (!snapshot.ok()) {
+    err << "ruleplane: observe member: " << snapshot.error().message << "\n";
+    return kExitUsage;
+  }
+  out << FormatJson(snapshot->document, 2) << "\n";
+  return out ? kExitOk : kExitUsage;
+}
+
+int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  const std::string usage = std::string(kMemberInitUsage) + kMemberFlagsHelp;
+  Flags flags(WithMemberFlags({{"--rules"}, {"--journal"}, {"--dry-run", false}, {"--retry-deadline"}, {"-o"}}));
+  if (!flags.Parse(args, err, usage.c_str())) return kExitUsage;
+  auto context = BuildMemberContext(flags, in, err, usage.c_str());
+  if (!context) return kExitUsage;
+  const std::string format = flags.Get("-o", "table");
+  if (format != "table" && format != "json") {
+    err << "ruleplane: -o must be table or json\n";
+    return kExitUsage;
+  }
+
+  std::vector<std::string> references = flags.GetList("--rules");
+  if (references.empty()) references = {"etcd-backup-restore@1"};
+  auto library = LoadRuleLibrary(references, err);
+  if (!library) return kExitUsage;
+  if (PrintDiagnostics(*library, err) > 0) return kExitUsage;
+  auto rule_sets = SelectForSubject(*library, "EtcdMemberInit", err);
+  if (rule_sets.empty()) {
+    err << "ruleplane: no initialization rules (subject EtcdMemberInit) among --rules\n";
+    return kExitUsage;
+  }
+
+  auto snapshot = Observe(*context);
+  if (!snapshot.ok()) {
+    err << "ruleplane: member-init: observing " << context->member.name << ": " << snapshot.error().message << "\n";
+    return kExitFinding;
+  }
+  auto plan = MakePlan(rule_sets, *snapshot, {}, library->catalogue.get());
+  if (!plan.ok()) {
+    err << "ruleplane: member-init: " << plan.error().message << "\n";
+    return kExitFinding;
+  }
+
+  const std::string journal_path = flags.Get(
+      "--journal", (std::filesystem::path(context->member.data_dir).parent_path() / "ruleplane-journal.db").string());
+  auto journal = Journal::Open(journal_path);
+  if (!journal.ok()) {
+    err << "ruleplane: member-init: " << journal.error().message << "\n";
+    return kExitUsage;
+  }
+
+  ExecutorOptions options;
+  options.dry_run = flags.Has("--dry-run");
+  options.command = "member-init";
+  options.subject = context->member.name;
+  const std::string self = context->member.name;
+  options.gate = [self](const PlanStep& step) {
+    if (step.target != self) {
+      return GateDecision{true, false, "member-init acts on its own member (" + self + ") only"};
+    }
+    return GateDecision{false, true, "a member's own initialization"};
+  };
+  if (flags.Has("--retry-deadline")) {
+    options.retry.step_deadline = std::chrono::seconds(std::stoi(flags.Get("--retry-deadline")));
+  }
+  AdapterSet adapters;
+  LocalAdapter local(context->member, context->store.get(), context->cluster.get());
+  adapters.Add(&local);
+  std::unique_ptr<EtcdAdapter> etcd;
+  if (context->cluster) {
+    etcd = std::make_unique<EtcdAdapter>(*context->cluster);
+    adapters.Add(etcd.get());
+  }
+  Executor executor(adapters, journal->get(), options);
+  ExecutionReport report = executor.Run(*plan, *snapshot, rule_sets, {});
+
+  if (format == "json") {
+    out << FormatJson(Value::MakeMap({{Value::String("plan"), PlanToValue(*plan)},
+                                      {Value::String("execution"), ExecutionReportToValue(report)}}),
+                      2)
+        << "\n";
+  } else {
+    out << "member " << self << ": " << (plan->rule_sets.empty() ? "" : plan->rule_sets[0].name + "@" + plan->rule_sets[0].version);
+    for (const PlannedRuleSet& planned : plan->rule_sets) {
+      for (const std::string& rule : planned.matched_rules) out << " " << rule;
+    }
+    out << (options.dry_run ? " (dry run: nothing is changed)\n" : "\n");
+    out << FormatExecutionReport(report, options.dry_run);
+  }
+  if (!report.ok()) {
+    err << "ruleplane: member-init: " << report.error->message << "\n";
+    return kExitFinding;
+  }
+  return out ? kExitOk : kExitUsage;
+}
+
+}  // namespace ruleplane::cli

@@ -1,0 +1,211 @@
+// The executor's own logic (order, checks before acting, retries, refusals,
+// resuming from the journal), through an adapter that records what it is
+// asked to do; the real adapters are tested against real etcd in tests/etcd/.
+#include "actions/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "engine/common/snapshot.h"
+#include "engine/rule_file/rule_loader.h"
+#include "run_ruleplane.h"
+
+namespace ruleplane {
+namespace {
+
+constexpr const char* kCatalogue = R"(apiVersion: ruleplane.dev/v1
+kind: ActionCatalogue
+actions:
+  - {name: Prepare, adapter: local, disruptive: false, description: d, idempotency: i}
+  - {name: Wipe, adapter: local, disruptive: true, description: d, idempotency: i}
+  - {name: Finish, adapter: local, disruptive: false, description: d, idempotency: i}
+)";
+
+constexpr const char* kRules = R"(apiVersion: ruleplane.dev/v1
+kind: DecisionTable
+metadata: {name: steps, version: 1.0.0}
+spec:
+  subject: EtcdMemberInit
+  hitPolicy: FIRST
+  facts:
+    - {name: wipe, expr: snapshot.wipe, domain: bool}
+  invariants:
+    - '!("Wipe" in actions) || wipe'
+  rules:
+    - id: all
+      when: {wipe: true}
+      then:
+        - {action: Prepare, target: '"m0"'}
+        - {action: Wipe, target: '"m0"'}
+        - {action: Finish, target: '"m0"'}
+    - id: gentle
+      then:
+        - {action: Prepare, target: '"m0"'}
+        - {action: Finish, target: '"m0"'}
+)";
+
+// Records what it performs; `done` steps are found done; `failures` lists, per
+// action, the errors its next attempts return.
+class RecordingAdapter : public Adapter {
+ public:
+  std::string_view kind() const override { return "local"; }
+  Result<bool> IsDone(const PlanStep& step, RequestLog&) override {
+    ++checks[step.action];
+    return done.count(step.action) > 0;
+  }
+  Status Perform(const PlanStep& step, RequestLog& log) override {
+    if (log.Record(Request{Request::Kind::kFile, "touch", step.action, {}, "", true})) performed.push_back(step.action);
+    auto& queue = failures[step.action];
+    if (!queue.empty()) {
+      Error error = queue.front();
+      queue.erase(queue.begin());
+      return error;
+    }
+    if (log.dry_run()) return {};
+    done.insert(step.action);
+    return {};
+  }
+  std::set<std::string> done;
+  std::vector<std::string> performed;
+  std::map<std::string, int> checks;
+  std::map<std::string, std::vector<Error>> failures;
+};
+
+class ExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    catalogue_ = LoadActionCatalogue(kCatalogue, "catalogue.yaml").catalogue;
+    ASSERT_TRUE(catalogue_);
+    auto loaded = LoadRuleFile(kRules, "steps.yaml", catalogue_.get());
+    ASSERT_TRUE(loaded.rule_set) << loaded.diagnostics.size();
+    auto compiled = CompiledRuleSet::Compile(loaded.rule_set);
+    ASSERT_TRUE(compiled.ok());
+    rule_sets_ = {*compiled};
+    adapters_.Add(&adapter_);
+  }
+
+  Snapshot Observe(bool wipe) {
+    auto snapshot = ParseSnapshot(std::string(R"({"apiVersion": "ruleplane.dev/v1", "kind": "EtcdMemberInitSnapshot",
+        "observedAt": "2024-05-01T10:00:00Z", "wipe": )") + (wipe ? "true" : "false") + "}");
+    EXPECT_TRUE(snapshot.ok());
+    return *snapshot;
+  }
+
+  ExecutionReport Run(const Snapshot& snapshot, ExecutorOptions options, Journal* journal = nullptr,
+                      const Plan* forged = nullptr) {
+    auto plan = MakePlan(rule_sets_, snapshot, {}, catalogue_.get());
+    EXPECT_TRUE(plan.ok());
+    options.retry = {std::chrono::milliseconds(1), std::chrono::milliseconds(4), std::chrono::seconds(2)};
+    options.subject = "m0";
+    Executor executor(adapters_, journal, options);
+    return executor.Run(forged ? *forged : *plan, snapshot, rule_sets_, {});
+  }
+
+  std::shared_ptr<const ActionCatalogue> catalogue_;
+  std::vector<std::shared_ptr<const CompiledRuleSet>> rule_sets_;
+  RecordingAdapter adapter_;
+  AdapterSet adapters_;
+};
+
+TEST_F(ExecutorTest, RunsStepsInOrderAndSkipsWhatIsDone) {
+  adapter_.done.insert("Prepare");
+  ExecutorOptions options;
+  options.allow_disruptive = true;
+  ExecutionReport report = Run(Observe(true), options);
+  ASSERT_TRUE(report.ok()) << report.error->message;
+  EXPECT_EQ(adapter_.performed, (std::vector<std::string>{"Wipe", "Finish"}));
+  EXPECT_EQ(report.steps[0].state, StepState::kSkipped);
+  EXPECT_EQ(report.steps[1].state, StepState::kSucceeded);
+}
+
+TEST_F(ExecutorTest, RefusesADisruptiveStepWithoutPermissionAndSendsNothing) {
+  ExecutionReport report = Run(Observe(true), {});
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.state, "refused");
+  EXPECT_EQ(report.error->code, ErrorCode::kRefused);
+  EXPECT_NE(report.error->message.find("Wipe"), std::string::npos) << report.error->message;
+  EXPECT_TRUE(adapter_.performed.empty());
+  EXPECT_EQ(report.steps[1].state, StepState::kRefused);
+}
+
+TEST_F(ExecutorTest, AGateMayAllowADisruptiveStepOrRefuseAnyStep) {
+  ExecutorOptions options;
+  options.gate = [](const PlanStep& step) { return GateDecision{false, step.target == "m0", "own member"}; };
+  EXPECT_TRUE(Run(Observe(true), options).ok());
+  adapter_.performed.clear();
+  adapter_.done.clear();
+  options.gate = [](const PlanStep& step) { return GateDecision{step.action == "Finish", false, "not today"}; };
+  ExecutionReport report = Run(Observe(false), options);
+  EXPECT_EQ(report.state, "refused");
+  EXPECT_TRUE(adapter_.performed.empty());
+}
+
+TEST_F(ExecutorTest, APlanThatBreaksAnInvariantIsRefused) {
+  // A plan with Wipe on a snapshot where wipe is false: forged, as a bug in a rule could make it.
+  Snapshot wiping = Observe(true);
+  auto plan = MakePlan(rule_sets_, wiping, {}, catalogue_.get());
+  ASSERT_TRUE(plan.ok());
+  ExecutorOptions options;
+  options.allow_disruptive = true;
+  ExecutionReport report = Run(Observe(false), options, nullptr, &*plan);
+  EXPECT_EQ(report.state, "refused");
+  EXPECT_NE(report.error->message.find("invariant"), std::string::npos) << report.error->message;
+  EXPECT_TRUE(adapter_.performed.empty());
+}
+
+TEST_F(ExecutorTest, RetriesRetryableFailuresAndStopsOnOthers) {
+  adapter_.failures["Prepare"] = {Error{ErrorCode::kUnavailable, "503", {}}, Error{ErrorCode::kDeadlineExceeded, "slow", {}}};
+  ExecutionReport report = Run(Observe(false), {});
+  ASSERT_TRUE(report.ok()) << report.error->message;
+  EXPECT_EQ(report.steps[0].attempts, 3);
+  EXPECT_EQ(adapter_.checks["Prepare"], 3) << "the real state is checked before every attempt";
+
+  adapter_.performed.clear();
+  adapter_.done.clear();
+  adapter_.failures["Prepare"] = {Error{ErrorCode::kFailedPrecondition, "not quorate", {}}};
+  report = Run(Observe(false), {});
+  EXPECT_EQ(report.state, "failed");
+  EXPECT_NE(report.error->message.find("Prepare m0"), std::string::npos) << report.error->message;
+  EXPECT_EQ(adapter_.performed, std::vector<std::string>{"Prepare"}) << "later steps do not run";
+  EXPECT_EQ(report.steps[1].state, StepState::kPending);
+}
+
+TEST_F(ExecutorTest, DryRunRecordsEveryStepAndPerformsNothing) {
+  ExecutorOptions options;
+  options.dry_run = true;
+  options.allow_disruptive = true;
+  ExecutionReport report = Run(Observe(true), options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(adapter_.performed.empty());
+  ASSERT_EQ(report.steps.size(), 3u);
+  for (const StepReport& step : report.steps) EXPECT_EQ(step.requests.size(), 1u);
+}
+
+TEST_F(ExecutorTest, AResumedRunSkipsWhatTheInterruptedRunDid) {
+  const std::string path = testing_support::TempPath("executor-journal.db");
+  std::filesystem::remove(path);
+  auto journal = Journal::Open(path);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  ExecutorOptions options;
+  options.allow_disruptive = true;
+  // The first run fails at Wipe: Prepare took effect.
+  adapter_.failures["Wipe"] = {Error{ErrorCode::kIo, "disk", {}}};
+  EXPECT_EQ(Run(Observe(true), options, journal->get()).state, "failed");
+  // Prepare is no longer found done by the adapter, but the journal knows it succeeded in the run being resumed.
+  adapter_.done.clear();
+  adapter_.performed.clear();
+  ExecutionReport report = Run(Observe(true), options, journal->get());
+  ASSERT_TRUE(report.ok()) << report.error->message;
+  EXPECT_EQ(adapter_.performed, (std::vector<std::string>{"Wipe", "Finish"}));
+  EXPECT_EQ(report.steps[0].state, StepState::kSkipped);
+  // Once a run succeeded, nothing is resumed: a new plan checks the real state again.
+  adapter_.done.clear();
+  adapter_.performed.clear();
+  EXPECT_TRUE(Run(Observe(true), options, journal->get()).ok());
+  EXPECT_EQ(adapter_.performed.size(), 3u);
+}
+
+}  // namespace
+}  // namespace ruleplane

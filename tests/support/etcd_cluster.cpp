@@ -1,0 +1,217 @@
+#include "tests/support/etcd_cluster.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace ruleplane::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string LoopbackUrl(int port) { return "http://127.0.0.1:" + std::to_string(port); }
+
+}  // namespace
+
+TempDir::TempDir(const std::string& name) {
+  const char* base = std::getenv("TMPDIR");
+  std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/ruleplane-" + name + "-XXXXXX";
+  char* made = mkdtemp(pattern.data());
+  path_ = made != nullptr ? made : "";
+}
+
+TempDir::~TempDir() {
+  const char* keep = std::getenv("RULEPLANE_KEEP_TEST_DIRS");
+  if (path_.empty() || (keep != nullptr && std::string(keep) == "1")) return;
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+std::unique_ptr<EtcdCluster> EtcdCluster::Create(int members, const std::string& root) {
+  std::unique_ptr<EtcdCluster> cluster(new EtcdCluster());
+  cluster->token_ = "ruleplane-test-" + std::to_string(getpid());
+  for (int i = 0; i < members; ++i) {
+    EtcdMemberSpec spec;
+    spec.name = "m" + std::to_string(i);
+    spec.client_url = LoopbackUrl(FreeLoopbackPort());
+    spec.peer_url = LoopbackUrl(FreeLoopbackPort());
+    fs::create_directories(root + "/" + spec.name);
+    spec.data_dir = root + "/" + spec.name + "/data";
+    spec.log_path = root + "/" + spec.name + "/etcd.log";
+    cluster->specs_.push_back(spec);
+  }
+  cluster->processes_.resize(static_cast<size_t>(members));
+  return cluster;
+}
+
+EtcdCluster::~EtcdCluster() {
+  for (ChildProcess& process : processes_) process.Stop(std::chrono::seconds(5));
+}
+
+std::vector<std::string> EtcdCluster::ClientUrls() const {
+  std::vector<std::string> urls;
+  for (const EtcdMemberSpec& spec : specs_) urls.push_back(spec.client_url);
+  return urls;
+}
+
+std::string EtcdCluster::InitialCluster() const {
+  std::string list;
+  for (const EtcdMemberSpec& spec : specs_) list += (list.empty() ? "" : ",") + spec.name + "=" + spec.peer_url;
+  return list;
+}
+
+Status EtcdCluster::StartAll(std::chrono::milliseconds timeout) {
+  for (int i = 0; i < size(); ++i) {
+    if (Status started = StartMember(i); !started.ok()) return started;
+  }
+  for (int i = 0; i < size(); ++i) {
+    if (Status ready = WaitReady(i, timeout); !ready.ok()) return ready;
+  }
+  return {};
+}
+
+Status EtcdCluster::StartMember(int i, const std::string& initial_cluster_state) {
+  const EtcdMemberSpec& spec = specs_[static_cast<size_t>(i)];
+  auto process = ChildProcess::Start(
+      {"etcd", "--name", spec.name, "--data-dir", spec.data_dir, "--listen-client-urls", spec.client_url,
+       "--advertise-client-urls", spec.client_url, "--listen-peer-urls", spec.peer_url,
+       "--initial-advertise-peer-urls", spec.peer_url, "--initial-cluster", InitialCluster(),
+       "--initial-cluster-token", token_, "--initial-cluster-state", initial_cluster_state},
+      spec.log_path);
+  if (!process.ok()) return process.error();
+  processes_[static_cast<size_t>(i)] = std::move(*process);
+  return {};
+}
+
+Status EtcdCluster::StartMemberWithConfig(int i, const std::string& config_file) {
+  auto process = ChildProcess::Start({"etcd", "--config-file", config_file}, specs_[static_cast<size_t>(i)].log_path);
+  if (!process.ok()) return process.error();
+  processes_[static_cast<size_t>(i)] = std::move(*process);
+  return {};
+}
+
+Status EtcdCluster::WaitReady(int i, std::chrono::milliseconds timeout) {
+  const EtcdMemberSpec& spec = specs_[static_cast<size_t>(i)];
+  EtcdClient client(EtcdClientConfig{{spec.client_url}, {}, std::chrono::seconds(2)});
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    RequestLog reads;
+    auto status = client.MemberStatus(spec.client_url, reads);
+    // Ready: it answers and knows a leader.
+    if (status.ok() && status->leader != 0) return {};
+    if (!IsRunning(i)) return Error{ErrorCode::kUnavailable, spec.name + " exited; see " + spec.log_path, {}};
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Error{ErrorCode::kDeadlineExceeded,
+                   spec.name + " is not ready (" + (status.ok() ? "no leader" : status.error().message) + "); see " +
+                       spec.log_path,
+                   {}};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+void EtcdCluster::StopMember(int i) { processes_[static_cast<size_t>(i)].Stop(std::chrono::seconds(10)); }
+
+void EtcdCluster::KillMember(int i) {
+  processes_[static_cast<size_t>(i)].Kill(SIGKILL);
+  processes_[static_cast<size_t>(i)].Stop();
+}
+
+bool EtcdCluster::IsRunning(int i) { return processes_[static_cast<size_t>(i)].running(); }
+
+EtcdClient EtcdCluster::Client() const {
+  return EtcdClient(EtcdClientConfig{ClientUrls(), {}, std::chrono::seconds(5)});
+}
+
+Status EtcdCluster::WriteConfigTemplate(int i, const std::string& path) const {
+  const EtcdMemberSpec& spec = specs_[static_cast<size_t>(i)];
+  std::ofstream out(path);
+  out << "name: " << spec.name << "\n"
+      << "data-dir: " << spec.data_dir << "\n"
+      << "listen-client-urls: " << spec.client_url << "\n"
+      << "advertise-client-urls: " << spec.client_url << "\n"
+      << "listen-peer-urls: " << spec.peer_url << "\n"
+      << "initial-advertise-peer-urls: " << spec.peer_url << "\n"
+      << "initial-cluster: " << InitialCluster() << "\n"
+      << "initial-cluster-token: " << token_ << "\n"
+      << "initial-cluster-state: new\n"
+      << "snapshot-count: 10000\n";
+  if (!out.flush()) return Error{ErrorCode::kIo, "cannot write " + path, {}};
+  return {};
+}
+
+NumberedWriter::NumberedWriter(std::vector<std::string> endpoints, std::string prefix)
+    : endpoints_(std::move(endpoints)), prefix_(std::move(prefix)) {}
+
+NumberedWriter::~NumberedWriter() { Stop(); }
+
+void NumberedWriter::Start(std::chrono::milliseconds interval) {
+  if (running_.exchange(true)) return;
+  thread_ = std::thread([this, interval] { Loop(interval); });
+}
+
+void NumberedWriter::Stop() {
+  running_ = false;
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string NumberedWriter::KeyOf(int64_t index) const {
+  char digits[16];
+  std::snprintf(digits, sizeof digits, "%08lld", static_cast<long long>(index));
+  return prefix_ + digits;
+}
+
+Status NumberedWriter::WriteSome(int count) {
+  EtcdClient client(EtcdClientConfig{endpoints_, {}, std::chrono::seconds(5)});
+  for (int i = 0; i < count; ++i) {
+    RequestLog log;
+    const int64_t index = next_++;
+    auto revision = client.Put(KeyOf(index), "value " + std::to_string(index), log);
+    if (!revision.ok()) return revision.error();
+    std::lock_guard<std::mutex> lock(mutex_);
+    acks_.push_back({index, *revision});
+  }
+  return {};
+}
+
+void NumberedWriter::Loop(std::chrono::milliseconds interval) {
+  EtcdClient client(EtcdClientConfig{endpoints_, {}, std::chrono::seconds(2)});
+  while (running_) {
+    RequestLog log;
+    const int64_t index = next_++;
+    auto revision = client.Put(KeyOf(index), "value " + std::to_string(index), log);
+    if (revision.ok()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      acks_.push_back({index, *revision});
+    }
+    std::this_thread::sleep_for(interval);
+  }
+}
+
+std::vector<NumberedWriter::Ack> NumberedWriter::acknowledged() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return acks_;
+}
+
+std::vector<std::string> MissingKeys(EtcdClient& client, const NumberedWriter& writer) {
+  std::vector<std::string> missing;
+  RequestLog reads;
+  const std::string prefix = writer.KeyOf(0).substr(0, writer.KeyOf(0).size() - 8);
+  std::string end = prefix;
+  end.back() = static_cast<char>(end.back() + 1);
+  auto range = client.Range(prefix, end, 0, reads);
+  if (!range.ok()) return {"the range read failed: " + range.error().message};
+  std::set<std::string> present;
+  for (const KeyValue& kv : range->second) present.insert(kv.key);
+  for (const NumberedWriter::Ack& ack : writer.acknowledged()) {
+    if (present.count(writer.KeyOf(ack.index)) == 0) {
+      missing.push_back(writer.KeyOf(ack.index) + " (revision " + std::to_string(ack.revision) + ")");
+    }
+  }
+  return missing;
+}
+
+}  // namespace ruleplane::testing
