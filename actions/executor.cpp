@@ -114,6 +114,7 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
                               const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,
                               const EvaluationOptions& evaluation) {
   ExecutionReport report;
+  dry_run_acted_ = false;
   for (const PlanStep& step : plan.steps) {
     StepReport step_report;
     step_report.step_id = step.id;
@@ -199,7 +200,9 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
   for (int attempt = 1;; ++attempt) {
     // Check before acting, on the first attempt and before every retry: a
     // request that timed out may still have taken effect.
-    auto done = adapter.IsDone(step, log);
+    // In a dry run, once an earlier step was recorded and not sent, the real
+    // state is no longer what this step would meet: it is shown as it would run.
+    auto done = dry_run_acted_ ? Result<bool>(false) : adapter.IsDone(step, log);
     if (done.ok() && *done) {
       report.state = StepState::kSkipped;
       report.message = interrupted != nullptr ? "already done (it was running when the previous run stopped)"
@@ -219,6 +222,8 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
     }
     report.requests = log.requests();
     if (status.ok()) {
+      dry_run_acted_ = dry_run_acted_ || (options_.dry_run && std::any_of(log.requests().begin(), log.requests().end(),
+                                                                            [](const Request& r) { return r.mutates; }));
       report.state = options_.dry_run ? StepState::kPending : StepState::kSucceeded;
       report.message = options_.dry_run ? "dry run: recorded, not sent" : "";
       return {};

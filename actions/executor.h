@@ -20,6 +20,9 @@
 // the step's deadline, checking the real state before each new attempt; any
 // other failure stops the plan, and later steps do not run.
 //
+// A dry run checks the real state until the first step that would act, and
+// shows every later step as it would run.
+//
 // Failure points (adapters/failure_point.h): `before:<Action>` once the step is
 // journaled as running, `after:<Action>` once the adapter succeeded and before
 // the journal records it.
@@ -108,6 +111,7 @@ class Executor {
   Journal* journal_;
   ExecutorOptions options_;
   int64_t plan_id_ = 0;
+  bool dry_run_acted_ = false;  // a dry run recorded a step that would change the state
 };
 
 // The report as text, one line per step: "done", "skipped: already done",

@@ -209,17 +209,6 @@ Status EtcdClient::Defragment(const std::string& endpoint, RequestLog& log) {
   return {};
 }
 
-Result<HashKvResult> EtcdClient::HashKV(const std::string& endpoint, int64_t revision, RequestLog& log) {
-  auto reply = Call(endpoint, "/v3/maintenance/hashkv", "{\"revision\":\"" + std::to_string(revision) + "\"}", false,
-                    log);
-  if (!reply.ok()) return reply.error();
-  HashKvResult result;
-  result.hash = static_cast<uint32_t>(Unsigned(reply->body, "hash"));
-  result.compact_revision = Signed(reply->body, "compact_revision");
-  if (const Value* header = Field(reply->body, "header")) result.revision = Signed(*header, "revision");
-  return result;
-}
-
 Result<std::pair<int64_t, std::vector<KeyValue>>> EtcdClient::Range(const std::string& key,
                                                                     const std::string& range_end, int64_t revision,
                                                                     RequestLog& log) {

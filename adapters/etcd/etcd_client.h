@@ -1,10 +1,11 @@
 // EtcdClient: etcd's v3 JSON gateway (grpc-gateway, `/v3/...`) over libcurl,
 // for etcd 3.4 and later: the cluster's members, a member's status,
-// defragment, snapshot, watch, range, txn, compact, hashkv.
+// defragment, snapshot, watch, range, txn, compact. (HashKV is not on
+// etcd 3.4's gateway: see etcdctl_hashkv.h.)
 //
 // Several endpoints: a call goes to the first endpoint that answers and moves
 // on when one does not (connection refused, timeout, 5xx); a call that names
-// one endpoint (MemberStatus, Defragment, HashKV, Snapshot) goes to that one only.
+// one endpoint (MemberStatus, Defragment, Snapshot) goes to that one only.
 // Every call has a timeout. Every request is first built as a Request and
 // recorded in `log`; when the log says not to send (a dry run, a request that
 // mutates), the call returns a default value (an empty member, revision 0)
@@ -70,12 +71,6 @@ struct EtcdEvent {
   KeyValue kv;  // for a delete: key and mod_revision
 };
 
-struct HashKvResult {
-  uint32_t hash = 0;
-  int64_t compact_revision = 0;
-  int64_t revision = 0;  // header.revision
-};
-
 // One client is used by one thread at a time (it keeps its connection).
 class EtcdClient {
  public:
@@ -96,7 +91,6 @@ class EtcdClient {
   // (Named MemberStatus: `Status` is the error-or-nothing type.)
   Result<EtcdStatus> MemberStatus(const std::string& endpoint, RequestLog& log);
   Status Defragment(const std::string& endpoint, RequestLog& log);
-  Result<HashKvResult> HashKV(const std::string& endpoint, int64_t revision, RequestLog& log);
 
   // Keys in [key, range_end) ("" = the key alone; "\0" = every key >= key).
   // `revision` 0 = the latest. Returns the header revision and the pairs.

@@ -113,6 +113,10 @@ Result<std::string> RenderEtcdConfig(const std::string& template_yaml, const Loc
   config["initial-cluster-state"] = initial_cluster_state;
   config["initial-advertise-peer-urls"] = member.peer_url;
   if (!member.client_url.empty()) config["advertise-client-urls"] = member.client_url;
+  // ruleplane talks to etcd through the v3 JSON gateway, and etcd 3.4 started
+  // with --config-file serves it only when the file says so (the flag's
+  // default of true does not apply to a configuration file).
+  config["enable-grpc-gateway"] = true;
   YAML::Emitter out;
   out << config;
   return std::string(out.c_str()) + "\n";

@@ -62,7 +62,8 @@ class LocalAdapter : public Adapter {
 
 // The etcd configuration file for `member` from its template: name, data-dir,
 // initial-cluster, initial-cluster-state, advertised URLs set, the rest
-// (TLS files, listen URLs, quotas) as the template has it.
+// (TLS files, listen URLs, quotas) as the template has it; the v3 JSON
+// gateway enabled, which ruleplane's etcd adapter needs.
 Result<std::string> RenderEtcdConfig(const std::string& template_yaml, const LocalMember& member,
                                      const std::string& initial_cluster, const std::string& initial_cluster_state);
 

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "adapters/etcd/etcdctl_hashkv.h"
 #include "adapters/failure_point.h"
 #include "adapters/local/snapshot_file.h"
 #include "tests/support/etcd_cluster.h"
@@ -166,7 +167,7 @@ class MemberInit : public ::testing::Test {
       // A member catching up answers with an older revision for a moment.
       Result<HashKvResult> result = Error{ErrorCode::kUnavailable, "not asked", {}};
       for (int attempt = 0; attempt < 50; ++attempt) {
-        result = client.HashKV(cluster_->member(i).client_url, status->revision, reads);
+        result = EndpointHashKV(cluster_->member(i).client_url, status->revision, {}, std::chrono::seconds(10));
         if (result.ok()) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
