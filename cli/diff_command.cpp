@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "actions/journal.h"
 #include "cli/commands.h"
 #include "cli/param_option.h"
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
+#include "engine/common/json_value.h"
 #include "engine/common/snapshot.h"
 #include "engine/plan/plan.h"
 #include "engine/verify/plan_difference.h"
@@ -22,7 +24,8 @@ namespace ruleplane::cli {
 namespace {
 
 constexpr const char* kDiffUsage =
-    R"(usage: ruleplane diff [--rules PATH]... [--param NAME=VALUE]... [--snapshots WHERE] [--max-regions N] OLD NEW
+    R"(usage: ruleplane diff [--rules PATH]... [--param NAME=VALUE]... [--snapshots WHERE] [--journal FILE]
+                      [--max-regions N] OLD NEW
 
 OLD and NEW are rule files, or NAME@VERSION references (a rule-set name and a
 version prefix, among the bundled rule files or those under --rules), each of
@@ -38,6 +41,9 @@ whole of each side, and those whose plans differ are listed with both plans;
 snapshots generated from a grid of observations (a top-level `observation`
 object, as examples/observe_cluster.py writes) are summed up as regions of
 the grid, grouped by the actions of both plans.
+With --journal FILE (a journal member-init or apply wrote), every snapshot the
+journal recorded is planned with both sides in the same way: what the other
+version would have decided on real observations.
 Two versions with different facts span the product of both domains: the
 comparison stops after --max-evaluations partial assignments (default
 2000000) and says so.
@@ -182,21 +188,16 @@ void PrintGroupedDifferences(const PlanDifferences& differences, int max_regions
 // Plans every snapshot of `where` with both sides; returns how many differ.
 // Snapshots that carry an `observation` (generated ones) are summed up as
 // regions of their grid; others are listed one by one with both plans.
-int DiffSnapshots(const std::string& where, const LoadedSide& old_side, const LoadedSide& new_side,
-                  const ParamOverrides& overrides, int max_regions, std::ostream& out, std::ostream& err,
-                  bool& failed) {
-  const auto snapshots = ReadSnapshots(where, err);
-  if (!snapshots) {
-    failed = true;
-    return 0;
-  }
+int DiffSnapshots(const std::string& where, const std::vector<SnapshotText>& snapshots, const LoadedSide& old_side,
+                  const LoadedSide& new_side, const ParamOverrides& overrides, int max_regions, std::ostream& out,
+                  std::ostream& err, bool& failed) {
   EvaluationOptions options;
   options.param_overrides = overrides;
   int planned = 0, differing = 0;
   std::string report;
   std::vector<Value> observed;
   std::vector<PlannedDifferently> different;
-  for (const SnapshotText& input : *snapshots) {
+  for (const SnapshotText& input : snapshots) {
     auto snapshot = ParseSnapshot(input.text);
     if (!snapshot.ok()) {
       err << input.source << ": error: " << snapshot.error().message << "\n";
@@ -240,6 +241,27 @@ int DiffSnapshots(const std::string& where, const LoadedSide& old_side, const Lo
   return differing;
 }
 
+// The snapshots a journal recorded, oldest first, each named by its
+// evaluation: what the rules saw on real observations.
+std::optional<std::vector<SnapshotText>> JournalSnapshots(const std::string& path, std::ostream& err) {
+  if (!std::filesystem::is_regular_file(path)) {
+    err << "ruleplane: no journal at " << path << "\n";
+    return std::nullopt;
+  }
+  auto journal = Journal::Open(path);
+  auto evaluations = journal.ok() ? (*journal)->Evaluations(0) : Result<std::vector<EvaluationRecord>>(journal.error());
+  if (!evaluations.ok()) {
+    err << "ruleplane: " << evaluations.error().message << "\n";
+    return std::nullopt;
+  }
+  std::vector<SnapshotText> snapshots;
+  for (auto record = evaluations->rbegin(); record != evaluations->rend(); ++record) {
+    snapshots.push_back({path + " evaluation " + std::to_string(record->id) + " (" + record->recorded_at + ")",
+                         FormatJson(record->snapshot.document)});
+  }
+  return snapshots;
+}
+
 }  // namespace
 
 // A non-negative number option; false after a usage error.
@@ -254,7 +276,7 @@ bool ParseCount(const std::string& option, const std::string& value, int64_t& co
 
 int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> sides, rules_paths;
-  std::string snapshots_dir;
+  std::string snapshots_dir, journal_path;
   ParamOverrides overrides;
   int64_t max_regions = 3, max_evaluations = 2000000;
   bool options_ended = false;
@@ -273,12 +295,13 @@ int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
       return kExitOk;
     }
     const bool takes_value = arg == "--param" || arg == "--rules" || arg == "--snapshots" ||
-                             arg == "--max-regions" || arg == "--max-evaluations";
+                             arg == "--journal" || arg == "--max-regions" || arg == "--max-evaluations";
     if (takes_value && i + 1 < args.size()) {
       const std::string& value = args[++i];
       if (arg == "--param" && !ParseParamOption(value, overrides, err)) return kExitUsage;
       if (arg == "--rules") rules_paths.push_back(value);
       if (arg == "--snapshots") snapshots_dir = value;
+      if (arg == "--journal") journal_path = value;
       if (arg == "--max-regions" && !ParseCount(arg, value, max_regions, err)) return kExitUsage;
       if (arg == "--max-evaluations" && !ParseCount(arg, value, max_evaluations, err)) return kExitUsage;
       continue;
@@ -336,9 +359,13 @@ int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
       differences += finding.kind == Finding::Kind::kChanged ? 1 : 0;
     }
   }
-  if (!snapshots_dir.empty()) {
-    differences += DiffSnapshots(snapshots_dir, *old_side, *new_side, overrides,
-                                 static_cast<int>(max_regions), out, err, failed);
+  for (const bool from_journal : {false, true}) {
+    const std::string& where = from_journal ? journal_path : snapshots_dir;
+    if (where.empty()) continue;
+    const auto snapshots = from_journal ? JournalSnapshots(where, err) : ReadSnapshots(where, err);
+    if (!snapshots) return kExitUsage;
+    differences += DiffSnapshots(where, *snapshots, *old_side, *new_side, overrides, static_cast<int>(max_regions),
+                                 out, err, failed);
   }
   if (failed) return kExitUsage;
   return differences > 0 ? kExitFinding : kExitOk;

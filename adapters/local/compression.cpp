@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -50,23 +51,19 @@ Result<std::string> Deflate(std::string_view data, int window_bits) {
   return out;
 }
 
-// Go's compress/lzw, LSB order, literal width 8 (etcd-backup-restore's
+// Go's compress/lzw reader, LSB order, literal width 8 (etcd-backup-restore's
 // "lzw" compression policy): codes start 9 bits wide after the 256 literals,
-// clear (256) and end (257), and grow up to 12 bits; a full table is reset
-// with a clear code.
-constexpr int kClear = 256, kEnd = 257, kMaxWidth = 12;
-
+// clear (256) and end (257), and grow up to 12 bits. `next` is the code the
+// next entry gets (Go's `hi`); the width grows as soon as `next` needs more
+// bits, and a full table takes no new entries until a clear code.
 Result<std::string> LzwDecode(std::string_view data) {
-  std::vector<std::string> table;
-  auto reset = [&] {
-    table.assign(258, std::string());
-    for (int i = 0; i < 256; ++i) table[static_cast<size_t>(i)] = std::string(1, static_cast<char>(i));
-  };
-  reset();
-  std::string out, previous;
+  constexpr int kClear = 256, kEnd = 257, kMaxWidth = 12, kNone = -1;
+  std::vector<int> prefix(1 << kMaxWidth);
+  std::vector<char> suffix(1 << kMaxWidth);
+  std::string out, entry;
+  int width = 9, next = kEnd + 1, last = kNone;
   uint32_t bits = 0;
-  int count = 0, width = 9;
-  bool have_previous = false;
+  int count = 0;
   for (unsigned char byte : data) {
     bits |= static_cast<uint32_t>(byte) << count;
     count += 8;
@@ -76,25 +73,34 @@ Result<std::string> LzwDecode(std::string_view data) {
       count -= width;
       if (code == kEnd) return out;
       if (code == kClear) {
-        reset();
         width = 9;
-        have_previous = false;
+        next = kEnd + 1;
+        last = kNone;
         continue;
       }
-      std::string entry;
-      if (code < static_cast<int>(table.size())) {
-        entry = table[static_cast<size_t>(code)];
-      } else if (code == static_cast<int>(table.size()) && have_previous) {
-        entry = previous + previous[0];
-      } else {
+      // A code not defined yet is valid only as the entry being defined
+      // (the previous code's string and its own first byte).
+      if (code > next || (code == next && last == kNone)) {
         return Error{ErrorCode::kParse, "not valid LZW data (code " + std::to_string(code) + ")", {}};
       }
+      entry.clear();
+      for (int c = code == next ? last : code;; c = prefix[static_cast<size_t>(c)]) {
+        if (c < kClear) {
+          entry.push_back(static_cast<char>(c));
+          break;
+        }
+        entry.push_back(suffix[static_cast<size_t>(c)]);
+      }
+      std::reverse(entry.begin(), entry.end());
+      if (code == next) entry.push_back(entry[0]);
       out += entry;
-      if (have_previous && table.size() < (1u << kMaxWidth)) table.push_back(previous + entry[0]);
-      previous = entry;
-      have_previous = true;
-      // As Go's reader: wider once the highest assigned code reaches 1 << width.
-      if (table.size() > (1u << width) && width < kMaxWidth) ++width;
+      if (last != kNone && next < (1 << kMaxWidth)) {
+        prefix[static_cast<size_t>(next)] = last;
+        suffix[static_cast<size_t>(next)] = entry[0];
+        ++next;
+      }
+      last = code;
+      if (next >= (1 << width) && width < kMaxWidth) ++width;
     }
   }
   return Error{ErrorCode::kParse, "LZW data ends without its end code", {}};

@@ -138,7 +138,7 @@ Value DataDirFacts::ToValue() const {
                          {Value::String("dbOpens"), Value::Bool(db_opens)},
                          {Value::String("dbRevision"), Value::Int(db_revision)},
                          {Value::String("corrupt"), Value::Bool(corrupt)},
-                         {Value::String("safeGuard"), Value::String(safe_guard)},
+                         {Value::String("safeGuard"), safe_guard.empty() ? Value::Null() : Value::String(safe_guard)},
                          {Value::String("valid"), Value::Bool(valid)},
                          {Value::String("verificationError"), Value::String(verification_error)}});
 }

@@ -16,20 +16,6 @@ std::string LoopbackUrl(int port) { return "http://127.0.0.1:" + std::to_string(
 
 }  // namespace
 
-TempDir::TempDir(const std::string& name) {
-  const char* base = std::getenv("TMPDIR");
-  std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/ruleplane-" + name + "-XXXXXX";
-  char* made = mkdtemp(pattern.data());
-  path_ = made != nullptr ? made : "";
-}
-
-TempDir::~TempDir() {
-  const char* keep = std::getenv("RULEPLANE_KEEP_TEST_DIRS");
-  if (path_.empty() || (keep != nullptr && std::string(keep) == "1")) return;
-  std::error_code ignored;
-  fs::remove_all(path_, ignored);
-}
-
 std::unique_ptr<EtcdCluster> EtcdCluster::Create(int members, const std::string& root) {
   std::unique_ptr<EtcdCluster> cluster(new EtcdCluster());
   cluster->token_ = "ruleplane-test-" + std::to_string(getpid());

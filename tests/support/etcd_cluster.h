@@ -19,20 +19,9 @@
 
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/process.h"
+#include "tests/support/temp_dir.h"
 
 namespace ruleplane::testing {
-
-// A fresh directory under $TMPDIR (or /tmp), kept when the environment sets
-// RULEPLANE_KEEP_TEST_DIRS=1 (for debugging), removed otherwise.
-class TempDir {
- public:
-  explicit TempDir(const std::string& name);
-  ~TempDir();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 struct EtcdMemberSpec {
   std::string name;        // "m0", "m1", ...

@@ -1,0 +1,228 @@
+// The backup store in etcd-backup-restore's layout, its delta format and its
+// compressions, against golden files written by Go's own encoding/json,
+// sha256, gzip, zlib and lzw (tests/data/backup-restore/generate.go), as
+// etcd-backup-restore writes them.
+#include "adapters/local/backup_store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "adapters/local/atomic_file.h"
+#include "adapters/local/compression.h"
+#include "adapters/local/delta_file.h"
+#include "engine/common/sha256.h"
+#include "tests/support/temp_dir.h"
+
+namespace ruleplane {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+const std::string kGolden = std::string(RULEPLANE_SOURCE_DIR) + "/tests/data/backup-restore/";
+constexpr const char* kDelta = "Incr-00000002-00000005-1714557600";
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+void Put(const std::string& path, const std::string& content) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << content;
+}
+
+TEST(DeltaFile, ReadsEtcdBackupRestoresFormat) {
+  auto events = ParseDelta(Slurp(kGolden + kDelta));
+  ASSERT_TRUE(events.ok()) << events.error().message;
+  ASSERT_EQ(events->size(), 5u);
+  const EtcdEvent& first = (*events)[0];
+  EXPECT_EQ(first.type, EtcdEvent::Type::kPut);
+  EXPECT_EQ(first.kv.key, "/registry/pods/a");
+  EXPECT_EQ(first.kv.value, "first");
+  EXPECT_EQ(first.kv.create_revision, 2);
+  EXPECT_EQ(first.kv.mod_revision, 2);
+  EXPECT_EQ(first.kv.version, 1);
+  EXPECT_EQ((*events)[1].kv.value, std::string("\0\1\2\xff", 4)) << "binary values survive base64";
+  const EtcdEvent& deleted = (*events)[3];
+  EXPECT_EQ(deleted.type, EtcdEvent::Type::kDelete);
+  EXPECT_EQ(deleted.kv.key, "/registry/pods/a");
+  EXPECT_EQ(deleted.kv.mod_revision, 4);
+  EXPECT_EQ((*events)[4].kv.lease, 7587869348717429000);
+
+  const std::vector<RevisionGroup> groups = GroupByRevision(*events);
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[1].revision, 3);
+  EXPECT_EQ(groups[1].events.size(), 2u) << "one transaction of two puts is replayed as one";
+}
+
+TEST(DeltaFile, WritesWhatGoWrites) {
+  auto events = ParseDelta(Slurp(kGolden + kDelta));
+  ASSERT_TRUE(events.ok()) << events.error().message;
+  // The golden events were received at different times; SerializeDelta takes
+  // one. Everything else is byte for byte what Go's json.Marshal printed.
+  const std::string time = "2024-05-01T10:00:00.123456789Z";
+  const std::string go_json = std::regex_replace(Slurp(kGolden + kDelta + ".json"),
+                                                 std::regex(R"("time":"[^"]*")"), "\"time\":\"" + time + "\"");
+  const std::string written = SerializeDelta(*events, time);
+  ASSERT_GE(written.size(), 32u);
+  EXPECT_EQ(written.substr(0, written.size() - 32), go_json);
+  EXPECT_EQ(written.substr(written.size() - 32), Sha256Digest(go_json));
+}
+
+TEST(DeltaFile, AChangedByteIsAChecksumMismatch) {
+  std::string bytes = Slurp(kGolden + kDelta);
+  bytes[10] = bytes[10] == 'a' ? 'b' : 'a';
+  auto events = ParseDelta(bytes);
+  ASSERT_FALSE(events.ok());
+  EXPECT_NE(events.error().message.find("checksum mismatch"), std::string::npos) << events.error().message;
+  EXPECT_FALSE(ParseDelta("short").ok());
+}
+
+TEST(Compression, ReadsGoGzipZlibAndLzw) {
+  const std::string plain = Slurp(kGolden + kDelta);
+  ASSERT_FALSE(plain.empty());
+  for (const std::string suffix : {".gz", ".zlib", ".Z"}) {
+    const std::string name = std::string(kDelta) + suffix;
+    EXPECT_EQ(CompressionSuffix(name), suffix);
+    EXPECT_EQ(CompressionSuffix(name + ".final"), suffix);
+    auto decompressed = Decompress(Slurp(kGolden + name), suffix);
+    ASSERT_TRUE(decompressed.ok()) << suffix << ": " << decompressed.error().message;
+    EXPECT_EQ(*decompressed, plain) << suffix;
+  }
+  EXPECT_FALSE(Decompress("not gzip", ".gz").ok());
+  EXPECT_FALSE(Decompress(Slurp(kGolden + kDelta + ".Z").substr(0, 40), ".Z").ok()) << "a truncated LZW stream";
+}
+
+TEST(Compression, ReadsALargeLzwStreamWhoseTableFillsAndClears) {
+  auto decompressed = Decompress(Slurp(kGolden + "lzw-large.Z"), ".Z");
+  ASSERT_TRUE(decompressed.ok()) << decompressed.error().message;
+  EXPECT_GE(decompressed->size(), 300000u);
+  EXPECT_EQ(Sha256Hex(*decompressed) + "\n", Slurp(kGolden + "lzw-large.sha256"));
+}
+
+TEST(Compression, WritesWhatItReads) {
+  const std::string plain = Slurp(kGolden + kDelta);
+  for (const std::string suffix : {"", ".gz", ".zlib"}) {
+    auto compressed = Compress(plain, suffix);
+    ASSERT_TRUE(compressed.ok()) << suffix;
+    auto back = Decompress(*compressed, suffix);
+    ASSERT_TRUE(back.ok()) << suffix;
+    EXPECT_EQ(*back, plain) << suffix;
+  }
+  EXPECT_FALSE(Compress(plain, ".Z").ok()) << "ruleplane writes no LZW";
+}
+
+TEST(BackupStore, ListsBothLayoutsSortedAndLeavesStrangersAlone) {
+  TempDir dir("store-list");
+  const std::string store = dir.path() + "/etcd-main";
+  Put(store + "/v1/Backup-1700000000/Full-00000000-00000100-1700000000", "x");
+  Put(store + "/v1/Backup-1700000000/Incr-00000101-00000150-1700000100", "x");
+  Put(store + "/v2/Full-00000000-00000200-1700000200.gz", "x");
+  Put(store + "/v2/Incr-00000201-00000250-1700000300.zlib.final", "x");
+  Put(store + "/v2/Full-00000000-00000300-1700000400.tmp.42", "a partial write");
+  Put(store + "/v2/notes.txt", "?");
+
+  auto listing = BackupStore(store).List();
+  ASSERT_TRUE(listing.ok()) << listing.error().message;
+  EXPECT_EQ(listing->prefix, "etcd-main");
+  std::vector<std::string> names;
+  for (const StoredSnapshot& snapshot : listing->snapshots) names.push_back(snapshot.path);
+  EXPECT_EQ(names, (std::vector<std::string>{"v1/Backup-1700000000/Full-00000000-00000100-1700000000",
+                                             "v1/Backup-1700000000/Incr-00000101-00000150-1700000100",
+                                             "v2/Full-00000000-00000200-1700000200.gz",
+                                             "v2/Incr-00000201-00000250-1700000300.zlib.final"}));
+  const StoredSnapshot& last = listing->snapshots.back();
+  EXPECT_EQ(last.kind, "Incr");
+  EXPECT_EQ(last.start_revision, 201);
+  EXPECT_EQ(last.last_revision, 250);
+  EXPECT_EQ(last.created_on, 1700000300);
+  EXPECT_EQ(last.compression_suffix, ".zlib");
+  EXPECT_TRUE(last.is_final);
+  EXPECT_EQ(listing->warnings.size(), 2u);
+  EXPECT_TRUE(fs::exists(store + "/v2/Full-00000000-00000300-1700000400.tmp.42")) << "never deleted";
+  EXPECT_TRUE(BackupStore(dir.path() + "/absent").List()->snapshots.empty());
+}
+
+TEST(BackupStore, WritesADeltaAtomicallyAndReadsItBack) {
+  TempDir dir("store-delta");
+  BackupStore store(dir.path() + "/etcd-main");
+  const std::string delta = Slurp(kGolden + kDelta);
+  RequestLog log;
+  auto name = store.WriteDelta(delta, 2, 5, std::chrono::system_clock::time_point(std::chrono::seconds(1714557600)),
+                               ".gz", log);
+  ASSERT_TRUE(name.ok()) << name.error().message;
+  EXPECT_EQ(*name, std::string(kDelta) + ".gz");
+  auto read = store.ReadSnapshot(*name);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(*read, delta);
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(store.directory() + "/v2")) {
+    files.push_back(entry.path().filename().string());
+  }
+  EXPECT_EQ(files, std::vector<std::string>{*name}) << "no temporary file is left behind";
+  ASSERT_FALSE(log.requests().empty());
+  EXPECT_EQ(log.requests().back().kind, Request::Kind::kFile);
+}
+
+TEST(BackupStore, ADryRunWritesNothing) {
+  TempDir dir("store-dry");
+  BackupStore store(dir.path() + "/etcd-main");
+  RequestLog log(/*dry_run=*/true);
+  auto name = store.WriteDelta(Slurp(kGolden + kDelta), 2, 5, std::chrono::system_clock::now(), "", log);
+  ASSERT_TRUE(name.ok()) << name.error().message;
+  EXPECT_FALSE(log.requests().empty());
+  EXPECT_FALSE(fs::exists(store.directory() + "/v2/" + *name));
+}
+
+TEST(BackupStore, AFullSnapshotWithABadTrailerIsNotStored) {
+  TempDir dir("store-full");
+  const std::string database = std::string(4096, 'd');
+  const std::string good = dir.path() + "/good.snapshot", bad = dir.path() + "/bad.snapshot";
+  Put(good, database + Sha256Digest(database));
+  Put(bad, database + Sha256Digest(database + "x"));
+  BackupStore store(dir.path() + "/etcd-main");
+  RequestLog log;
+  const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1714557600));
+  auto refused = store.WriteFull(bad, 7, now, "", log);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("checksum"), std::string::npos) << refused.error().message;
+  EXPECT_TRUE(store.List()->snapshots.empty());
+
+  auto stored = store.WriteFull(good, 7, now, ".zlib", log);
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  EXPECT_EQ(*stored, "Full-00000000-00000007-1714557600.zlib");
+  const std::string copy = dir.path() + "/copy.snapshot";
+  ASSERT_TRUE(store.ReadSnapshotToFile(*stored, copy).ok());
+  EXPECT_EQ(Slurp(copy), Slurp(good));
+  EXPECT_TRUE(VerifySnapshotTrailer(copy, "the copy").ok());
+}
+
+TEST(MoveAside, RenamesAndNeverDeletes) {
+  TempDir dir("move-aside");
+  const std::string data = dir.path() + "/data";
+  Put(data + "/member/snap/db", "precious");
+  RequestLog log;
+  const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1714557600));
+  auto first = MoveAside(data, now, log);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(*first, data + ".20240501T100000Z");
+  EXPECT_EQ(Slurp(*first + "/member/snap/db"), "precious");
+  EXPECT_FALSE(fs::exists(data));
+
+  Put(data + "/member/snap/db", "second");
+  auto second = MoveAside(data, now, log);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_NE(*second, *first) << "the same second does not overwrite the first";
+  EXPECT_EQ(Slurp(*second + "/member/snap/db"), "second");
+  EXPECT_EQ(Slurp(*first + "/member/snap/db"), "precious");
+}
+
+}  // namespace
+}  // namespace ruleplane
