@@ -202,6 +202,8 @@ class MemberInit : public ::testing::Test {
     return found;
   }
 
+  void RebuildAfterQuorumLoss(int deltas);
+
   Outcome History(int i, const std::string& extra = "") const {
     return Ruleplane("history --journal " + Journal(i) + " " + extra);
   }
@@ -299,6 +301,14 @@ TEST_F(MemberInit, ACorruptDatabaseIsMovedAsideAndTheMemberRejoins) {
   fs::resize_file(db, size / 2);
   const std::string etcd = WriteEtcd(1, StatusOfCluster({"m1"}));
 
+  Outcome dry = MemberInitOf(1, etcd, "--dry-run");
+  ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  EXPECT_TRUE(Contains(dry.out, "restart-quorate-invalid-data")) << dry.out;
+  EXPECT_TRUE(Contains(dry.out, "rename " + DataDir(1) + " -> ")) << dry.out;
+  EXPECT_TRUE(Contains(dry.out, "etcdctl snapshot restore")) << dry.out;
+  EXPECT_EQ(fs::file_size(db), size / 2) << "a dry run changes nothing";
+  EXPECT_TRUE(Beside(1, ".").empty()) << "a dry run moves nothing aside";
+
   Outcome killed = MemberInitOf(1, etcd, "", "RULEPLANE_FAILPOINT=local:restore-before-rename");
   ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
   Outcome rerun = MemberInitOf(1, etcd);
@@ -345,7 +355,12 @@ TEST_F(MemberInit, WithoutQuorumAValidMemberRestartsAndALostOneWaits) {
   ExpectNoKeyLost(writer);
 }
 
-TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresFullAndDeltasAndTheOthersJoin) {
+// DEP-01 scenarios 7 and 8: every data directory lost. The first member
+// restores the latest full snapshot (and the deltas after it, when there
+// are any) into a single-member cluster; the others join it one by one.
+// `deltas` deltas are taken while the writer runs; with none, the writer
+// stops before the full snapshot, so that it holds every key.
+void MemberInit::RebuildAfterQuorumLoss(int deltas) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "loss/");
   ASSERT_TRUE(writer.WriteSome(40).ok());
@@ -356,28 +371,27 @@ TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresFullAndDeltasAndTheOther
   const std::string full_name = full.out.substr(0, full.out.find(' '));
   auto revision = SnapshotFileRevision(store_ + "/v2/" + full_name, std::chrono::seconds(30));
   ASSERT_TRUE(revision.ok()) << revision.error().message;
-  EXPECT_TRUE(Contains(full_name, "-" + [&] {
-                char digits[16];
-                std::snprintf(digits, sizeof digits, "%08lld", static_cast<long long>(*revision));
-                return std::string(digits);
-              }() + "-"))
-      << full_name;
+  char digits[16];
+  std::snprintf(digits, sizeof digits, "%08lld", static_cast<long long>(*revision));
+  EXPECT_TRUE(Contains(full_name, "-" + std::string(digits) + "-")) << full_name;
 
-  writer.Start();
-  for (int delta = 0; delta < 2; ++delta) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    Outcome taken = Ruleplane("backup delta --endpoints " + Endpoints() + " --backup-store " + store_);
-    ASSERT_EQ(taken.exit_code, 0) << taken.out << taken.err;
-    ASSERT_TRUE(Contains(taken.out, "Incr-")) << taken.out;
+  int64_t last_backup = *revision;
+  if (deltas > 0) {
+    writer.Start();
+    for (int delta = 0; delta < deltas; ++delta) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      Outcome taken = Ruleplane("backup delta --endpoints " + Endpoints() + " --backup-store " + store_);
+      ASSERT_EQ(taken.exit_code, 0) << taken.out << taken.err;
+      ASSERT_TRUE(Contains(taken.out, "Incr-")) << taken.out;
+    }
+    writer.Stop();
+    // The last delta's revision: every key acknowledged up to it must survive.
+    for (const auto& entry : fs::directory_iterator(store_ + "/v2")) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("Incr-", 0) == 0) last_backup = std::max<int64_t>(last_backup, std::stoll(name.substr(14, 8)));
+    }
+    ASSERT_GT(last_backup, *revision);
   }
-  writer.Stop();
-  // The last delta's revision: every key acknowledged up to it must survive.
-  int64_t last_delta = 0;
-  for (const auto& entry : fs::directory_iterator(store_ + "/v2")) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("Incr-", 0) == 0) last_delta = std::max<int64_t>(last_delta, std::stoll(name.substr(14, 8)));
-  }
-  ASSERT_GT(last_delta, *revision);
 
   for (int i = 0; i < 3; ++i) {
     cluster_->StopMember(i);
@@ -385,11 +399,21 @@ TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresFullAndDeltasAndTheOther
   }
 
   // etcd-druid re-bootstraps: no member in the status; the first member restores.
-  Outcome killed = MemberInitOf(0, WriteEtcd(0, {}), "", "RULEPLANE_FAILPOINT=local:after-delta-file");
-  ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
+  const std::string rule = deltas > 0 ? "first-member-restore-incrementals" : "first-member-restore";
+  Outcome dry = MemberInitOf(0, WriteEtcd(0, {}), "--dry-run");
+  ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  EXPECT_TRUE(Contains(dry.out, rule)) << dry.out;
+  EXPECT_TRUE(Contains(dry.out, "run etcdctl snapshot restore")) << dry.out;
+  EXPECT_EQ(Contains(dry.out, "run etcd --name m0"), deltas > 0) << "the replay etcd: " << dry.out;
+  EXPECT_FALSE(fs::exists(DataDir(0))) << "a dry run changes nothing";
+
+  if (deltas > 0) {
+    Outcome killed = MemberInitOf(0, WriteEtcd(0, {}), "", "RULEPLANE_FAILPOINT=local:after-delta-file");
+    ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
+  }
   Outcome first = MemberInitOf(0, WriteEtcd(0, {}));
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
-  EXPECT_TRUE(Contains(first.out, "first-member-restore-incrementals")) << first.out;
+  EXPECT_TRUE(Contains(first.out, rule)) << first.out;
   EXPECT_TRUE(Contains(Slurp(Config(0)), "initial-cluster-state: new"));
   ASSERT_TRUE(cluster_->StartMemberWithConfig(0, Config(0)).ok());
   ASSERT_TRUE(cluster_->WaitReady(0).ok()) << cluster_->member(0).log_path;
@@ -402,7 +426,15 @@ TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresFullAndDeltasAndTheOther
     ASSERT_TRUE(cluster_->WaitReady(i).ok()) << cluster_->member(i).log_path;
   }
   ExpectHealthyCluster();
-  ExpectNoKeyLost(writer, last_delta);
+  ExpectNoKeyLost(writer, last_backup);
+}
+
+TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresTheFullSnapshotAndTheOthersJoin) {
+  RebuildAfterQuorumLoss(0);
+}
+
+TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresFullAndDeltasAndTheOthersJoin) {
+  RebuildAfterQuorumLoss(2);
 }
 
 }  // namespace
