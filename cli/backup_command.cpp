@@ -12,7 +12,7 @@ namespace ruleplane::cli {
 namespace {
 
 constexpr const char* kBackupUsage = R"(usage: ruleplane backup full|delta --endpoints URL[,URL] --backup-store DIR
-                        [--cacert FILE --cert FILE --key FILE] [--compression gzip|zlib|lzw|none]
+                        [--cacert FILE --cert FILE --key FILE] [--compression gzip|zlib|none]
                         [--timeout SECONDS] [--dry-run]
 
 Takes one backup from the cluster into DIR, in etcd-backup-restore's layout
@@ -52,20 +52,14 @@ int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
     options.compression_suffix = ".gz";
   } else if (compression == "zlib") {
     options.compression_suffix = ".zlib";
-  } else if (compression == "lzw") {
-    options.compression_suffix = ".Z";
   } else if (compression != "none") {
-    err << "ruleplane: --compression must be gzip, zlib, lzw or none\n";
+    // lzw (".Z") backups of etcd-backup-restore are read, not written.
+    err << "ruleplane: --compression must be gzip, zlib or none\n";
     return kExitUsage;
   }
-  if (flags.Has("--timeout")) {
-    try {
-      options.timeout = std::chrono::seconds(std::stoi(flags.Get("--timeout")));
-    } catch (const std::exception&) {
-      err << "ruleplane: --timeout takes a number of seconds\n";
-      return kExitUsage;
-    }
-  }
+  int64_t timeout_seconds = std::chrono::duration_cast<std::chrono::seconds>(options.timeout).count();
+  if (!flags.GetCount("--timeout", timeout_seconds, err)) return kExitUsage;
+  options.timeout = std::chrono::seconds(timeout_seconds);
 
   EtcdClientConfig config;
   config.endpoints = flags.GetList("--endpoints");

@@ -48,6 +48,17 @@ std::string Flags::Get(const std::string& name, const std::string& fallback) con
   return found == values_.end() ? fallback : found->second.back();
 }
 
+bool Flags::GetCount(const std::string& name, int64_t& count, std::ostream& err) const {
+  if (!Has(name)) return true;
+  const std::string value = Get(name);
+  if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string::npos) {
+    err << "ruleplane: " << name << " takes a whole number, got '" << value << "'\n";
+    return false;
+  }
+  count = std::stoll(value);
+  return true;
+}
+
 std::vector<std::string> Flags::GetList(const std::string& name) const {
   std::vector<std::string> items;
   auto found = values_.find(name);

@@ -6,6 +6,7 @@
 //   std::string dir = flags.Get("--data-dir");
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -33,6 +34,9 @@ class Flags {
   std::string Get(const std::string& name, const std::string& fallback = "") const;
   // Every value given, comma-separated values split.
   std::vector<std::string> GetList(const std::string& name) const;
+  // A whole number >= 0 into `count` when the flag is given (kept otherwise);
+  // false, with the problem written to `err`, when its value is not one.
+  bool GetCount(const std::string& name, int64_t& count, std::ostream& err) const;
   const std::vector<std::string>& positional() const { return positional_; }
 
   // Writes "ruleplane: NAME is required" and the usage when a flag is missing.

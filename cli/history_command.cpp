@@ -1,4 +1,6 @@
 // ruleplane history: what the journal recorded, plan by plan, step by step.
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <ostream>
@@ -80,15 +82,8 @@ int RunHistory(const Args& args, std::ostream& out, std::ostream& err) {
     err << kHistoryUsage;
     return kExitUsage;
   }
-  int limit = 0;
-  int64_t plan_id = 0;
-  try {
-    if (flags.Has("--limit")) limit = std::stoi(flags.Get("--limit"));
-    if (flags.Has("--plan")) plan_id = std::stoll(flags.Get("--plan"));
-  } catch (const std::exception&) {
-    err << "ruleplane: --limit and --plan take numbers\n";
-    return kExitUsage;
-  }
+  int64_t limit = 0, plan_id = 0;
+  if (!flags.GetCount("--limit", limit, err) || !flags.GetCount("--plan", plan_id, err)) return kExitUsage;
   std::error_code missing;
   if (!std::filesystem::is_regular_file(path, missing)) {
     err << "ruleplane: no journal at " << path << "\n";
@@ -99,7 +94,7 @@ int RunHistory(const Args& args, std::ostream& out, std::ostream& err) {
     err << "ruleplane: " << journal.error().message << "\n";
     return kExitUsage;
   }
-  auto plans = (*journal)->Plans(plan_id != 0 ? 0 : limit);
+  auto plans = (*journal)->Plans(plan_id != 0 ? 0 : static_cast<int>(std::min<int64_t>(limit, INT32_MAX)));
   if (!plans.ok()) {
     err << "ruleplane: " << plans.error().message << "\n";
     return kExitUsage;

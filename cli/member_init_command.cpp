@@ -224,9 +224,9 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     }
     return GateDecision{false, true, "a member's own initialization"};
   };
-  if (flags.Has("--retry-deadline")) {
-    options.retry.step_deadline = std::chrono::seconds(std::stoi(flags.Get("--retry-deadline")));
-  }
+  int64_t deadline_seconds = std::chrono::duration_cast<std::chrono::seconds>(options.retry.step_deadline).count();
+  if (!flags.GetCount("--retry-deadline", deadline_seconds, err)) return kExitUsage;
+  options.retry.step_deadline = std::chrono::seconds(deadline_seconds);
   AdapterSet adapters;
   LocalAdapter local(context->member, context->store.get(), context->cluster.get());
   adapters.Add(&local);
