@@ -73,7 +73,8 @@ std::optional<Error> Executor::CheckPlan(const Plan& plan, const Snapshot& snaps
   for (const PlannedRuleSet& planned : plan.rule_sets) {
     const std::optional<Error>& problem = planned.error ? planned.error : planned.violation;
     if (problem) {
-      return Refusal("rule set " + planned.name + "@" + planned.version + " did not decide: " + problem->message);
+      return Refusal("rule set " + planned.name + "@" + planned.version +
+                     " did not decide: " + problem->message);
     }
   }
   for (const auto& compiled : rule_sets) {
@@ -81,8 +82,8 @@ std::optional<Error> Executor::CheckPlan(const Plan& plan, const Snapshot& snaps
     if (!violations.ok()) return violations.error();
     if (!violations->empty()) {
       const InvariantViolation& first = violations->front();
-      std::string message = "the plan breaks an invariant of " + first.rule_set + " (" + first.position.file + ":" +
-                            std::to_string(first.position.line) + "): " + first.invariant;
+      std::string message = "the plan breaks an invariant of " + first.rule_set + " (" + first.position.file +
+                            ":" + std::to_string(first.position.line) + "): " + first.invariant;
       if (!first.error.empty()) message += " (" + first.error + ")";
       return Refusal(message);
     }
@@ -99,13 +100,15 @@ std::optional<Error> Executor::CheckPlan(const Plan& plan, const Snapshot& snaps
       if (gate.refuse) {
         reason = gate.reason;
       } else if (step.disruptive && !options_.allow_disruptive && !gate.allows_disruptive) {
-        reason = step.action + " is disruptive: it runs only with --allow-disruptive or a gate that allows it";
+        reason =
+            step.action + " is disruptive: it runs only with --allow-disruptive or a gate that allows it";
       }
     }
     if (reason.empty()) continue;
     step_report.state = StepState::kRefused;
     step_report.message = reason;
-    if (!refusal) refusal = Refusal("step " + step.id + " (" + step.action + " " + step.target + ") refused: " + reason);
+    if (!refusal)
+      refusal = Refusal("step " + step.id + " (" + step.action + " " + step.target + ") refused: " + reason);
   }
   return refusal;
 }
@@ -135,7 +138,8 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
   std::vector<StepRecord> interrupted;
   if (journal_ != nullptr) {
     std::vector<std::pair<std::string, std::string>> digests;
-    for (const auto& compiled : rule_sets) digests.emplace_back(compiled->rule_set().id(), compiled->rule_set().digest);
+    for (const auto& compiled : rule_sets)
+      digests.emplace_back(compiled->rule_set().id(), compiled->rule_set().digest);
     auto evaluation_id = journal_->RecordEvaluation(snapshot, digests);
     if (!evaluation_id.ok()) return fail("failed", evaluation_id.error());
     if (!options_.dry_run) {
@@ -143,7 +147,8 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
       if (!unfinished.ok()) return fail("failed", unfinished.error());
       interrupted = std::move(*unfinished);
     }
-    auto plan_id = journal_->BeginPlan(*evaluation_id, plan, options_.command, options_.subject, options_.dry_run);
+    auto plan_id =
+        journal_->BeginPlan(*evaluation_id, plan, options_.command, options_.subject, options_.dry_run);
     if (!plan_id.ok()) return fail("failed", plan_id.error());
     plan_id_ = report.plan_id = *plan_id;
   }
@@ -152,7 +157,8 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
     if (journal_ != nullptr) {
       for (size_t i = 0; i < plan.steps.size(); ++i) {
         if (report.steps[i].state == StepState::kRefused) {
-          (void)journal_->StepFinished(plan_id_, plan.steps[i].id, StepState::kRefused, {}, report.steps[i].message);
+          (void)journal_->StepFinished(plan_id_, plan.steps[i].id, StepState::kRefused, {},
+                                       report.steps[i].message);
         }
       }
     }
@@ -175,7 +181,8 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
     }
     if (!status.ok()) {
       Error error = status.error();
-      error.message = "step " + step->id + " (" + step->action + " " + step->target + ") failed: " + error.message;
+      error.message =
+          "step " + step->id + " (" + step->action + " " + step->target + ") failed: " + error.message;
       return fail("failed", error);
     }
   }
@@ -222,8 +229,9 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
     }
     report.requests = log.requests();
     if (status.ok()) {
-      dry_run_acted_ = dry_run_acted_ || (options_.dry_run && std::any_of(log.requests().begin(), log.requests().end(),
-                                                                            [](const Request& r) { return r.mutates; }));
+      dry_run_acted_ =
+          dry_run_acted_ || (options_.dry_run && std::any_of(log.requests().begin(), log.requests().end(),
+                                                             [](const Request& r) { return r.mutates; }));
       report.state = options_.dry_run ? StepState::kPending : StepState::kSucceeded;
       report.message = options_.dry_run ? "dry run: recorded, not sent" : "";
       return {};
@@ -232,7 +240,8 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
     if (!IsRetryable(status.error().code) || Clock::now() + backoff > deadline) {
       report.state = StepState::kFailed;
       report.message = status.error().message;
-      if (IsRetryable(status.error().code)) report.message += " (gave up after " + std::to_string(attempt) + " attempts)";
+      if (IsRetryable(status.error().code))
+        report.message += " (gave up after " + std::to_string(attempt) + " attempts)";
       return status;
     }
     std::this_thread::sleep_for(backoff);
@@ -244,12 +253,24 @@ std::string FormatExecutionReport(const ExecutionReport& report, bool requests) 
   for (const StepReport& step : report.steps) {
     std::string outcome;
     switch (step.state) {
-      case StepState::kSucceeded: outcome = "done"; break;
-      case StepState::kSkipped: outcome = "skipped: " + step.message; break;
-      case StepState::kRefused: outcome = "refused: " + step.message; break;
-      case StepState::kFailed: outcome = "failed: " + step.message; break;
-      case StepState::kRunning: outcome = "running"; break;
-      case StepState::kPending: outcome = step.message.empty() ? "not run" : step.message; break;
+      case StepState::kSucceeded:
+        outcome = "done";
+        break;
+      case StepState::kSkipped:
+        outcome = "skipped: " + step.message;
+        break;
+      case StepState::kRefused:
+        outcome = "refused: " + step.message;
+        break;
+      case StepState::kFailed:
+        outcome = "failed: " + step.message;
+        break;
+      case StepState::kRunning:
+        outcome = "running";
+        break;
+      case StepState::kPending:
+        outcome = step.message.empty() ? "not run" : step.message;
+        break;
     }
     text += step.step_id + "  " + step.action + " " + step.target + "  " + outcome;
     if (step.attempts > 1) text += " (" + std::to_string(step.attempts) + " attempts)";
@@ -268,13 +289,14 @@ Value ExecutionReportToValue(const ExecutionReport& report) {
   for (const StepReport& step : report.steps) {
     Value::List requests;
     for (const Request& request : step.requests) requests.push_back(RequestToValue(request));
-    steps.push_back(Value::MakeMap({{Value::String("id"), Value::String(step.step_id)},
-                                    {Value::String("action"), Value::String(step.action)},
-                                    {Value::String("target"), Value::String(step.target)},
-                                    {Value::String("state"), Value::String(std::string(StepStateName(step.state)))},
-                                    {Value::String("attempts"), Value::Int(step.attempts)},
-                                    {Value::String("message"), Value::String(step.message)},
-                                    {Value::String("requests"), Value::MakeList(std::move(requests))}}));
+    steps.push_back(
+        Value::MakeMap({{Value::String("id"), Value::String(step.step_id)},
+                        {Value::String("action"), Value::String(step.action)},
+                        {Value::String("target"), Value::String(step.target)},
+                        {Value::String("state"), Value::String(std::string(StepStateName(step.state)))},
+                        {Value::String("attempts"), Value::Int(step.attempts)},
+                        {Value::String("message"), Value::String(step.message)},
+                        {Value::String("requests"), Value::MakeList(std::move(requests))}}));
   }
   Value::Map map = {{Value::String("planId"), Value::Int(report.plan_id)},
                     {Value::String("state"), Value::String(report.state)}};

@@ -85,9 +85,9 @@ struct StepReport {
 };
 
 struct ExecutionReport {
-  int64_t plan_id = 0;          // in the journal; 0 without one
-  std::string state;            // "succeeded", "failed", "refused"
-  std::optional<Error> error;   // the failure or refusal
+  int64_t plan_id = 0;         // in the journal; 0 without one
+  std::string state;           // "succeeded", "failed", "refused"
+  std::optional<Error> error;  // the failure or refusal
   std::vector<StepReport> steps;
 
   bool ok() const { return !error.has_value(); }

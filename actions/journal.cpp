@@ -103,13 +103,15 @@ std::vector<Request> ParseRequests(const std::string& json) {
   for (const Value& item : value->list_value()) {
     Request request;
     const std::string kind = TextOf(item, "kind");
-    request.kind = kind == "command" ? Request::Kind::kCommand : kind == "file" ? Request::Kind::kFile
-                                                                                : Request::Kind::kHttp;
+    request.kind = kind == "command" ? Request::Kind::kCommand
+                   : kind == "file"  ? Request::Kind::kFile
+                                     : Request::Kind::kHttp;
     request.verb = TextOf(item, "verb");
     request.target = TextOf(item, "target");
     request.body = TextOf(item, "body");
     if (const Value* args = item.Find("args"); args != nullptr && args->is_list()) {
-      for (const Value& arg : args->list_value()) request.args.push_back(arg.is_string() ? arg.string_value() : "");
+      for (const Value& arg : args->list_value())
+        request.args.push_back(arg.is_string() ? arg.string_value() : "");
     }
     const Value* mutates = item.Find("mutates");
     request.mutates = mutates == nullptr || !mutates->is_bool() || mutates->bool_value();
@@ -153,7 +155,9 @@ sqlite3* Db(void* handle) { return static_cast<sqlite3*>(handle); }
 // One prepared statement, finalized when it goes out of scope.
 class Statement {
  public:
-  Statement(sqlite3* db, const char* sql) { prepared_ = sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr); }
+  Statement(sqlite3* db, const char* sql) {
+    prepared_ = sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr);
+  }
   ~Statement() { sqlite3_finalize(statement_); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -174,12 +178,14 @@ class Statement {
   int Step() { return prepared_ == SQLITE_OK ? sqlite3_step(statement_) : prepared_; }
   std::string Text(int column) const {
     const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement_, column));
-    return text == nullptr ? std::string() : std::string(text, static_cast<size_t>(sqlite3_column_bytes(statement_, column)));
+    return text == nullptr ? std::string()
+                           : std::string(text, static_cast<size_t>(sqlite3_column_bytes(statement_, column)));
   }
   std::string Blob(int column) const {
     const auto* bytes = static_cast<const char*>(sqlite3_column_blob(statement_, column));
-    return bytes == nullptr ? std::string()
-                            : std::string(bytes, static_cast<size_t>(sqlite3_column_bytes(statement_, column)));
+    return bytes == nullptr
+               ? std::string()
+               : std::string(bytes, static_cast<size_t>(sqlite3_column_bytes(statement_, column)));
   }
   int64_t Int(int column) const { return sqlite3_column_int64(statement_, column); }
 
@@ -192,12 +198,18 @@ class Statement {
 
 std::string_view StepStateName(StepState state) {
   switch (state) {
-    case StepState::kPending: return "pending";
-    case StepState::kRunning: return "running";
-    case StepState::kSucceeded: return "succeeded";
-    case StepState::kFailed: return "failed";
-    case StepState::kSkipped: return "skipped";
-    case StepState::kRefused: return "refused";
+    case StepState::kPending:
+      return "pending";
+    case StepState::kRunning:
+      return "running";
+    case StepState::kSucceeded:
+      return "succeeded";
+    case StepState::kFailed:
+      return "failed";
+    case StepState::kSkipped:
+      return "skipped";
+    case StepState::kRefused:
+      return "refused";
   }
   return "pending";
 }
@@ -217,8 +229,8 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
   if (opened != SQLITE_OK) return failure("cannot open");
   sqlite3_busy_timeout(db, 10000);
   char* message = nullptr;
-  const std::string setup = std::string("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;") +
-                            kSchema;
+  const std::string setup =
+      std::string("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;") + kSchema;
   if (sqlite3_exec(db, setup.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
     std::string text = message != nullptr ? message : "";
     sqlite3_free(message);
@@ -238,22 +250,24 @@ Status Execute(sqlite3* db, const std::string& path, Statement& statement, const
 
 }  // namespace
 
-Result<int64_t> Journal::RecordEvaluation(const Snapshot& snapshot,
-                                          const std::vector<std::pair<std::string, std::string>>& rule_set_digests) {
+Result<int64_t> Journal::RecordEvaluation(
+    const Snapshot& snapshot, const std::vector<std::pair<std::string, std::string>>& rule_set_digests) {
   const std::string canonical = FormatJson(snapshot.document);
   auto compressed = Compress(canonical);
   if (!compressed.ok()) return compressed.error();
   Value::List rule_sets;
   for (const auto& [id, digest] : rule_set_digests) {
-    rule_sets.push_back(Value::MakeMap({{Value::String("id"), Value::String(id)},
-                                        {Value::String("digest"), Value::String(digest)}}));
+    rule_sets.push_back(Value::MakeMap(
+        {{Value::String("id"), Value::String(id)}, {Value::String("digest"), Value::String(digest)}}));
   }
   Statement insert(Db(db_),
                    "INSERT INTO evaluations (recorded_at, snapshot_kind, snapshot_digest, snapshot_zlib, "
                    "snapshot_bytes, rule_sets) VALUES (?, ?, ?, ?, ?, ?)");
   insert.Bind(1, Now()).Bind(2, snapshot.kind).Bind(3, snapshot.digest()).BindBlob(4, *compressed);
-  insert.Bind(5, static_cast<int64_t>(canonical.size())).Bind(6, FormatJson(Value::MakeList(std::move(rule_sets))));
-  if (Status done = Execute(Db(db_), path_, insert, "recording an evaluation"); !done.ok()) return done.error();
+  insert.Bind(5, static_cast<int64_t>(canonical.size()))
+      .Bind(6, FormatJson(Value::MakeList(std::move(rule_sets))));
+  if (Status done = Execute(Db(db_), path_, insert, "recording an evaluation"); !done.ok())
+    return done.error();
   return sqlite3_last_insert_rowid(Db(db_));
 }
 
@@ -261,22 +275,25 @@ Result<int64_t> Journal::BeginPlan(int64_t evaluation_id, const Plan& plan, cons
                                    const std::string& subject, bool dry_run) {
   std::vector<std::string> matched;
   for (const PlannedRuleSet& rule_set : plan.rule_sets) {
-    for (const std::string& rule : rule_set.matched_rules) matched.push_back(rule_set.name + "@" + rule_set.version + "/" + rule);
+    for (const std::string& rule : rule_set.matched_rules)
+      matched.push_back(rule_set.name + "@" + rule_set.version + "/" + rule);
   }
   // The plan and its steps in one transaction: a plan is never half recorded.
   sqlite3_exec(Db(db_), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
-  Statement insert(Db(db_),
-                   "INSERT INTO plans (evaluation_id, command, subject, dry_run, state, started_at, matched_rules) "
-                   "VALUES (?, ?, ?, ?, 'running', ?, ?)");
+  Statement insert(
+      Db(db_),
+      "INSERT INTO plans (evaluation_id, command, subject, dry_run, state, started_at, matched_rules) "
+      "VALUES (?, ?, ?, ?, 'running', ?, ?)");
   insert.Bind(1, evaluation_id).Bind(2, command).Bind(3, subject).Bind(4, int64_t{dry_run}).Bind(5, Now());
   insert.Bind(6, FormatJson(StringList(matched)));
   Status status = Execute(Db(db_), path_, insert, "recording a plan");
   const int64_t plan_id = sqlite3_last_insert_rowid(Db(db_));
   for (size_t i = 0; status.ok() && i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
-    Statement step_insert(Db(db_),
-                          "INSERT INTO steps (plan_id, position, step_id, action, target, params, adapter, disruptive, "
-                          "depends_on, idempotency_key, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')");
+    Statement step_insert(
+        Db(db_),
+        "INSERT INTO steps (plan_id, position, step_id, action, target, params, adapter, disruptive, "
+        "depends_on, idempotency_key, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')");
     step_insert.Bind(1, plan_id).Bind(2, static_cast<int64_t>(i)).Bind(3, step.id).Bind(4, step.action);
     step_insert.Bind(5, step.target).Bind(6, FormatJson(step.params)).Bind(7, step.adapter);
     step_insert.Bind(8, int64_t{step.disruptive}).Bind(9, FormatJson(StringList(step.depends_on)));
@@ -288,15 +305,17 @@ Result<int64_t> Journal::BeginPlan(int64_t evaluation_id, const Plan& plan, cons
     return status.error();
   }
   if (sqlite3_exec(Db(db_), "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    return Error{ErrorCode::kIo, "the journal " + path_ + ": committing a plan: " + sqlite3_errmsg(Db(db_)), {}};
+    return Error{
+        ErrorCode::kIo, "the journal " + path_ + ": committing a plan: " + sqlite3_errmsg(Db(db_)), {}};
   }
   return plan_id;
 }
 
 Status Journal::StepStarted(int64_t plan_id, const PlanStep& step, int attempt) {
-  Statement update(Db(db_),
-                   "UPDATE steps SET state = 'running', attempts = ?, "
-                   "started_at = CASE started_at WHEN '' THEN ? ELSE started_at END WHERE plan_id = ? AND step_id = ?");
+  Statement update(
+      Db(db_),
+      "UPDATE steps SET state = 'running', attempts = ?, "
+      "started_at = CASE started_at WHEN '' THEN ? ELSE started_at END WHERE plan_id = ? AND step_id = ?");
   update.Bind(1, int64_t{attempt}).Bind(2, Now()).Bind(3, plan_id).Bind(4, step.id);
   return Execute(Db(db_), path_, update, "recording a step's start");
 }
@@ -306,7 +325,10 @@ Status Journal::StepFinished(int64_t plan_id, const std::string& step_id, StepSt
   Statement update(Db(db_),
                    "UPDATE steps SET state = ?, finished_at = ?, requests = ?, message = ? "
                    "WHERE plan_id = ? AND step_id = ?");
-  update.Bind(1, std::string(StepStateName(state))).Bind(2, Now()).Bind(3, RequestsJson(requests)).Bind(4, message);
+  update.Bind(1, std::string(StepStateName(state)))
+      .Bind(2, Now())
+      .Bind(3, RequestsJson(requests))
+      .Bind(4, message);
   update.Bind(5, plan_id).Bind(6, step_id);
   return Execute(Db(db_), path_, update, "recording a step's outcome");
 }
@@ -320,9 +342,10 @@ Status Journal::FinishPlan(int64_t plan_id, const std::string& state, const std:
 namespace {
 
 std::vector<StepRecord> ReadSteps(sqlite3* db, int64_t plan_id) {
-  Statement select(db,
-                   "SELECT step_id, action, target, idempotency_key, disruptive, state, attempts, started_at, "
-                   "finished_at, requests, message FROM steps WHERE plan_id = ? ORDER BY position");
+  Statement select(
+      db,
+      "SELECT step_id, action, target, idempotency_key, disruptive, state, attempts, started_at, "
+      "finished_at, requests, message FROM steps WHERE plan_id = ? ORDER BY position");
   select.Bind(1, plan_id);
   std::vector<StepRecord> steps;
   while (select.Step() == SQLITE_ROW) {
@@ -361,9 +384,10 @@ Result<std::vector<StepRecord>> Journal::UnfinishedSteps(const std::string& subj
 }
 
 Result<std::vector<PlanRecord>> Journal::Plans(int limit) {
-  Statement select(Db(db_),
-                   "SELECT id, evaluation_id, command, subject, dry_run, state, error, started_at, finished_at, "
-                   "matched_rules FROM plans ORDER BY id DESC LIMIT ?");
+  Statement select(
+      Db(db_),
+      "SELECT id, evaluation_id, command, subject, dry_run, state, error, started_at, finished_at, "
+      "matched_rules FROM plans ORDER BY id DESC LIMIT ?");
   select.Bind(1, limit > 0 ? int64_t{limit} : int64_t{-1});
   std::vector<PlanRecord> plans;
   int row;
@@ -382,14 +406,16 @@ Result<std::vector<PlanRecord>> Journal::Plans(int limit) {
     plan.steps = ReadSteps(Db(db_), plan.id);
     plans.push_back(std::move(plan));
   }
-  if (row != SQLITE_DONE) return Error{ErrorCode::kIo, "the journal " + path_ + ": " + sqlite3_errmsg(Db(db_)), {}};
+  if (row != SQLITE_DONE)
+    return Error{ErrorCode::kIo, "the journal " + path_ + ": " + sqlite3_errmsg(Db(db_)), {}};
   return plans;
 }
 
 Result<std::vector<EvaluationRecord>> Journal::Evaluations(int limit) {
-  Statement select(Db(db_),
-                   "SELECT id, recorded_at, snapshot_digest, snapshot_zlib, snapshot_bytes, rule_sets FROM evaluations "
-                   "ORDER BY id DESC LIMIT ?");
+  Statement select(
+      Db(db_),
+      "SELECT id, recorded_at, snapshot_digest, snapshot_zlib, snapshot_bytes, rule_sets FROM evaluations "
+      "ORDER BY id DESC LIMIT ?");
   select.Bind(1, limit > 0 ? int64_t{limit} : int64_t{-1});
   std::vector<EvaluationRecord> evaluations;
   int row;
@@ -402,16 +428,20 @@ Result<std::vector<EvaluationRecord>> Journal::Evaluations(int limit) {
     if (!text.ok()) return text.error();
     auto snapshot = ParseSnapshot(*text);
     if (!snapshot.ok()) {
-      return Error{ErrorCode::kIo, "the journal " + path_ + ": evaluation " + std::to_string(record.id) + ": " +
-                                       snapshot.error().message, {}};
+      return Error{ErrorCode::kIo,
+                   "the journal " + path_ + ": evaluation " + std::to_string(record.id) + ": " +
+                       snapshot.error().message,
+                   {}};
     }
     record.snapshot = std::move(*snapshot);
     if (auto rule_sets = ParseJson(select.Text(5)); rule_sets.ok() && rule_sets->is_list()) {
-      for (const Value& item : rule_sets->list_value()) record.rule_sets.emplace_back(TextOf(item, "id"), TextOf(item, "digest"));
+      for (const Value& item : rule_sets->list_value())
+        record.rule_sets.emplace_back(TextOf(item, "id"), TextOf(item, "digest"));
     }
     evaluations.push_back(std::move(record));
   }
-  if (row != SQLITE_DONE) return Error{ErrorCode::kIo, "the journal " + path_ + ": " + sqlite3_errmsg(Db(db_)), {}};
+  if (row != SQLITE_DONE)
+    return Error{ErrorCode::kIo, "the journal " + path_ + ": " + sqlite3_errmsg(Db(db_)), {}};
   return evaluations;
 }
 

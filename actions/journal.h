@@ -66,7 +66,7 @@ struct EvaluationRecord {
   int64_t id = 0;
   std::string recorded_at;
   std::string snapshot_digest;
-  Snapshot snapshot;  // decompressed and parsed again
+  Snapshot snapshot;                                           // decompressed and parsed again
   std::vector<std::pair<std::string, std::string>> rule_sets;  // id ("name@version"), digest
 };
 

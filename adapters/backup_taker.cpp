@@ -67,8 +67,8 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
     }
     backup.revision = *revision;
   }
-  auto name = store.WriteFull(download, backup.revision, std::chrono::system_clock::now(), options.compression_suffix,
-                              log);
+  auto name = store.WriteFull(download, backup.revision, std::chrono::system_clock::now(),
+                              options.compression_suffix, log);
   std::error_code ignored;
   std::filesystem::remove(download, ignored);
   if (!name.ok()) return name.error();
@@ -88,7 +88,8 @@ Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, cons
   }
   if (!has_full) {
     return Error{ErrorCode::kFailedPrecondition,
-                 "the backup store " + store.directory() + " has no full snapshot: take `backup full` first", {}};
+                 "the backup store " + store.directory() + " has no full snapshot: take `backup full` first",
+                 {}};
   }
   auto status = FirstAnsweringStatus(client, log);
   if (!status.ok()) return status.error();

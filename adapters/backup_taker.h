@@ -19,7 +19,7 @@ struct BackupOptions {
 };
 
 struct TakenBackup {
-  std::string name;    // in the store; "" when there was nothing to take
+  std::string name;      // in the store; "" when there was nothing to take
   int64_t revision = 0;  // the last revision it holds
   int64_t events = 0;    // a delta's events
 };

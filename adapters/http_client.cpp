@@ -37,8 +37,8 @@ HttpClient::HttpClient(TlsConfig tls) : tls_(std::move(tls)) {
 
 HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
-Result<HttpResponse> HttpClient::Send(const std::string& method, const std::string& url, const std::string& body,
-                                      std::chrono::milliseconds timeout) {
+Result<HttpResponse> HttpClient::Send(const std::string& method, const std::string& url,
+                                      const std::string& body, std::chrono::milliseconds timeout) {
   HttpResponse response;
   auto status = Stream(method, url, body, timeout, nullptr, &response.body);
   if (!status.ok()) return status.error();
@@ -54,7 +54,8 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
 
 Result<long> HttpClient::Stream(const std::string& method, const std::string& url, const std::string& body,
                                 std::chrono::milliseconds timeout,
-                                const std::function<bool(std::string_view)>* on_data, std::string* collected) {
+                                const std::function<bool(std::string_view)>* on_data,
+                                std::string* collected) {
   auto* curl = static_cast<CURL*>(curl_);
   if (curl == nullptr) return Error{ErrorCode::kInternal, "libcurl could not start", {}};
   curl_easy_reset(curl);
@@ -68,7 +69,8 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
   }
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<int64_t>(timeout.count(), 5000)));
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::min<int64_t>(timeout.count(), 5000)));
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnData);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
@@ -90,7 +92,8 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
     if (on_data != nullptr && status == 200) return status;
     return Error{ErrorCode::kDeadlineExceeded, message, {}};
   }
-  if (code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CACERT_BADFILE || code == CURLE_PEER_FAILED_VERIFICATION) {
+  if (code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CACERT_BADFILE ||
+      code == CURLE_PEER_FAILED_VERIFICATION) {
     return Error{ErrorCode::kPermissionDenied, message, {}};
   }
   return Error{ErrorCode::kUnavailable, message, {}};

@@ -41,7 +41,8 @@ class HttpClient {
   // `timeout` bounds the whole transfer; a stream answered with 200 that is
   // still open at the timeout ends without an error (a watch).
   Result<long> Stream(const std::string& method, const std::string& url, const std::string& body,
-                      std::chrono::milliseconds timeout, const std::function<bool(std::string_view)>& on_data);
+                      std::chrono::milliseconds timeout,
+                      const std::function<bool(std::string_view)>& on_data);
 
  private:
   Result<long> Stream(const std::string& method, const std::string& url, const std::string& body,

@@ -14,7 +14,8 @@ namespace {
 Value YamlNodeToValue(const YAML::Node& node) {
   if (node.IsMap()) {
     Value::Map map;
-    for (const auto& entry : node) map.emplace_back(Value::String(entry.first.as<std::string>()), YamlNodeToValue(entry.second));
+    for (const auto& entry : node)
+      map.emplace_back(Value::String(entry.first.as<std::string>()), YamlNodeToValue(entry.second));
     return Value::MakeMap(std::move(map));
   }
   if (node.IsSequence()) {
@@ -88,23 +89,24 @@ Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestam
   const Value* initial_cluster = config->Find("initial-cluster");
   const bool multi_node = initial_cluster != nullptr && initial_cluster->is_string() &&
                           initial_cluster->string_value().find(',') != std::string::npos;
-  auto data_dir = InspectDataDir(member.data_dir, multi_node ? 0 : latest_full_revision, member.namespace_name);
+  auto data_dir =
+      InspectDataDir(member.data_dir, multi_node ? 0 : latest_full_revision, member.namespace_name);
   if (!data_dir.ok()) return data_dir.error();
 
-  Value::Map document = {
-      {Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
-      {Value::String("kind"), Value::String("EtcdMemberInitSnapshot")},
-      {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
-      {Value::String("member"), Value::MakeMap({{Value::String("name"), Value::String(member.name)},
-                                                {Value::String("peerURL"), Value::String(member.peer_url)},
-                                                {Value::String("clientURL"), Value::String(member.client_url)}})},
-      {Value::String("etcdConfig"), *config},
-      {Value::String("previousConfig"), previous},
-      {Value::String("etcd"), sources.etcd},
-      {Value::String("memberList"), member_list},
-      {Value::String("memberLease"), sources.member_lease},
-      {Value::String("dataDir"), data_dir->ToValue()},
-      {Value::String("backupStore"), store}};
+  Value::Map document = {{Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
+                         {Value::String("kind"), Value::String("EtcdMemberInitSnapshot")},
+                         {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
+                         {Value::String("member"),
+                          Value::MakeMap({{Value::String("name"), Value::String(member.name)},
+                                          {Value::String("peerURL"), Value::String(member.peer_url)},
+                                          {Value::String("clientURL"), Value::String(member.client_url)}})},
+                         {Value::String("etcdConfig"), *config},
+                         {Value::String("previousConfig"), previous},
+                         {Value::String("etcd"), sources.etcd},
+                         {Value::String("memberList"), member_list},
+                         {Value::String("memberLease"), sources.member_lease},
+                         {Value::String("dataDir"), data_dir->ToValue()},
+                         {Value::String("backupStore"), store}};
   return SnapshotFromValue(Value::MakeMap(std::move(document)));
 }
 

@@ -1,10 +1,10 @@
 #include "adapters/process.h"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -11,7 +11,8 @@
 namespace ruleplane::cli {
 namespace {
 
-constexpr const char* kBackupUsage = R"(usage: ruleplane backup full|delta --endpoints URL[,URL] --backup-store DIR
+constexpr const char* kBackupUsage =
+    R"(usage: ruleplane backup full|delta --endpoints URL[,URL] --backup-store DIR
                         [--cacert FILE --cert FILE --key FILE] [--compression gzip|zlib|none]
                         [--timeout SECONDS] [--dry-run]
 
@@ -69,7 +70,8 @@ int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
   RequestLog log(flags.Has("--dry-run"));
 
   const bool full = args[0] == "full";
-  auto taken = full ? TakeFullBackup(client, store, options, log) : TakeDeltaBackup(client, store, options, log);
+  auto taken =
+      full ? TakeFullBackup(client, store, options, log) : TakeDeltaBackup(client, store, options, log);
   if (log.dry_run()) {
     for (const Request& request : log.requests()) out << DescribeRequest(request) << "\n";
   }

@@ -188,9 +188,9 @@ void PrintGroupedDifferences(const PlanDifferences& differences, int max_regions
 // Plans every snapshot of `where` with both sides; returns how many differ.
 // Snapshots that carry an `observation` (generated ones) are summed up as
 // regions of their grid; others are listed one by one with both plans.
-int DiffSnapshots(const std::string& where, const std::vector<SnapshotText>& snapshots, const LoadedSide& old_side,
-                  const LoadedSide& new_side, const ParamOverrides& overrides, int max_regions, std::ostream& out,
-                  std::ostream& err, bool& failed) {
+int DiffSnapshots(const std::string& where, const std::vector<SnapshotText>& snapshots,
+                  const LoadedSide& old_side, const LoadedSide& new_side, const ParamOverrides& overrides,
+                  int max_regions, std::ostream& out, std::ostream& err, bool& failed) {
   EvaluationOptions options;
   options.param_overrides = overrides;
   int planned = 0, differing = 0;
@@ -249,15 +249,17 @@ std::optional<std::vector<SnapshotText>> JournalSnapshots(const std::string& pat
     return std::nullopt;
   }
   auto journal = Journal::Open(path);
-  auto evaluations = journal.ok() ? (*journal)->Evaluations(0) : Result<std::vector<EvaluationRecord>>(journal.error());
+  auto evaluations =
+      journal.ok() ? (*journal)->Evaluations(0) : Result<std::vector<EvaluationRecord>>(journal.error());
   if (!evaluations.ok()) {
     err << "ruleplane: " << evaluations.error().message << "\n";
     return std::nullopt;
   }
   std::vector<SnapshotText> snapshots;
   for (auto record = evaluations->rbegin(); record != evaluations->rend(); ++record) {
-    snapshots.push_back({path + " evaluation " + std::to_string(record->id) + " (" + record->recorded_at + ")",
-                         FormatJson(record->snapshot.document)});
+    snapshots.push_back(
+        {path + " evaluation " + std::to_string(record->id) + " (" + record->recorded_at + ")",
+         FormatJson(record->snapshot.document)});
   }
   return snapshots;
 }
@@ -364,8 +366,8 @@ int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
     if (where.empty()) continue;
     const auto snapshots = from_journal ? JournalSnapshots(where, err) : ReadSnapshots(where, err);
     if (!snapshots) return kExitUsage;
-    differences += DiffSnapshots(where, *snapshots, *old_side, *new_side, overrides, static_cast<int>(max_regions),
-                                 out, err, failed);
+    differences += DiffSnapshots(where, *snapshots, *old_side, *new_side, overrides,
+                                 static_cast<int>(max_regions), out, err, failed);
   }
   if (failed) return kExitUsage;
   return differences > 0 ? kExitFinding : kExitOk;

@@ -13,7 +13,8 @@
 namespace ruleplane::cli {
 namespace {
 
-constexpr const char* kHistoryUsage = R"(usage: ruleplane history [--journal FILE] [--limit N] [--plan ID] [-o table|json]
+constexpr const char* kHistoryUsage =
+    R"(usage: ruleplane history [--journal FILE] [--limit N] [--plan ID] [-o table|json]
 
 Lists what the journal recorded, the latest plan first: each plan's command,
 subject, state and matched rules, and each of its steps with its state,
@@ -28,15 +29,16 @@ Value PlanToHistoryValue(const PlanRecord& plan) {
   for (const StepRecord& step : plan.steps) {
     Value::List requests;
     for (const Request& request : step.requests) requests.push_back(RequestToValue(request));
-    steps.push_back(Value::MakeMap({{Value::String("id"), Value::String(step.step_id)},
-                                    {Value::String("action"), Value::String(step.action)},
-                                    {Value::String("target"), Value::String(step.target)},
-                                    {Value::String("state"), Value::String(std::string(StepStateName(step.state)))},
-                                    {Value::String("attempts"), Value::Int(step.attempts)},
-                                    {Value::String("startedAt"), Value::String(step.started_at)},
-                                    {Value::String("finishedAt"), Value::String(step.finished_at)},
-                                    {Value::String("message"), Value::String(step.message)},
-                                    {Value::String("requests"), Value::MakeList(std::move(requests))}}));
+    steps.push_back(
+        Value::MakeMap({{Value::String("id"), Value::String(step.step_id)},
+                        {Value::String("action"), Value::String(step.action)},
+                        {Value::String("target"), Value::String(step.target)},
+                        {Value::String("state"), Value::String(std::string(StepStateName(step.state)))},
+                        {Value::String("attempts"), Value::Int(step.attempts)},
+                        {Value::String("startedAt"), Value::String(step.started_at)},
+                        {Value::String("finishedAt"), Value::String(step.finished_at)},
+                        {Value::String("message"), Value::String(step.message)},
+                        {Value::String("requests"), Value::MakeList(std::move(requests))}}));
   }
   Value::List rules;
   for (const std::string& rule : plan.matched_rules) rules.push_back(Value::String(rule));

@@ -38,7 +38,8 @@ The cluster and the store:
   --member-lease FILE       this member's Lease (JSON), read by the 2.x rules
 )";
 
-constexpr const char* kMemberInitUsage = R"(usage: ruleplane member-init [member flags] [--rules NAME@VERSION|PATH]... [--journal FILE]
+constexpr const char* kMemberInitUsage =
+    R"(usage: ruleplane member-init [member flags] [--rules NAME@VERSION|PATH]... [--journal FILE]
                              [--dry-run] [--retry-deadline SECONDS] [-o table|json]
 
 What an init container runs before etcd starts: observes this member (its data
@@ -67,9 +68,9 @@ rules read, observed. Reads only.
 )";
 
 const std::vector<FlagSpec> kMemberFlags = {
-    {"--name"},         {"--peer-url"},     {"--client-url"}, {"--data-dir"}, {"--config-template"},
-    {"--config-out"},   {"--namespace"},    {"--endpoints"},  {"--cacert"},   {"--cert"},
-    {"--key"},          {"--backup-store"}, {"--etcd"},       {"--member-lease"}};
+    {"--name"},       {"--peer-url"},     {"--client-url"}, {"--data-dir"},    {"--config-template"},
+    {"--config-out"}, {"--namespace"},    {"--endpoints"},  {"--cacert"},      {"--cert"},
+    {"--key"},        {"--backup-store"}, {"--etcd"},       {"--member-lease"}};
 
 std::vector<FlagSpec> WithMemberFlags(std::vector<FlagSpec> more) {
   more.insert(more.end(), kMemberFlags.begin(), kMemberFlags.end());
@@ -146,8 +147,8 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
 Result<Snapshot> Observe(const MemberContext& context) {
   auto now = TimestampFromUnixSeconds(std::time(nullptr));
   if (!now.ok()) return now.error();
-  return ObserveMember({context.member, context.cluster.get(), context.store.get(), context.etcd, context.lease},
-                       *now);
+  return ObserveMember(
+      {context.member, context.cluster.get(), context.store.get(), context.etcd, context.lease}, *now);
 }
 
 }  // namespace
@@ -173,7 +174,8 @@ int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostre
 
 int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
   const std::string usage = std::string(kMemberInitUsage) + kMemberFlagsHelp;
-  Flags flags(WithMemberFlags({{"--rules"}, {"--journal"}, {"--dry-run", false}, {"--retry-deadline"}, {"-o"}}));
+  Flags flags(
+      WithMemberFlags({{"--rules"}, {"--journal"}, {"--dry-run", false}, {"--retry-deadline"}, {"-o"}}));
   if (!flags.Parse(args, err, usage.c_str())) return kExitUsage;
   auto context = BuildMemberContext(flags, in, err, usage.c_str());
   if (!context) return kExitUsage;
@@ -196,7 +198,8 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
 
   auto snapshot = Observe(*context);
   if (!snapshot.ok()) {
-    err << "ruleplane: member-init: observing " << context->member.name << ": " << snapshot.error().message << "\n";
+    err << "ruleplane: member-init: observing " << context->member.name << ": " << snapshot.error().message
+        << "\n";
     return kExitFinding;
   }
   auto plan = MakePlan(rule_sets, *snapshot, {}, library->catalogue.get());
@@ -206,7 +209,8 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
   }
 
   const std::string journal_path = flags.Get(
-      "--journal", (std::filesystem::path(context->member.data_dir).parent_path() / "ruleplane-journal.db").string());
+      "--journal",
+      (std::filesystem::path(context->member.data_dir).parent_path() / "ruleplane-journal.db").string());
   auto journal = Journal::Open(journal_path);
   if (!journal.ok()) {
     err << "ruleplane: member-init: " << journal.error().message << "\n";
@@ -224,7 +228,8 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     }
     return GateDecision{false, true, "a member's own initialization"};
   };
-  int64_t deadline_seconds = std::chrono::duration_cast<std::chrono::seconds>(options.retry.step_deadline).count();
+  int64_t deadline_seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(options.retry.step_deadline).count();
   if (!flags.GetCount("--retry-deadline", deadline_seconds, err)) return kExitUsage;
   options.retry.step_deadline = std::chrono::seconds(deadline_seconds);
   AdapterSet adapters;
@@ -244,7 +249,8 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
                       2)
         << "\n";
   } else {
-    out << "member " << self << ": " << (plan->rule_sets.empty() ? "" : plan->rule_sets[0].name + "@" + plan->rule_sets[0].version);
+    out << "member " << self << ": "
+        << (plan->rule_sets.empty() ? "" : plan->rule_sets[0].name + "@" + plan->rule_sets[0].version);
     for (const PlannedRuleSet& planned : plan->rule_sets) {
       for (const std::string& rule : planned.matched_rules) out << " " << rule;
     }

@@ -68,8 +68,8 @@ TEST(DeltaFile, WritesWhatGoWrites) {
   // The golden events were received at different times; SerializeDelta takes
   // one. Everything else is byte for byte what Go's json.Marshal printed.
   const std::string time = "2024-05-01T10:00:00.123456789Z";
-  const std::string go_json = std::regex_replace(Slurp(kGolden + kDelta + ".json"),
-                                                 std::regex(R"("time":"[^"]*")"), "\"time\":\"" + time + "\"");
+  const std::string go_json = std::regex_replace(
+      Slurp(kGolden + kDelta + ".json"), std::regex(R"("time":"[^"]*")"), "\"time\":\"" + time + "\"");
   const std::string written = SerializeDelta(*events, time);
   ASSERT_GE(written.size(), 32u);
   EXPECT_EQ(written.substr(0, written.size() - 32), go_json);
@@ -97,7 +97,8 @@ TEST(Compression, ReadsGoGzipZlibAndLzw) {
     EXPECT_EQ(*decompressed, plain) << suffix;
   }
   EXPECT_FALSE(Decompress("not gzip", ".gz").ok());
-  EXPECT_FALSE(Decompress(Slurp(kGolden + kDelta + ".Z").substr(0, 40), ".Z").ok()) << "a truncated LZW stream";
+  EXPECT_FALSE(Decompress(Slurp(kGolden + kDelta + ".Z").substr(0, 40), ".Z").ok())
+      << "a truncated LZW stream";
 }
 
 TEST(Compression, ReadsALargeLzwStreamWhoseTableFillsAndClears) {
@@ -155,8 +156,8 @@ TEST(BackupStore, WritesADeltaAtomicallyAndReadsItBack) {
   BackupStore store(dir.path() + "/etcd-main");
   const std::string delta = Slurp(kGolden + kDelta);
   RequestLog log;
-  auto name = store.WriteDelta(delta, 2, 5, std::chrono::system_clock::time_point(std::chrono::seconds(1714557600)),
-                               ".gz", log);
+  auto name = store.WriteDelta(
+      delta, 2, 5, std::chrono::system_clock::time_point(std::chrono::seconds(1714557600)), ".gz", log);
   ASSERT_TRUE(name.ok()) << name.error().message;
   EXPECT_EQ(*name, std::string(kDelta) + ".gz");
   auto read = store.ReadSnapshot(*name);

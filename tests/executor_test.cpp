@@ -56,7 +56,8 @@ class RecordingAdapter : public Adapter {
     return done.count(step.action) > 0;
   }
   Status Perform(const PlanStep& step, RequestLog& log) override {
-    if (log.Record(Request{Request::Kind::kFile, "touch", step.action, {}, "", true})) performed.push_back(step.action);
+    if (log.Record(Request{Request::Kind::kFile, "touch", step.action, {}, "", true}))
+      performed.push_back(step.action);
     auto& queue = failures[step.action];
     if (!queue.empty()) {
       Error error = queue.front();
@@ -87,8 +88,10 @@ class ExecutorTest : public ::testing::Test {
   }
 
   Snapshot Observe(bool wipe) {
-    auto snapshot = ParseSnapshot(std::string(R"({"apiVersion": "ruleplane.dev/v1", "kind": "EtcdMemberInitSnapshot",
-        "observedAt": "2024-05-01T10:00:00Z", "wipe": )") + (wipe ? "true" : "false") + "}");
+    auto snapshot =
+        ParseSnapshot(std::string(R"({"apiVersion": "ruleplane.dev/v1", "kind": "EtcdMemberInitSnapshot",
+        "observedAt": "2024-05-01T10:00:00Z", "wipe": )") +
+                      (wipe ? "true" : "false") + "}");
     EXPECT_TRUE(snapshot.ok());
     return *snapshot;
   }
@@ -136,7 +139,9 @@ TEST_F(ExecutorTest, AGateMayAllowADisruptiveStepOrRefuseAnyStep) {
   EXPECT_TRUE(Run(Observe(true), options).ok());
   adapter_.performed.clear();
   adapter_.done.clear();
-  options.gate = [](const PlanStep& step) { return GateDecision{step.action == "Finish", false, "not today"}; };
+  options.gate = [](const PlanStep& step) {
+    return GateDecision{step.action == "Finish", false, "not today"};
+  };
   ExecutionReport report = Run(Observe(false), options);
   EXPECT_EQ(report.state, "refused");
   EXPECT_TRUE(adapter_.performed.empty());
@@ -156,7 +161,8 @@ TEST_F(ExecutorTest, APlanThatBreaksAnInvariantIsRefused) {
 }
 
 TEST_F(ExecutorTest, RetriesRetryableFailuresAndStopsOnOthers) {
-  adapter_.failures["Prepare"] = {Error{ErrorCode::kUnavailable, "503", {}}, Error{ErrorCode::kDeadlineExceeded, "slow", {}}};
+  adapter_.failures["Prepare"] = {Error{ErrorCode::kUnavailable, "503", {}},
+                                  Error{ErrorCode::kDeadlineExceeded, "slow", {}}};
   ExecutionReport report = Run(Observe(false), {});
   ASSERT_TRUE(report.ok()) << report.error->message;
   EXPECT_EQ(report.steps[0].attempts, 3);
@@ -193,7 +199,8 @@ TEST_F(ExecutorTest, AResumedRunSkipsWhatTheInterruptedRunDid) {
   // The first run fails at Wipe: Prepare took effect.
   adapter_.failures["Wipe"] = {Error{ErrorCode::kIo, "disk", {}}};
   EXPECT_EQ(Run(Observe(true), options, journal->get()).state, "failed");
-  // Prepare is no longer found done by the adapter, but the journal knows it succeeded in the run being resumed.
+  // Prepare is no longer found done by the adapter, but the journal knows it succeeded in the run being
+  // resumed.
   adapter_.done.clear();
   adapter_.performed.clear();
   ExecutionReport report = Run(Observe(true), options, journal->get());

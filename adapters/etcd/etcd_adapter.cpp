@@ -15,7 +15,8 @@ bool HasPeerUrl(const EtcdMember& member, const std::string& url) {
 }
 
 // The member a RemoveMember step means: by ID, or by name when it has none.
-const EtcdMember* RemovalTarget(const PlanStep& step, const std::vector<EtcdMember>& members, Status& problem) {
+const EtcdMember* RemovalTarget(const PlanStep& step, const std::vector<EtcdMember>& members,
+                                Status& problem) {
   const std::string hex = StepParam(step, "memberID");
   if (!hex.empty()) {
     auto id = ParseMemberIdHex(hex);
@@ -55,7 +56,8 @@ Result<bool> EtcdAdapter::IsDone(const PlanStep& step, RequestLog& log) {
   if (!members.ok()) return members.error();
   if (step.action == "AddMember") {
     const std::string url = StepParam(step, "peerURL");
-    return std::any_of(members->begin(), members->end(), [&](const EtcdMember& m) { return HasPeerUrl(m, url); });
+    return std::any_of(members->begin(), members->end(),
+                       [&](const EtcdMember& m) { return HasPeerUrl(m, url); });
   }
   if (step.action == "RemoveMember") {
     Status problem;

@@ -2,9 +2,9 @@
 // through EtcdClient:
 //
 //   AddMember        params name, peerURL, learner; done when a member has that peer URL
-//   RemoveMember     params memberID (hex), or name when memberID is ""; done when no such member (404 = done)
-//   PromoteMember    params name; done when it is a voter; "learner not in sync" is kUnavailable (retried)
-//   DefragmentMember params name, endpoint
+//   RemoveMember     params memberID (hex), or name when memberID is ""; done when no such member (404 =
+//   done) PromoteMember    params name; done when it is a voter; "learner not in sync" is kUnavailable
+//   (retried) DefragmentMember params name, endpoint
 //
 // Every check reads the member list first: a step retried after a timeout
 // or a crash never adds a second member or removes the wrong one.

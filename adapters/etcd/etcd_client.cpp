@@ -15,10 +15,12 @@ namespace ruleplane {
 namespace {
 
 // gRPC status codes etcd's gateway returns in {"code": n, "message": ...}.
-constexpr int64_t kGrpcDeadlineExceeded = 4, kGrpcNotFound = 5, kGrpcFailedPrecondition = 9, kGrpcOutOfRange = 11,
-                  kGrpcUnavailable = 14;
+constexpr int64_t kGrpcDeadlineExceeded = 4, kGrpcNotFound = 5, kGrpcFailedPrecondition = 9,
+                  kGrpcOutOfRange = 11, kGrpcUnavailable = 14;
 
-const Value* Field(const Value& map, std::string_view name) { return map.is_map() ? map.Find(name) : nullptr; }
+const Value* Field(const Value& map, std::string_view name) {
+  return map.is_map() ? map.Find(name) : nullptr;
+}
 
 // int64 and uint64 arrive as JSON strings; absent means 0.
 uint64_t Unsigned(const Value& map, std::string_view name) {
@@ -91,18 +93,24 @@ Error ErrorFromReply(long status, const std::string& what, const std::string& bo
   if (message.empty()) message = Text(*parsed, "error");
   const std::string text = what + ": " + message;
   switch (code) {
-    case kGrpcUnavailable: return Error{ErrorCode::kUnavailable, text, {}};
-    case kGrpcDeadlineExceeded: return Error{ErrorCode::kDeadlineExceeded, text, {}};
-    case kGrpcNotFound: return Error{ErrorCode::kNotFound, text, {}};
-    case kGrpcOutOfRange: return Error{ErrorCode::kFailedPrecondition, text, {}};
+    case kGrpcUnavailable:
+      return Error{ErrorCode::kUnavailable, text, {}};
+    case kGrpcDeadlineExceeded:
+      return Error{ErrorCode::kDeadlineExceeded, text, {}};
+    case kGrpcNotFound:
+      return Error{ErrorCode::kNotFound, text, {}};
+    case kGrpcOutOfRange:
+      return Error{ErrorCode::kFailedPrecondition, text, {}};
     case kGrpcFailedPrecondition:
       // A learner that has not caught up with the leader yet: promoting it again later works.
-      if (message.find("in sync with leader") != std::string::npos) return Error{ErrorCode::kUnavailable, text, {}};
+      if (message.find("in sync with leader") != std::string::npos)
+        return Error{ErrorCode::kUnavailable, text, {}};
       return Error{ErrorCode::kFailedPrecondition, text, {}};
     default:
       if (message.find("unhealthy cluster") != std::string::npos ||
           message.find("not supported for learner") != std::string::npos ||
-          message.find("leader changed") != std::string::npos || message.find("timed out") != std::string::npos) {
+          message.find("leader changed") != std::string::npos ||
+          message.find("timed out") != std::string::npos) {
         return Error{ErrorCode::kUnavailable, text, {}};
       }
       return HttpStatusError(status, what, body);
@@ -118,12 +126,15 @@ struct EtcdClient::Reply {
   Value body;
 };
 
-Result<EtcdClient::Reply> EtcdClient::Call(const std::string& only, const std::string& path, const std::string& body,
-                                           bool mutates, RequestLog& log, std::chrono::milliseconds timeout) {
-  const std::vector<std::string> endpoints = only.empty() ? config_.endpoints : std::vector<std::string>{only};
+Result<EtcdClient::Reply> EtcdClient::Call(const std::string& only, const std::string& path,
+                                           const std::string& body, bool mutates, RequestLog& log,
+                                           std::chrono::milliseconds timeout) {
+  const std::vector<std::string> endpoints =
+      only.empty() ? config_.endpoints : std::vector<std::string>{only};
   if (endpoints.empty()) return Error{ErrorCode::kInvalidArgument, "no etcd endpoint is configured", {}};
   Reply reply;
-  if (!log.Record(Request{Request::Kind::kHttp, "POST", endpoints.front() + path, {}, body, mutates})) return reply;
+  if (!log.Record(Request{Request::Kind::kHttp, "POST", endpoints.front() + path, {}, body, mutates}))
+    return reply;
   Error last{ErrorCode::kUnavailable, "", {}};
   for (const std::string& endpoint : endpoints) {
     const std::string url = endpoint + path;
@@ -134,7 +145,8 @@ Result<EtcdClient::Reply> EtcdClient::Call(const std::string& only, const std::s
       last = ErrorFromReply(response->status, "POST " + url, response->body);
     } else {
       auto parsed = ParseJson(response->body);
-      if (!parsed.ok()) return Error{ErrorCode::kUnavailable, "POST " + url + ": not JSON: " + parsed.error().message, {}};
+      if (!parsed.ok())
+        return Error{ErrorCode::kUnavailable, "POST " + url + ": not JSON: " + parsed.error().message, {}};
       reply.sent = true;
       reply.body = std::move(*parsed);
       return reply;
@@ -158,7 +170,8 @@ Result<std::vector<EtcdMember>> EtcdClient::MemberList(RequestLog& log) {
   return members;
 }
 
-Result<EtcdMember> EtcdClient::MemberAdd(const std::vector<std::string>& peer_urls, bool as_learner, RequestLog& log) {
+Result<EtcdMember> EtcdClient::MemberAdd(const std::vector<std::string>& peer_urls, bool as_learner,
+                                         RequestLog& log) {
   std::string urls;
   for (const std::string& url : peer_urls) urls += (urls.empty() ? "" : ",") + Quoted(url);
   const std::string body = "{\"peerURLs\":[" + urls + "]" + (as_learner ? ",\"isLearner\":true}" : "}");
@@ -210,8 +223,8 @@ Status EtcdClient::Defragment(const std::string& endpoint, RequestLog& log) {
 }
 
 Result<std::pair<int64_t, std::vector<KeyValue>>> EtcdClient::Range(const std::string& key,
-                                                                    const std::string& range_end, int64_t revision,
-                                                                    RequestLog& log) {
+                                                                    const std::string& range_end,
+                                                                    int64_t revision, RequestLog& log) {
   std::string body = "{\"key\":\"" + Base64Encode(key) + "\"";
   if (!range_end.empty()) body += ",\"range_end\":\"" + Base64Encode(range_end) + "\"";
   if (revision > 0) body += ",\"revision\":\"" + std::to_string(revision) + "\"";
@@ -227,8 +240,9 @@ Result<std::pair<int64_t, std::vector<KeyValue>>> EtcdClient::Range(const std::s
 }
 
 Result<int64_t> EtcdClient::Put(const std::string& key, const std::string& value, RequestLog& log) {
-  auto reply = Call("", "/v3/kv/put",
-                    "{\"key\":\"" + Base64Encode(key) + "\",\"value\":\"" + Base64Encode(value) + "\"}", true, log);
+  auto reply =
+      Call("", "/v3/kv/put",
+           "{\"key\":\"" + Base64Encode(key) + "\",\"value\":\"" + Base64Encode(value) + "\"}", true, log);
   if (!reply.ok()) return reply.error();
   const Value* header = Field(reply->body, "header");
   return header != nullptr ? Signed(*header, "revision") : int64_t{0};
@@ -252,12 +266,14 @@ Result<int64_t> EtcdClient::Txn(const std::vector<EtcdEvent>& events, RequestLog
 }
 
 Status EtcdClient::Compact(int64_t revision, RequestLog& log) {
-  auto reply = Call("", "/v3/kv/compaction", "{\"revision\":\"" + std::to_string(revision) + "\"}", true, log);
+  auto reply =
+      Call("", "/v3/kv/compaction", "{\"revision\":\"" + std::to_string(revision) + "\"}", true, log);
   if (!reply.ok()) return reply.error();
   return {};
 }
 
-Result<int64_t> EtcdClient::Snapshot(const std::string& endpoint, const std::string& destination, RequestLog& log) {
+Result<int64_t> EtcdClient::Snapshot(const std::string& endpoint, const std::string& destination,
+                                     RequestLog& log) {
   const std::string url = endpoint + "/v3/maintenance/snapshot";
   if (!log.Record(Request{Request::Kind::kHttp, "POST", url, {destination}, "{}", true})) return int64_t{0};
   RequestLog status_log;
@@ -278,7 +294,8 @@ Result<int64_t> EtcdClient::Snapshot(const std::string& endpoint, const std::str
       pending.erase(0, end + 1);
       const Value* result = message.ok() ? Field(*message, "result") : nullptr;
       if (result == nullptr) {
-        failure = Error{ErrorCode::kUnavailable, "POST " + url + ": an unexpected message in the snapshot stream", {}};
+        failure = Error{
+            ErrorCode::kUnavailable, "POST " + url + ": an unexpected message in the snapshot stream", {}};
         return false;
       }
       const std::string blob = Bytes(*result, "blob");
@@ -303,8 +320,10 @@ Result<int64_t> EtcdClient::Snapshot(const std::string& endpoint, const std::str
   if (Status verified = VerifySnapshotTrailer(part, "the snapshot from " + endpoint); !verified.ok()) {
     return discard(verified.error());
   }
-  if (std::rename(part.c_str(), destination.c_str()) != 0) return discard(Error{ErrorCode::kIo, "cannot rename " + part, {}});
-  if (Status synced = SyncDirectory(std::filesystem::path(destination).parent_path().string()); !synced.ok()) {
+  if (std::rename(part.c_str(), destination.c_str()) != 0)
+    return discard(Error{ErrorCode::kIo, "cannot rename " + part, {}});
+  if (Status synced = SyncDirectory(std::filesystem::path(destination).parent_path().string());
+      !synced.ok()) {
     return synced.error();
   }
   return status->revision;
@@ -313,8 +332,8 @@ Result<int64_t> EtcdClient::Snapshot(const std::string& endpoint, const std::str
 Result<int64_t> EtcdClient::Watch(int64_t start_revision, std::chrono::milliseconds timeout,
                                   const std::function<bool(const std::vector<EtcdEvent>&)>& on_events) {
   const std::string body = "{\"create_request\":{\"key\":\"" + Base64Encode(std::string(1, '\0')) +
-                           "\",\"range_end\":\"" + Base64Encode(std::string(1, '\0')) + "\",\"start_revision\":\"" +
-                           std::to_string(start_revision) + "\"}}";
+                           "\",\"range_end\":\"" + Base64Encode(std::string(1, '\0')) +
+                           "\",\"start_revision\":\"" + std::to_string(start_revision) + "\"}}";
   Error last{ErrorCode::kInvalidArgument, "no etcd endpoint is configured", {}};
   for (const std::string& endpoint : config_.endpoints) {
     const std::string url = endpoint + "/v3/watch";
@@ -329,19 +348,22 @@ Result<int64_t> EtcdClient::Watch(int64_t start_revision, std::chrono::milliseco
         pending.erase(0, end + 1);
         const Value* result = message.ok() ? Field(*message, "result") : nullptr;
         if (result == nullptr) {
-          failure = Error{ErrorCode::kUnavailable, "POST " + url + ": an unexpected message in the watch stream", {}};
+          failure = Error{
+              ErrorCode::kUnavailable, "POST " + url + ": an unexpected message in the watch stream", {}};
           return false;
         }
         if (Signed(*result, "compact_revision") > 0) {
-          failure = Error{ErrorCode::kFailedPrecondition,
-                          "revision " + std::to_string(start_revision) + " is compacted (the oldest kept is " +
-                              std::to_string(Signed(*result, "compact_revision")) + "): take a full snapshot",
-                          {}};
+          failure =
+              Error{ErrorCode::kFailedPrecondition,
+                    "revision " + std::to_string(start_revision) + " is compacted (the oldest kept is " +
+                        std::to_string(Signed(*result, "compact_revision")) + "): take a full snapshot",
+                    {}};
           return false;
         }
         if (Flag(*result, "canceled")) {
-          failure = Error{ErrorCode::kUnavailable, "POST " + url + ": the watch was canceled: " +
-                                                       Text(*result, "cancel_reason"), {}};
+          failure = Error{ErrorCode::kUnavailable,
+                          "POST " + url + ": the watch was canceled: " + Text(*result, "cancel_reason"),
+                          {}};
           return false;
         }
         const Value* list = Field(*result, "events");
@@ -375,11 +397,16 @@ std::string MemberIdHex(uint64_t id) {
 }
 
 Result<uint64_t> ParseMemberIdHex(std::string_view hex) {
-  if (hex.empty() || hex.size() > 16) return Error{ErrorCode::kInvalidArgument, "not a member ID: '" + std::string(hex) + "'", {}};
+  if (hex.empty() || hex.size() > 16)
+    return Error{ErrorCode::kInvalidArgument, "not a member ID: '" + std::string(hex) + "'", {}};
   uint64_t id = 0;
   for (char c : hex) {
-    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-    if (digit < 0) return Error{ErrorCode::kInvalidArgument, "not a member ID: '" + std::string(hex) + "'", {}};
+    int digit = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+    if (digit < 0)
+      return Error{ErrorCode::kInvalidArgument, "not a member ID: '" + std::string(hex) + "'", {}};
     id = id << 4 | static_cast<uint64_t>(digit);
   }
   return id;

@@ -94,8 +94,9 @@ class EtcdClient {
 
   // Keys in [key, range_end) ("" = the key alone; "\0" = every key >= key).
   // `revision` 0 = the latest. Returns the header revision and the pairs.
-  Result<std::pair<int64_t, std::vector<KeyValue>>> Range(const std::string& key, const std::string& range_end,
-                                                          int64_t revision, RequestLog& log);
+  Result<std::pair<int64_t, std::vector<KeyValue>>> Range(const std::string& key,
+                                                          const std::string& range_end, int64_t revision,
+                                                          RequestLog& log);
   // Puts without a lease; the new revision.
   Result<int64_t> Put(const std::string& key, const std::string& value, RequestLog& log);
   // One transaction with the events as its success operations (puts without

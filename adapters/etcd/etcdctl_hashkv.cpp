@@ -8,14 +8,16 @@ namespace ruleplane {
 
 Result<HashKvResult> EndpointHashKV(const std::string& endpoint, int64_t revision, const TlsConfig& tls,
                                     std::chrono::milliseconds timeout) {
-  std::vector<std::string> argv = {"etcdctl", "--endpoints", endpoint, "endpoint", "hashkv",
-                                   "--rev", std::to_string(revision), "-w", "json"};
+  std::vector<std::string> argv = {
+      "etcdctl", "--endpoints", endpoint, "endpoint", "hashkv", "--rev", std::to_string(revision),
+      "-w",      "json"};
   if (!tls.ca_file.empty()) argv.insert(argv.end(), {"--cacert", tls.ca_file});
   if (!tls.cert_file.empty()) argv.insert(argv.end(), {"--cert", tls.cert_file, "--key", tls.key_file});
   if (tls.insecure_skip_verify) argv.push_back("--insecure-skip-tls-verify");
   auto run = RunCommand(argv, timeout);
   if (!run.ok()) return run.error();
-  const std::string what = "etcdctl endpoint hashkv on " + endpoint + " at revision " + std::to_string(revision);
+  const std::string what =
+      "etcdctl endpoint hashkv on " + endpoint + " at revision " + std::to_string(revision);
   if (run->exit_code != 0) return Error{ErrorCode::kUnavailable, what + ": " + run->err.substr(0, 500), {}};
   // [{"Endpoint": ..., "HashKV": {"header": {"revision": n, ...}, "hash": n, "compact_revision": n}}]; the
   // header's IDs are uint64 numbers, which nlohmann keeps exact.

@@ -20,7 +20,8 @@ Error IoError(const std::string& what, const std::string& path) {
 std::string TemporaryName(const std::string& path) {
   const fs::path target(path);
   // A dot file whose name is not a snapshot's: listings never take it for one.
-  return (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(getpid()))).string();
+  return (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(getpid())))
+      .string();
 }
 
 Status WriteAll(int fd, const char* data, size_t size, const std::string& path) {
@@ -65,7 +66,8 @@ Status SyncDirectory(const std::string& path) {
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view content, RequestLog& log) {
-  if (!log.Record(Request{Request::Kind::kFile, "write", path, {}, std::to_string(content.size()) + " bytes", true})) {
+  if (!log.Record(Request{
+          Request::Kind::kFile, "write", path, {}, std::to_string(content.size()) + " bytes", true})) {
     return {};
   }
   return ReplaceFile(path, [&](int fd, const std::string& temporary) {
@@ -84,14 +86,16 @@ Status CopyFileAtomically(const std::string& source, const std::string& destinat
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) return IoError("cannot read", source);
       if (got == 0) return {};
-      if (Status written = WriteAll(fd, buffer, static_cast<size_t>(got), temporary); !written.ok()) return written;
+      if (Status written = WriteAll(fd, buffer, static_cast<size_t>(got), temporary); !written.ok())
+        return written;
     }
   });
   close(in);
   return status;
 }
 
-Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock::time_point now, RequestLog& log) {
+Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock::time_point now,
+                              RequestLog& log) {
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
   std::tm utc{};
   gmtime_r(&seconds, &utc);
@@ -102,11 +106,13 @@ Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock
   for (int n = 2; fs::exists(aside, ignored) || fs::is_symlink(aside, ignored); ++n) {
     aside = path + "." + stamp + "." + std::to_string(n);
   }
-  if (!log.Record(Request{Request::Kind::kFile, "rename", path, {aside}, "moved aside, never deleted", true})) {
+  if (!log.Record(
+          Request{Request::Kind::kFile, "rename", path, {aside}, "moved aside, never deleted", true})) {
     return aside;
   }
   if (rename(path.c_str(), aside.c_str()) != 0) return IoError("cannot move aside", path);
-  if (Status synced = SyncDirectory(fs::path(path).parent_path().string()); !synced.ok()) return synced.error();
+  if (Status synced = SyncDirectory(fs::path(path).parent_path().string()); !synced.ok())
+    return synced.error();
   return aside;
 }
 

@@ -23,7 +23,8 @@ Status CopyFileAtomically(const std::string& source, const std::string& destinat
 // that exists), fsyncs the parent, and returns the new path. Records one
 // Request (kFile "rename", path, args {new path}). In a dry run, returns the
 // name it would use.
-Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock::time_point now, RequestLog& log);
+Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock::time_point now,
+                              RequestLog& log);
 
 // fsync of a directory (after a rename in it).
 Status SyncDirectory(const std::string& path);

@@ -25,11 +25,13 @@ Result<std::string> ReadBytes(const std::string& path) {
 }
 
 // "Full-00000000-00001000-1700000000".
-std::string SnapshotName(const char* kind, int64_t start, int64_t last, std::chrono::system_clock::time_point now) {
+std::string SnapshotName(const char* kind, int64_t start, int64_t last,
+                         std::chrono::system_clock::time_point now) {
   char name[96];
   std::snprintf(name, sizeof name, "%s-%08lld-%08lld-%lld", kind, static_cast<long long>(start),
                 static_cast<long long>(last),
-                static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count()));
+                static_cast<long long>(
+                    std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count()));
   return name;
 }
 
@@ -42,7 +44,8 @@ int64_t CreatedOn(std::string_view name) {
   }
   if (at == std::string_view::npos) return 0;
   int64_t seconds = 0;
-  for (; at < name.size() && name[at] >= '0' && name[at] <= '9'; ++at) seconds = seconds * 10 + (name[at] - '0');
+  for (; at < name.size() && name[at] >= '0' && name[at] <= '9'; ++at)
+    seconds = seconds * 10 + (name[at] - '0');
   return seconds;
 }
 
@@ -110,7 +113,8 @@ Result<BackupStoreListing> BackupStore::List() const {
       listing.snapshots.push_back(std::move(snapshot));
     }
   }
-  if (error) return Error{ErrorCode::kIo, "cannot list the backup store " + directory_ + ": " + error.message(), {}};
+  if (error)
+    return Error{ErrorCode::kIo, "cannot list the backup store " + directory_ + ": " + error.message(), {}};
   // As etcd-backup-restore sorts: by last revision, then creation time.
   std::stable_sort(listing.snapshots.begin(), listing.snapshots.end(),
                    [](const StoredSnapshot& a, const StoredSnapshot& b) {
@@ -131,7 +135,8 @@ std::string BackupStore::PathOf(const std::string& name) const {
 
 Result<std::string> BackupStore::ReadSnapshot(const std::string& name) const {
   const std::string path = PathOf(name);
-  if (path.empty()) return Error{ErrorCode::kNotFound, "the backup store " + directory_ + " has no snapshot " + name, {}};
+  if (path.empty())
+    return Error{ErrorCode::kNotFound, "the backup store " + directory_ + " has no snapshot " + name, {}};
   auto bytes = ReadBytes(path);
   if (!bytes.ok()) return bytes.error();
   auto plain = Decompress(*bytes, CompressionSuffix(name));
@@ -141,7 +146,8 @@ Result<std::string> BackupStore::ReadSnapshot(const std::string& name) const {
 
 Status BackupStore::ReadSnapshotToFile(const std::string& name, const std::string& destination) const {
   const std::string path = PathOf(name);
-  if (path.empty()) return Error{ErrorCode::kNotFound, "the backup store " + directory_ + " has no snapshot " + name, {}};
+  if (path.empty())
+    return Error{ErrorCode::kNotFound, "the backup store " + directory_ + " has no snapshot " + name, {}};
   RequestLog copy;  // recorded by the caller
   if (CompressionSuffix(name).empty()) return CopyFileAtomically(path, destination, copy);
   auto plain = ReadSnapshot(name);
@@ -154,21 +160,25 @@ Result<std::string> BackupStore::WriteFull(const std::string& source_file, int64
                                            const std::string& compression_suffix, RequestLog& log) {
   const std::string name = SnapshotName("Full", 0, revision, now) + compression_suffix;
   const std::string destination = directory_ + "/v2/" + name;
-  if (!log.Record(Request{Request::Kind::kFile, "store", source_file, {destination}, "full snapshot", true})) return name;
-  if (Status verified = VerifySnapshotTrailer(source_file, source_file); !verified.ok()) return verified.error();
+  if (!log.Record(Request{Request::Kind::kFile, "store", source_file, {destination}, "full snapshot", true}))
+    return name;
+  if (Status verified = VerifySnapshotTrailer(source_file, source_file); !verified.ok())
+    return verified.error();
   std::error_code error;
   fs::create_directories(directory_ + "/v2", error);
   if (error) return Error{ErrorCode::kIo, "cannot create " + directory_ + "/v2: " + error.message(), {}};
   RequestLog inner;
   if (compression_suffix.empty()) {
-    if (Status copied = CopyFileAtomically(source_file, destination, inner); !copied.ok()) return copied.error();
+    if (Status copied = CopyFileAtomically(source_file, destination, inner); !copied.ok())
+      return copied.error();
     return name;
   }
   auto bytes = ReadBytes(source_file);
   if (!bytes.ok()) return bytes.error();
   auto compressed = Compress(*bytes, compression_suffix);
   if (!compressed.ok()) return compressed.error();
-  if (Status written = WriteFileAtomically(destination, *compressed, inner); !written.ok()) return written.error();
+  if (Status written = WriteFileAtomically(destination, *compressed, inner); !written.ok())
+    return written.error();
   return name;
 }
 
@@ -177,8 +187,12 @@ Result<std::string> BackupStore::WriteDelta(const std::string& delta_bytes, int6
                                             const std::string& compression_suffix, RequestLog& log) {
   const std::string name = SnapshotName("Incr", start_revision, last_revision, now) + compression_suffix;
   const std::string destination = directory_ + "/v2/" + name;
-  if (!log.Record(Request{Request::Kind::kFile, "write", destination, {},
-                          std::to_string(delta_bytes.size()) + " bytes of delta", true})) {
+  if (!log.Record(Request{Request::Kind::kFile,
+                          "write",
+                          destination,
+                          {},
+                          std::to_string(delta_bytes.size()) + " bytes of delta",
+                          true})) {
     return name;
   }
   std::error_code error;
@@ -187,7 +201,8 @@ Result<std::string> BackupStore::WriteDelta(const std::string& delta_bytes, int6
   auto compressed = Compress(delta_bytes, compression_suffix);
   if (!compressed.ok()) return compressed.error();
   RequestLog inner;
-  if (Status written = WriteFileAtomically(destination, *compressed, inner); !written.ok()) return written.error();
+  if (Status written = WriteFileAtomically(destination, *compressed, inner); !written.ok())
+    return written.error();
   return name;
 }
 
@@ -197,7 +212,8 @@ Status VerifySnapshotTrailer(const std::string& path, const std::string& what) {
   if (bytes->size() < 32) return Error{ErrorCode::kIo, what + ": too short for a snapshot", {}};
   const std::string_view content(bytes->data(), bytes->size() - 32);
   if (Sha256Digest(content) != bytes->substr(bytes->size() - 32)) {
-    return Error{ErrorCode::kIo, what + ": checksum mismatch: the last 32 bytes are not the SHA-256 of the rest", {}};
+    return Error{
+        ErrorCode::kIo, what + ": checksum mismatch: the last 32 bytes are not the SHA-256 of the rest", {}};
   }
   return {};
 }

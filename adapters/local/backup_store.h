@@ -30,8 +30,8 @@ struct StoredSnapshot {
   std::string kind;  // "Full" or "Incr"
   int64_t start_revision = 0;
   int64_t last_revision = 0;
-  int64_t created_on = 0;           // unix seconds, from the name
-  std::string compression_suffix;   // ".gz", ".zlib", ".Z" or ""
+  int64_t created_on = 0;          // unix seconds, from the name
+  std::string compression_suffix;  // ".gz", ".zlib", ".Z" or ""
   bool is_final = false;
   int64_t size_bytes = 0;
 };
@@ -74,13 +74,13 @@ class BackupStore {
   // before it is stored) as v2/Full-00000000-<revision %08d>-<unix now>
   // <compression suffix>. Returns the name. Records the write in `log`.
   Result<std::string> WriteFull(const std::string& source_file, int64_t revision,
-                                std::chrono::system_clock::time_point now, const std::string& compression_suffix,
-                                RequestLog& log);
+                                std::chrono::system_clock::time_point now,
+                                const std::string& compression_suffix, RequestLog& log);
   // Stores a delta (bytes from SerializeDelta) as
   // v2/Incr-<start %08d>-<last %08d>-<unix now><compression suffix>.
-  Result<std::string> WriteDelta(const std::string& delta_bytes, int64_t start_revision, int64_t last_revision,
-                                 std::chrono::system_clock::time_point now, const std::string& compression_suffix,
-                                 RequestLog& log);
+  Result<std::string> WriteDelta(const std::string& delta_bytes, int64_t start_revision,
+                                 int64_t last_revision, std::chrono::system_clock::time_point now,
+                                 const std::string& compression_suffix, RequestLog& log);
 
  private:
   std::string directory_;

@@ -129,7 +129,8 @@ Result<std::string> Compress(std::string_view data, std::string_view suffix) {
   if (suffix == ".gz") return Deflate(data, 15 + 16);
   if (suffix == ".zlib") return Deflate(data, 15);
   return Error{ErrorCode::kInvalidArgument,
-               "ruleplane writes no '" + std::string(suffix) + "' snapshots: use .gz, .zlib or none", {}};
+               "ruleplane writes no '" + std::string(suffix) + "' snapshots: use .gz, .zlib or none",
+               {}};
 }
 
 }  // namespace ruleplane

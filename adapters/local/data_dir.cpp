@@ -129,18 +129,19 @@ std::string Trimmed(std::string text) {
 }  // namespace
 
 Value DataDirFacts::ToValue() const {
-  return Value::MakeMap({{Value::String("exists"), Value::Bool(exists)},
-                         {Value::String("empty"), Value::Bool(empty)},
-                         {Value::String("walHasMetadata"), Value::Bool(wal_has_metadata)},
-                         {Value::String("memberID"), Value::String(member_id)},
-                         {Value::String("clusterID"), Value::String(cluster_id)},
-                         {Value::String("dbExists"), Value::Bool(db_exists)},
-                         {Value::String("dbOpens"), Value::Bool(db_opens)},
-                         {Value::String("dbRevision"), Value::Int(db_revision)},
-                         {Value::String("corrupt"), Value::Bool(corrupt)},
-                         {Value::String("safeGuard"), safe_guard.empty() ? Value::Null() : Value::String(safe_guard)},
-                         {Value::String("valid"), Value::Bool(valid)},
-                         {Value::String("verificationError"), Value::String(verification_error)}});
+  return Value::MakeMap(
+      {{Value::String("exists"), Value::Bool(exists)},
+       {Value::String("empty"), Value::Bool(empty)},
+       {Value::String("walHasMetadata"), Value::Bool(wal_has_metadata)},
+       {Value::String("memberID"), Value::String(member_id)},
+       {Value::String("clusterID"), Value::String(cluster_id)},
+       {Value::String("dbExists"), Value::Bool(db_exists)},
+       {Value::String("dbOpens"), Value::Bool(db_opens)},
+       {Value::String("dbRevision"), Value::Int(db_revision)},
+       {Value::String("corrupt"), Value::Bool(corrupt)},
+       {Value::String("safeGuard"), safe_guard.empty() ? Value::Null() : Value::String(safe_guard)},
+       {Value::String("valid"), Value::Bool(valid)},
+       {Value::String("verificationError"), Value::String(verification_error)}});
 }
 
 Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_backup_revision,
@@ -153,7 +154,8 @@ Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_back
     return facts;
   }
   facts.empty = fs::is_empty(path, error);
-  if (error) return Error{ErrorCode::kIo, "cannot read the data directory " + path + ": " + error.message(), {}};
+  if (error)
+    return Error{ErrorCode::kIo, "cannot read the data directory " + path + ": " + error.message(), {}};
 
   std::string wal_problem = "the data directory has no member/wal directory";
   if (fs::is_directory(path + "/member/wal", error)) {
@@ -161,7 +163,8 @@ Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_back
       facts.wal_has_metadata = true;
       facts.member_id = MemberIdHex(metadata->member_id);
       facts.cluster_id = MemberIdHex(metadata->cluster_id);
-    } else if (wal_problem.find("segment") != std::string::npos && wal_problem.find("no segment") == std::string::npos) {
+    } else if (wal_problem.find("segment") != std::string::npos &&
+               wal_problem.find("no segment") == std::string::npos) {
       facts.corrupt = true;
     }
   }
@@ -195,7 +198,8 @@ Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_back
     facts.verification_error = "the database's revision " + std::to_string(facts.db_revision) +
                                " is behind the latest backup's " + std::to_string(latest_backup_revision);
   } else if (!namespace_name.empty() && !facts.safe_guard.empty() && facts.safe_guard != namespace_name) {
-    facts.verification_error = "the data directory belongs to namespace " + facts.safe_guard + ", not " + namespace_name;
+    facts.verification_error =
+        "the data directory belongs to namespace " + facts.safe_guard + ", not " + namespace_name;
   } else {
     facts.valid = true;
   }

@@ -25,9 +25,9 @@ struct DataDirFacts {
   bool db_exists = false;         // member/snap/db
   bool db_opens = false;
   int64_t db_revision = 0;
-  bool corrupt = false;  // a database that does not open, a WAL that does not parse
-  std::string safe_guard;  // the safe_guard file's content, "" when absent
-  bool valid = false;      // WAL metadata, a database that opens, not behind, safe_guard matches
+  bool corrupt = false;            // a database that does not open, a WAL that does not parse
+  std::string safe_guard;          // the safe_guard file's content, "" when absent
+  bool valid = false;              // WAL metadata, a database that opens, not behind, safe_guard matches
   std::string verification_error;  // why not valid, for people
 
   // {"exists", "empty", "walHasMetadata", "memberID", "clusterID", "dbExists", "dbOpens",

@@ -7,7 +7,9 @@
 namespace ruleplane {
 namespace {
 
-Error DeltaError(const std::string& message) { return Error{ErrorCode::kParse, "delta snapshot: " + message, {}}; }
+Error DeltaError(const std::string& message) {
+  return Error{ErrorCode::kParse, "delta snapshot: " + message, {}};
+}
 
 int64_t IntField(const Value& map, const char* key) {
   const Value* value = map.Find(key);
@@ -17,7 +19,8 @@ int64_t IntField(const Value& map, const char* key) {
 Result<std::string> BytesField(const Value& map, const char* key, size_t index) {
   const Value* value = map.Find(key);
   if (value == nullptr) return std::string();
-  if (!value->is_string()) return DeltaError("event " + std::to_string(index) + ": kv." + key + " is not base64 text");
+  if (!value->is_string())
+    return DeltaError("event " + std::to_string(index) + ": kv." + key + " is not base64 text");
   auto bytes = Base64Decode(value->string_value());
   if (!bytes) return DeltaError("event " + std::to_string(index) + ": kv." + key + " is not valid base64");
   return *bytes;
@@ -55,7 +58,8 @@ Result<std::vector<EtcdEvent>> ParseDelta(std::string_view bytes) {
   for (size_t i = 0; i < items.size(); ++i) {
     const Value* etcd_event = items[i].is_map() ? items[i].Find("etcdEvent") : nullptr;
     const Value* kv = etcd_event != nullptr && etcd_event->is_map() ? etcd_event->Find("kv") : nullptr;
-    if (kv == nullptr || !kv->is_map()) return DeltaError("event " + std::to_string(i) + " has no etcdEvent.kv");
+    if (kv == nullptr || !kv->is_map())
+      return DeltaError("event " + std::to_string(i) + " has no etcdEvent.kv");
     EtcdEvent event;
     event.type = IntField(*etcd_event, "type") == 1 ? EtcdEvent::Type::kDelete : EtcdEvent::Type::kPut;
     auto key = BytesField(*kv, "key", i);

@@ -37,7 +37,8 @@ std::vector<std::string> InitialClusterNames(const std::string& initial_cluster)
   return names;
 }
 
-std::string TemplateValue(const std::string& template_path, const std::string& key, const std::string& fallback) {
+std::string TemplateValue(const std::string& template_path, const std::string& key,
+                          const std::string& fallback) {
   try {
     YAML::Node node = YAML::LoadFile(template_path);
     if (node[key] && node[key].IsScalar()) return node[key].as<std::string>();
@@ -97,7 +98,8 @@ bool IsEmptyDirectory(const std::string& path) {
 }  // namespace
 
 Result<std::string> RenderEtcdConfig(const std::string& template_yaml, const LocalMember& member,
-                                     const std::string& initial_cluster, const std::string& initial_cluster_state) {
+                                     const std::string& initial_cluster,
+                                     const std::string& initial_cluster_state) {
   YAML::Node config;
   try {
     config = YAML::Load(template_yaml);
@@ -138,14 +140,17 @@ Result<std::string> LocalAdapter::InitialClusterFor(const PlanStep& step, Reques
                       member.peer_urls.end();
     self_listed = self_listed || self;
     // A member added and not started yet has no name; any unique name does.
-    const std::string name = self ? member_.name : member.name.empty() ? "member-" + MemberIdHex(member.id) : member.name;
+    const std::string name = self                  ? member_.name
+                             : member.name.empty() ? "member-" + MemberIdHex(member.id)
+                                                   : member.name;
     for (const std::string& url : member.peer_urls) {
       initial_cluster += (initial_cluster.empty() ? "" : ",") + name + "=" + url;
     }
   }
   if (!self_listed && !log.dry_run()) {
     return Error{ErrorCode::kFailedPrecondition,
-                 member_.name + " (" + member_.peer_url + ") is not a member of the cluster: it cannot join as existing",
+                 member_.name + " (" + member_.peer_url +
+                     ") is not a member of the cluster: it cannot join as existing",
                  {}};
   }
   return self_listed ? initial_cluster : from_step;
@@ -165,7 +170,9 @@ Result<bool> LocalAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     if (!initial_cluster.ok()) return initial_cluster.error();
     try {
       YAML::Node config = YAML::LoadFile(member_.config_out);
-      auto text = [&](const char* key) { return config[key] ? config[key].as<std::string>() : std::string(); };
+      auto text = [&](const char* key) {
+        return config[key] ? config[key].as<std::string>() : std::string();
+      };
       return text("name") == member_.name && text("data-dir") == member_.data_dir &&
              text("initial-cluster") == *initial_cluster &&
              text("initial-cluster-state") == StepParam(step, "initialClusterState");
@@ -176,7 +183,8 @@ Result<bool> LocalAdapter::IsDone(const PlanStep& step, RequestLog& log) {
   if (action == "ReuseEtcdConfig") return fs::exists(member_.config_out);
   if (action == "ResetDataDir") return IsEmptyDirectory(member_.data_dir);
   if (action == "AbortInitialization") return false;
-  if (action == "RestoreFullSnapshot" || action == "ApplyIncrementalSnapshots" || action == "TakeFullSnapshot") {
+  if (action == "RestoreFullSnapshot" || action == "ApplyIncrementalSnapshots" ||
+      action == "TakeFullSnapshot") {
     if (store_ == nullptr) return false;
     auto revision = DataDirRevision();
     if (!revision.ok() || *revision == 0) return false;
@@ -210,7 +218,8 @@ Status LocalAdapter::Perform(const PlanStep& step, RequestLog& log) {
   if (action == "ReuseEtcdConfig") {
     if (fs::exists(member_.config_out)) return {};
     return Error{ErrorCode::kFailedPrecondition,
-                 "no etcd configuration from a previous start at " + member_.config_out, {}};
+                 "no etcd configuration from a previous start at " + member_.config_out,
+                 {}};
   }
   if (action == "ResetDataDir") return ResetDataDir(log);
   if (action == "RestoreFullSnapshot") return RestoreFullSnapshot(step, log);
@@ -227,7 +236,8 @@ Status LocalAdapter::GenerateConfig(const PlanStep& step, RequestLog& log) {
   if (!template_text.ok()) return template_text.error();
   auto initial_cluster = InitialClusterFor(step, log);
   if (!initial_cluster.ok()) return initial_cluster.error();
-  auto config = RenderEtcdConfig(*template_text, member_, *initial_cluster, StepParam(step, "initialClusterState"));
+  auto config =
+      RenderEtcdConfig(*template_text, member_, *initial_cluster, StepParam(step, "initialClusterState"));
   if (!config.ok()) return config.error();
   return WriteFileAtomically(member_.config_out, *config, log);
 }
@@ -260,15 +270,17 @@ Status LocalAdapter::RestoreFullSnapshot(const PlanStep& step, RequestLog& log) 
   }
   if (Status made = MakeDirectory(work, log); !made.ok()) return made;
   const std::string db_file = work + "/snapshot.db";
-  if (log.Record(Request{Request::Kind::kFile, "copy", store_->PathOf(name), {db_file}, "decompressed", true})) {
+  if (log.Record(
+          Request{Request::Kind::kFile, "copy", store_->PathOf(name), {db_file}, "decompressed", true})) {
     if (Status copied = store_->ReadSnapshotToFile(name, db_file); !copied.ok()) return copied;
   }
   const std::string restored = work + "/data";
-  if (Status ran = RunRecorded({"etcdctl", "snapshot", "restore", db_file, "--name", member_.name, "--data-dir",
-                                restored, "--initial-cluster", initial_cluster, "--initial-advertise-peer-urls",
-                                member_.peer_url, "--initial-cluster-token",
-                                TemplateValue(member_.config_template, "initial-cluster-token", "etcd-cluster")},
-                               member_.command_timeout, log);
+  if (Status ran =
+          RunRecorded({"etcdctl", "snapshot", "restore", db_file, "--name", member_.name, "--data-dir",
+                       restored, "--initial-cluster", initial_cluster, "--initial-advertise-peer-urls",
+                       member_.peer_url, "--initial-cluster-token",
+                       TemplateValue(member_.config_template, "initial-cluster-token", "etcd-cluster")},
+                      member_.command_timeout, log);
       !ran.ok()) {
     return ran;
   }
@@ -277,8 +289,8 @@ Status LocalAdapter::RestoreFullSnapshot(const PlanStep& step, RequestLog& log) 
     auto revision = SnapshotFileRevision(restored + "/member/snap/db", member_.command_timeout);
     if (!revision.ok()) return revision.error();
     if (*revision != snapshot->last_revision) {
-      return IoError("the restored database has revision " + std::to_string(*revision) + ", the snapshot's name says " +
-                     std::to_string(snapshot->last_revision));
+      return IoError("the restored database has revision " + std::to_string(*revision) +
+                     ", the snapshot's name says " + std::to_string(snapshot->last_revision));
     }
   }
   // etcd 3.4 cannot join an existing cluster from restored data: the restored
@@ -297,9 +309,11 @@ Status LocalAdapter::RestoreFullSnapshot(const PlanStep& step, RequestLog& log) 
   } else {
     if (Status made = MakeDirectory(member_.data_dir, log); !made.ok()) return made;
     if (!log.dry_run() && !IsEmptyDirectory(member_.data_dir)) {
-      return Error{ErrorCode::kFailedPrecondition, "the data directory " + member_.data_dir + " is not empty", {}};
+      return Error{
+          ErrorCode::kFailedPrecondition, "the data directory " + member_.data_dir + " is not empty", {}};
     }
-    if (Status moved = Rename(restored + "/member", member_.data_dir + "/member", log); !moved.ok()) return moved;
+    if (Status moved = Rename(restored + "/member", member_.data_dir + "/member", log); !moved.ok())
+      return moved;
   }
   return RemoveDerived(work, "the decompressed copy of " + name, log);
 }
@@ -317,10 +331,21 @@ Status LocalAdapter::ApplyIncrementalSnapshots(const PlanStep& step, RequestLog&
   const int client_port = FreeLoopbackPort(), peer_port = FreeLoopbackPort();
   const std::string client = "http://127.0.0.1:" + std::to_string(client_port);
   const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port);
-  const std::vector<std::string> argv = {"etcd", "--name", member_.name, "--data-dir", member_.data_dir,
-                                         "--listen-client-urls", client, "--advertise-client-urls", client,
-                                         "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                                         "--initial-cluster", member_.name + "=" + peer};
+  const std::vector<std::string> argv = {"etcd",
+                                         "--name",
+                                         member_.name,
+                                         "--data-dir",
+                                         member_.data_dir,
+                                         "--listen-client-urls",
+                                         client,
+                                         "--advertise-client-urls",
+                                         client,
+                                         "--listen-peer-urls",
+                                         peer,
+                                         "--initial-advertise-peer-urls",
+                                         peer,
+                                         "--initial-cluster",
+                                         member_.name + "=" + peer};
   ChildProcess etcd;
   if (log.Record(Request{Request::Kind::kCommand, argv[0], "", {argv.begin() + 1, argv.end()}, "", true})) {
     auto started = ChildProcess::Start(argv, member_.data_dir + ".replay.log");
@@ -339,9 +364,10 @@ Status LocalAdapter::ApplyIncrementalSnapshots(const PlanStep& step, RequestLog&
         break;
       }
       if (!etcd.running() || std::chrono::steady_clock::now() > deadline) {
-        return Error{ErrorCode::kUnavailable,
-                     "the replay etcd on " + member_.data_dir + " did not start (" + member_.data_dir +
-                         ".replay.log)", {}};
+        return Error{
+            ErrorCode::kUnavailable,
+            "the replay etcd on " + member_.data_dir + " did not start (" + member_.data_dir + ".replay.log)",
+            {}};
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -372,8 +398,8 @@ Status LocalAdapter::ApplyIncrementalSnapshots(const PlanStep& step, RequestLog&
       }
     }
     if (!log.dry_run() && revision != delta->last_revision) {
-      return IoError(name + ": after replay the revision is " + std::to_string(revision) + ", the file's name says " +
-                     std::to_string(delta->last_revision));
+      return IoError(name + ": after replay the revision is " + std::to_string(revision) +
+                     ", the file's name says " + std::to_string(delta->last_revision));
     }
     FailPoint("local:after-delta-file");
   }

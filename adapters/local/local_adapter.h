@@ -65,6 +65,7 @@ class LocalAdapter : public Adapter {
 // (TLS files, listen URLs, quotas) as the template has it; the v3 JSON
 // gateway enabled, which ruleplane's etcd adapter needs.
 Result<std::string> RenderEtcdConfig(const std::string& template_yaml, const LocalMember& member,
-                                     const std::string& initial_cluster, const std::string& initial_cluster_state);
+                                     const std::string& initial_cluster,
+                                     const std::string& initial_cluster_state);
 
 }  // namespace ruleplane

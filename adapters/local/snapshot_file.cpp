@@ -18,7 +18,8 @@ Result<int64_t> SnapshotFileRevision(const std::string& path, std::chrono::milli
   auto status = ParseJson(result->out);
   const Value* revision = status.ok() ? status->Find("revision") : nullptr;
   if (revision == nullptr || !revision->is_int()) {
-    return Error{ErrorCode::kIo, "etcdctl snapshot status " + path + " printed no revision: " + result->out, {}};
+    return Error{
+        ErrorCode::kIo, "etcdctl snapshot status " + path + " printed no revision: " + result->out, {}};
   }
   return revision->int_value();
 }

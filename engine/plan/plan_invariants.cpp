@@ -31,11 +31,12 @@ Result<std::vector<InvariantViolation>> CheckPlanInvariants(const CompiledRuleSe
   for (const PlanStep& step : plan.steps) {
     if (step.rule_set != id) continue;
     actions.push_back(Value::String(step.action));
-    steps.push_back(Value::MakeMap({{Value::String("rule"), Value::String(step.rule)},
-                                    {Value::String("action"), Value::String(step.action)},
-                                    {Value::String("forEach"), Value::Bool(false)},
-                                    {Value::String("target"), Value::String(step.target)},
-                                    {Value::String("params"), step.params.is_null() ? Value::MakeMap({}) : step.params}}));
+    steps.push_back(Value::MakeMap(
+        {{Value::String("rule"), Value::String(step.rule)},
+         {Value::String("action"), Value::String(step.action)},
+         {Value::String("forEach"), Value::Bool(false)},
+         {Value::String("target"), Value::String(step.target)},
+         {Value::String("params"), step.params.is_null() ? Value::MakeMap({}) : step.params}}));
   }
   (*frame)[layout.decision_rules_slot()] = Value::MakeList(std::move(rules));
   (*frame)[layout.decision_actions_slot()] = Value::MakeList(std::move(actions));

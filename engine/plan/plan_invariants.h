@@ -15,7 +15,7 @@
 namespace ruleplane {
 
 struct InvariantViolation {
-  std::string rule_set;  // name@version
+  std::string rule_set;   // name@version
   std::string invariant;  // as written
   SourcePosition position;
   std::string error;  // when the invariant could not be evaluated (a violation too)

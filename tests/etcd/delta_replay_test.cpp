@@ -42,11 +42,11 @@ TEST(DeltaReplay, AGoldenDeltaIsReplayedRevisionByRevision) {
 
   // Read it back from etcd started on the replayed data directory.
   const std::string client_url = "http://127.0.0.1:" + std::to_string(FreeLoopbackPort());
-  auto etcd = ChildProcess::Start({"etcd", "--name", "replay", "--data-dir", member.data_dir, "--listen-client-urls",
-                                   client_url, "--advertise-client-urls", client_url, "--listen-peer-urls",
-                                   member.peer_url, "--initial-advertise-peer-urls", member.peer_url,
-                                   "--initial-cluster", "replay=" + member.peer_url},
-                                  dir.path() + "/etcd.log");
+  auto etcd = ChildProcess::Start(
+      {"etcd", "--name", "replay", "--data-dir", member.data_dir, "--listen-client-urls", client_url,
+       "--advertise-client-urls", client_url, "--listen-peer-urls", member.peer_url,
+       "--initial-advertise-peer-urls", member.peer_url, "--initial-cluster", "replay=" + member.peer_url},
+      dir.path() + "/etcd.log");
   ASSERT_TRUE(etcd.ok()) << etcd.error().message;
   EtcdClient client(EtcdClientConfig{{client_url}, {}, std::chrono::seconds(2)});
   Result<std::pair<int64_t, std::vector<KeyValue>>> range = Error{ErrorCode::kUnavailable, "not asked", {}};
@@ -66,7 +66,8 @@ TEST(DeltaReplay, AGoldenDeltaIsReplayedRevisionByRevision) {
   EXPECT_EQ(keys["/registry/pods/c"].value, "in the same txn");
   EXPECT_EQ(keys["/registry/pods/c"].mod_revision, 3) << "a transaction stays one transaction";
   EXPECT_EQ(keys["/registry/leases/x"].value, "leased");
-  EXPECT_EQ(keys["/registry/leases/x"].lease, 0) << "replayed without its lease, so it cannot expire and vanish";
+  EXPECT_EQ(keys["/registry/leases/x"].lease, 0)
+      << "replayed without its lease, so it cannot expire and vanish";
   etcd->Stop();
 }
 

@@ -36,7 +36,9 @@ std::string Slurp(const std::string& path) {
   return content.str();
 }
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // What the test writes as the Etcd object's status: etcd-druid's view of the members.
 struct StatusMember {
@@ -59,7 +61,8 @@ class MemberInit : public ::testing::Test {
 
   void TearDown() override {
     if (HasFailure()) {
-      for (int i = 0; i < 3; ++i) std::cerr << "--- " << cluster_->member(i).log_path << " kept in " << root_->path() << "\n";
+      for (int i = 0; i < 3; ++i)
+        std::cerr << "--- " << cluster_->member(i).log_path << " kept in " << root_->path() << "\n";
     }
   }
 
@@ -118,12 +121,14 @@ class MemberInit : public ::testing::Test {
   }
 
   // member-init for member i, with the Etcd object `etcd`.
-  Outcome MemberInitOf(int i, const std::string& etcd, const std::string& extra = "", const std::string& env = "") const {
+  Outcome MemberInitOf(int i, const std::string& etcd, const std::string& extra = "",
+                       const std::string& env = "") const {
     const EtcdMemberSpec& member = cluster_->member(i);
-    return Ruleplane("member-init --name " + member.name + " --peer-url " + member.peer_url + " --client-url " +
-                         member.client_url + " --data-dir " + member.data_dir + " --config-template " + Template(i) +
-                         " --config-out " + Config(i) + " --namespace default --endpoints " + Endpoints() +
-                         " --backup-store " + store_ + " --etcd " + etcd + " --retry-deadline 30 " + extra,
+    return Ruleplane("member-init --name " + member.name + " --peer-url " + member.peer_url +
+                         " --client-url " + member.client_url + " --data-dir " + member.data_dir +
+                         " --config-template " + Template(i) + " --config-out " + Config(i) +
+                         " --namespace default --endpoints " + Endpoints() + " --backup-store " + store_ +
+                         " --etcd " + etcd + " --retry-deadline 30 " + extra,
                      env);
   }
 
@@ -167,13 +172,15 @@ class MemberInit : public ::testing::Test {
       // A member catching up answers with an older revision for a moment.
       Result<HashKvResult> result = Error{ErrorCode::kUnavailable, "not asked", {}};
       for (int attempt = 0; attempt < 50; ++attempt) {
-        result = EndpointHashKV(cluster_->member(i).client_url, status->revision, {}, std::chrono::seconds(10));
+        result =
+            EndpointHashKV(cluster_->member(i).client_url, status->revision, {}, std::chrono::seconds(10));
         if (result.ok()) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
       ASSERT_TRUE(result.ok()) << cluster_->member(i).name << ": " << result.error().message;
       if (hash) {
-        EXPECT_EQ(result->hash, *hash) << cluster_->member(i).name << " disagrees at revision " << status->revision;
+        EXPECT_EQ(result->hash, *hash)
+            << cluster_->member(i).name << " disagrees at revision " << status->revision;
       }
       hash = result->hash;
     }
@@ -388,7 +395,8 @@ void MemberInit::RebuildAfterQuorumLoss(int deltas) {
     // The last delta's revision: every key acknowledged up to it must survive.
     for (const auto& entry : fs::directory_iterator(store_ + "/v2")) {
       const std::string name = entry.path().filename().string();
-      if (name.rfind("Incr-", 0) == 0) last_backup = std::max<int64_t>(last_backup, std::stoll(name.substr(14, 8)));
+      if (name.rfind("Incr-", 0) == 0)
+        last_backup = std::max<int64_t>(last_backup, std::stoll(name.substr(14, 8)));
     }
     ASSERT_GT(last_backup, *revision);
   }

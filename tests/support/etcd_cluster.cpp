@@ -45,7 +45,8 @@ std::vector<std::string> EtcdCluster::ClientUrls() const {
 
 std::string EtcdCluster::InitialCluster() const {
   std::string list;
-  for (const EtcdMemberSpec& spec : specs_) list += (list.empty() ? "" : ",") + spec.name + "=" + spec.peer_url;
+  for (const EtcdMemberSpec& spec : specs_)
+    list += (list.empty() ? "" : ",") + spec.name + "=" + spec.peer_url;
   return list;
 }
 
@@ -73,7 +74,8 @@ Status EtcdCluster::StartMember(int i, const std::string& initial_cluster_state)
 }
 
 Status EtcdCluster::StartMemberWithConfig(int i, const std::string& config_file) {
-  auto process = ChildProcess::Start({"etcd", "--config-file", config_file}, specs_[static_cast<size_t>(i)].log_path);
+  auto process =
+      ChildProcess::Start({"etcd", "--config-file", config_file}, specs_[static_cast<size_t>(i)].log_path);
   if (!process.ok()) return process.error();
   processes_[static_cast<size_t>(i)] = std::move(*process);
   return {};
@@ -91,8 +93,8 @@ Status EtcdCluster::WaitReady(int i, std::chrono::milliseconds timeout) {
     if (!IsRunning(i)) return Error{ErrorCode::kUnavailable, spec.name + " exited; see " + spec.log_path, {}};
     if (std::chrono::steady_clock::now() > deadline) {
       return Error{ErrorCode::kDeadlineExceeded,
-                   spec.name + " is not ready (" + (status.ok() ? "no leader" : status.error().message) + "); see " +
-                       spec.log_path,
+                   spec.name + " is not ready (" + (status.ok() ? "no leader" : status.error().message) +
+                       "); see " + spec.log_path,
                    {}};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -27,8 +27,8 @@ struct EtcdMemberSpec {
   std::string name;        // "m0", "m1", ...
   std::string client_url;  // http://127.0.0.1:<free port>
   std::string peer_url;
-  std::string data_dir;    // <root>/<name>/data
-  std::string log_path;    // <root>/<name>/etcd.log
+  std::string data_dir;  // <root>/<name>/data
+  std::string log_path;  // <root>/<name>/etcd.log
 };
 
 class EtcdCluster {
