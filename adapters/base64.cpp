@@ -1,5 +1,6 @@
 #include "adapters/base64.h"
 
+#include <array>
 #include <cstdint>
 
 namespace ruleplane {
@@ -7,14 +8,13 @@ namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-int Sextet(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
+// The sextet of each base64 character; -1 for anything else.
+constexpr std::array<int8_t, 256> kSextets = [] {
+  std::array<int8_t, 256> table{};
+  table.fill(-1);
+  for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
+  return table;
+}();
 
 }  // namespace
 
@@ -33,23 +33,35 @@ std::string Base64Encode(std::string_view bytes) {
   return text;
 }
 
-std::optional<std::string> Base64Decode(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  std::string bytes;
-  bytes.reserve(text.size() / 4 * 3);
-  for (size_t i = 0; i < text.size(); i += 4) {
-    const bool last = i + 4 == text.size();
-    const int padding = last ? (text[i + 3] == '=') + (text[i + 2] == '=') : 0;
-    uint32_t group = 0;
-    for (int j = 0; j < 4; ++j) {
-      const int value = j >= 4 - padding ? 0 : Sextet(text[i + static_cast<size_t>(j)]);
-      if (value < 0) return std::nullopt;
-      group = group << 6 | static_cast<uint32_t>(value);
+bool Base64DecodeAppend(std::string_view text, std::string& out) {
+  if (text.size() % 4 != 0) return false;
+  const size_t padding =
+      text.empty() ? 0 : (text.back() == '=') + (text.size() > 1 && text[text.size() - 2] == '=');
+  const size_t start = out.size();
+  out.resize(start + text.size() / 4 * 3 - padding);
+  char* write = out.data() + start;
+  const auto* read = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t groups = text.size() / 4;
+  for (size_t g = 0; g < groups; ++g, read += 4) {
+    const bool last = g + 1 == groups;
+    const int8_t a = kSextets[read[0]], b = kSextets[read[1]];
+    const int8_t c = last && padding >= 2 ? 0 : kSextets[read[2]];
+    const int8_t d = last && padding >= 1 ? 0 : kSextets[read[3]];
+    if ((a | b | c | d) < 0) {
+      out.resize(start);
+      return false;
     }
-    bytes.push_back(static_cast<char>(group >> 16));
-    if (padding < 2) bytes.push_back(static_cast<char>(group >> 8 & 0xff));
-    if (padding < 1) bytes.push_back(static_cast<char>(group & 0xff));
+    const uint32_t group = uint32_t(a) << 18 | uint32_t(b) << 12 | uint32_t(c) << 6 | uint32_t(d);
+    *write++ = static_cast<char>(group >> 16);
+    if (!last || padding < 2) *write++ = static_cast<char>(group >> 8 & 0xff);
+    if (!last || padding < 1) *write++ = static_cast<char>(group & 0xff);
   }
+  return true;
+}
+
+std::optional<std::string> Base64Decode(std::string_view text) {
+  std::string bytes;
+  if (!Base64DecodeAppend(text, bytes)) return std::nullopt;
   return bytes;
 }
 

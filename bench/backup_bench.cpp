@@ -353,7 +353,7 @@ Result<TakenBackup> MeasureFullSnapshots(EtcdClient& client, const std::string& 
     }
   }
   PrintFigure("full snapshot",
-              "ruleplane backup full (TakeFullBackup: stream, sha256, fsync, status, store copy)",
+              "ruleplane backup full (TakeFullBackup: stream, sha256, fsync, status, store move)",
               backups.Median(), MegabytesPerSecond(snapshot_bytes, backups.Median()));
   PrintFigure("full snapshot",
               "  of which EtcdClient::Snapshot (gateway JSON, base64, fsync, sha256, rename)",

@@ -11,9 +11,11 @@
 #include <regex>
 #include <sstream>
 
+#include "adapters/base64.h"
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/compression.h"
 #include "adapters/local/delta_file.h"
+#include "adapters/sha256_stream.h"
 #include "engine/common/sha256.h"
 #include "tests/support/temp_dir.h"
 
@@ -203,6 +205,36 @@ TEST(BackupStore, AFullSnapshotWithABadTrailerIsNotStored) {
   ASSERT_TRUE(store.ReadSnapshotToFile(*stored, copy).ok());
   EXPECT_EQ(Slurp(copy), Slurp(good));
   EXPECT_TRUE(VerifySnapshotTrailer(copy, "the copy").ok());
+}
+
+TEST(SnapshotTrailerCheck, AcceptsTheStreamInPiecesOfAnySize) {
+  const std::string database(100000, 'q');
+  const std::string stream = database + Sha256Digest(database);
+  for (size_t piece :
+       {size_t{1}, size_t{7}, size_t{31}, size_t{32}, size_t{33}, size_t{4096}, stream.size()}) {
+    SnapshotTrailerCheck check;
+    for (size_t at = 0; at < stream.size(); at += piece)
+      check.Update(std::string_view(stream).substr(at, piece));
+    EXPECT_TRUE(check.Finish("stream").ok()) << "pieces of " << piece;
+  }
+  SnapshotTrailerCheck corrupt;
+  corrupt.Update(database + Sha256Digest(database + "!"));
+  EXPECT_FALSE(corrupt.Finish("stream").ok());
+  SnapshotTrailerCheck short_stream;
+  short_stream.Update("tiny");
+  EXPECT_FALSE(short_stream.Finish("stream").ok());
+}
+
+TEST(Base64, DecodesWhatItEncodesAndRefusesTheRest) {
+  for (const std::string& bytes : {std::string(), std::string("f"), std::string("fo"), std::string("foo"),
+                                   std::string("\0\xff\x10\x80", 4)}) {
+    EXPECT_EQ(Base64Decode(Base64Encode(bytes)), bytes);
+  }
+  EXPECT_EQ(Base64Decode("Zm9vYmFy"), "foobar");
+  for (const char* bad : {"Zm9", "Zm9v!mFy", "Zg=a", "Z===", "=m9v"}) EXPECT_FALSE(Base64Decode(bad)) << bad;
+  std::string out = "kept";
+  EXPECT_FALSE(Base64DecodeAppend("????", out));
+  EXPECT_EQ(out, "kept");
 }
 
 TEST(MoveAside, RenamesAndNeverDeletes) {

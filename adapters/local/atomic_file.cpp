@@ -94,6 +94,24 @@ Status CopyFileAtomically(const std::string& source, const std::string& destinat
   return status;
 }
 
+Status MoveFileDurably(const std::string& source, const std::string& destination, RequestLog& log) {
+  if (!log.Record(Request{Request::Kind::kFile, "move", source, {destination}, "", true})) return {};
+  const int fd = open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IoError("cannot open", source);
+  const bool synced = fsync(fd) == 0;
+  close(fd);
+  if (!synced) return IoError("cannot fsync", source);
+  if (rename(source.c_str(), destination.c_str()) != 0) {
+    if (errno != EXDEV) return IoError("cannot rename to " + destination + ":", source);
+    RequestLog inner;
+    if (Status copied = CopyFileAtomically(source, destination, inner); !copied.ok()) return copied;
+    std::error_code ignored;
+    fs::remove(source, ignored);  // copied whole and synced: the source is a duplicate now
+    return {};
+  }
+  return SyncDirectory(fs::path(destination).parent_path().string());
+}
+
 Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock::time_point now,
                               RequestLog& log) {
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);

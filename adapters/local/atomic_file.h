@@ -19,6 +19,12 @@ Status WriteFileAtomically(const std::string& path, std::string_view content, Re
 // fsync), streaming: for snapshots of any size.
 Status CopyFileAtomically(const std::string& source, const std::string& destination, RequestLog& log);
 
+// Moves `source` to `destination` so that a crash leaves it whole at one of
+// the two: fsync of the file, rename, fsync of the directory; across file
+// systems, an atomic copy and then the source removed. Records one Request
+// (kFile "move").
+Status MoveFileDurably(const std::string& source, const std::string& destination, RequestLog& log);
+
 // Renames `path` to "<path>.<UTC yyyymmddThhmmssZ>" (".<n>" appended when
 // that exists), fsyncs the parent, and returns the new path. Records one
 // Request (kFile "rename", path, args {new path}). In a dry run, returns the

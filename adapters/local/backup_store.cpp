@@ -8,6 +8,7 @@
 
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/compression.h"
+#include "adapters/sha256_stream.h"
 #include "engine/common/sha256.h"
 #include "engine/common/time_util.h"
 #include "engine/extensions/backup_listing.h"
@@ -169,8 +170,7 @@ Result<std::string> BackupStore::WriteFull(const std::string& source_file, int64
   if (error) return Error{ErrorCode::kIo, "cannot create " + directory_ + "/v2: " + error.message(), {}};
   RequestLog inner;
   if (compression_suffix.empty()) {
-    if (Status copied = CopyFileAtomically(source_file, destination, inner); !copied.ok())
-      return copied.error();
+    if (Status moved = MoveFileDurably(source_file, destination, inner); !moved.ok()) return moved.error();
     return name;
   }
   auto bytes = ReadBytes(source_file);
@@ -207,15 +207,16 @@ Result<std::string> BackupStore::WriteDelta(const std::string& delta_bytes, int6
 }
 
 Status VerifySnapshotTrailer(const std::string& path, const std::string& what) {
-  auto bytes = ReadBytes(path);
-  if (!bytes.ok()) return bytes.error();
-  if (bytes->size() < 32) return Error{ErrorCode::kIo, what + ": too short for a snapshot", {}};
-  const std::string_view content(bytes->data(), bytes->size() - 32);
-  if (Sha256Digest(content) != bytes->substr(bytes->size() - 32)) {
-    return Error{
-        ErrorCode::kIo, what + ": checksum mismatch: the last 32 bytes are not the SHA-256 of the rest", {}};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{ErrorCode::kIo, "cannot read " + path, {}};
+  SnapshotTrailerCheck trailer;
+  std::string chunk(1 << 20, '\0');
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    trailer.Update(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
   }
-  return {};
+  if (in.bad()) return Error{ErrorCode::kIo, "cannot read " + path, {}};
+  return trailer.Finish(what);
 }
 
 }  // namespace ruleplane

@@ -72,7 +72,9 @@ class BackupStore {
 
   // Stores `source_file` (etcd's snapshot stream: db + SHA-256, verified
   // before it is stored) as v2/Full-00000000-<revision %08d>-<unix now>
-  // <compression suffix>. Returns the name. Records the write in `log`.
+  // <compression suffix>, taking the file: uncompressed, it is renamed into
+  // place (copied when on another file system). Returns the name. Records
+  // the write in `log`.
   Result<std::string> WriteFull(const std::string& source_file, int64_t revision,
                                 std::chrono::system_clock::time_point now,
                                 const std::string& compression_suffix, RequestLog& log);

@@ -345,7 +345,11 @@ Status LocalAdapter::ApplyIncrementalSnapshots(const PlanStep& step, RequestLog&
                                          "--initial-advertise-peer-urls",
                                          peer,
                                          "--initial-cluster",
-                                         member_.name + "=" + peer};
+                                         member_.name + "=" + peer,
+                                         // etcd-backup-restore's embedded etcd quota: 3.4's default of
+                                         // 2 GiB would refuse every put on a larger restored database.
+                                         "--quota-backend-bytes",
+                                         "8589934592"};
   ChildProcess etcd;
   if (log.Record(Request{Request::Kind::kCommand, argv[0], "", {argv.begin() + 1, argv.end()}, "", true})) {
     auto started = ChildProcess::Start(argv, member_.data_dir + ".replay.log");

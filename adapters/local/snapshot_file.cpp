@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "adapters/process.h"
+#include "adapters/sha256_stream.h"
 #include "engine/common/json_value.h"
-#include "engine/common/sha256.h"
 
 namespace ruleplane {
 
@@ -26,11 +26,18 @@ Result<int64_t> SnapshotFileRevision(const std::string& path, std::chrono::milli
 
 Status WriteSnapshotStream(const std::string& database, const std::string& destination) {
   std::ifstream in(database, std::ios::binary);
-  std::ostringstream bytes;
-  if (!(bytes << in.rdbuf())) return Error{ErrorCode::kIo, "cannot read " + database, {}};
-  const std::string content = bytes.str();
+  if (!in) return Error{ErrorCode::kIo, "cannot read " + database, {}};
   std::ofstream out(destination, std::ios::binary | std::ios::trunc);
-  out << content << Sha256Digest(content);
+  Sha256Stream hash;
+  std::string chunk(1 << 20, '\0');
+  while (in && out) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const std::string_view piece(chunk.data(), static_cast<size_t>(in.gcount()));
+    hash.Update(piece);
+    out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+  }
+  if (in.bad()) return Error{ErrorCode::kIo, "cannot read " + database, {}};
+  out << hash.Finish();
   if (!out.flush()) return Error{ErrorCode::kIo, "cannot write " + destination, {}};
   return {};
 }
