@@ -2,6 +2,8 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <cctype>
 #include <mutex>
 
 namespace ruleplane {
@@ -9,9 +11,37 @@ namespace {
 
 struct StreamState {
   const std::function<bool(std::string_view)>* on_data;
-  std::string* body;
+  HttpResponse* response;
   bool stopped = false;
 };
+
+// Response headers: only Retry-After (seconds) is kept.
+size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+  auto* response = static_cast<HttpResponse*>(user);
+  const std::string_view line(data, size * count);
+  constexpr std::string_view kRetryAfter = "retry-after:";
+  if (response != nullptr && line.size() > kRetryAfter.size()) {
+    std::string name(line.substr(0, kRetryAfter.size()));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == kRetryAfter) {
+      int seconds = 0;
+      bool digits = false;
+      for (char c : line.substr(kRetryAfter.size())) {
+        if (c >= '0' && c <= '9' && seconds < 100000) {
+          seconds = seconds * 10 + (c - '0');
+          digits = true;
+        }
+      }
+      if (digits) response->retry_after_seconds = seconds;
+    }
+  }
+  return size * count;
+}
+
+void SetBlob(CURL* curl, CURLoption option, const std::string& pem) {
+  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+  curl_easy_setopt(curl, option, &blob);
+}
 
 size_t OnData(char* data, size_t size, size_t count, void* user) {
   auto* state = static_cast<StreamState*>(user);
@@ -22,7 +52,7 @@ size_t OnData(char* data, size_t size, size_t count, void* user) {
       return 0;  // ends the transfer
     }
   } else {
-    state->body->append(data, bytes);
+    state->response->body.append(data, bytes);
   }
   return bytes;
 }
@@ -38,9 +68,10 @@ HttpClient::HttpClient(TlsConfig tls) : tls_(std::move(tls)) {
 HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
 Result<HttpResponse> HttpClient::Send(const std::string& method, const std::string& url,
-                                      const std::string& body, std::chrono::milliseconds timeout) {
+                                      const std::string& body, std::chrono::milliseconds timeout,
+                                      const std::vector<std::string>& headers) {
   HttpResponse response;
-  auto status = Stream(method, url, body, timeout, nullptr, &response.body);
+  auto status = Stream(method, url, body, timeout, nullptr, &response, headers);
   if (!status.ok()) return status.error();
   response.status = *status;
   return response;
@@ -49,18 +80,23 @@ Result<HttpResponse> HttpClient::Send(const std::string& method, const std::stri
 Result<long> HttpClient::Stream(const std::string& method, const std::string& url, const std::string& body,
                                 std::chrono::milliseconds timeout,
                                 const std::function<bool(std::string_view)>& on_data) {
-  return Stream(method, url, body, timeout, &on_data, nullptr);
+  return Stream(method, url, body, timeout, &on_data, nullptr, {});
 }
 
 Result<long> HttpClient::Stream(const std::string& method, const std::string& url, const std::string& body,
                                 std::chrono::milliseconds timeout,
-                                const std::function<bool(std::string_view)>* on_data,
-                                std::string* collected) {
+                                const std::function<bool(std::string_view)>* on_data, HttpResponse* collected,
+                                const std::vector<std::string>& extra_headers) {
   auto* curl = static_cast<CURL*>(curl_);
   if (curl == nullptr) return Error{ErrorCode::kInternal, "libcurl could not start", {}};
   curl_easy_reset(curl);
   StreamState state{on_data, collected};
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  curl_slist* headers = nullptr;
+  const bool own_content_type =
+      std::any_of(extra_headers.begin(), extra_headers.end(),
+                  [](const std::string& h) { return h.rfind("Content-Type:", 0) == 0; });
+  if (!own_content_type) headers = curl_slist_append(headers, "Content-Type: application/json");
+  for (const std::string& header : extra_headers) headers = curl_slist_append(headers, header.c_str());
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -74,6 +110,11 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnData);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, collected);
+  if (tls_.ca_file.empty() && !tls_.ca_pem.empty()) SetBlob(curl, CURLOPT_CAINFO_BLOB, tls_.ca_pem);
+  if (tls_.cert_file.empty() && !tls_.cert_pem.empty()) SetBlob(curl, CURLOPT_SSLCERT_BLOB, tls_.cert_pem);
+  if (tls_.key_file.empty() && !tls_.key_pem.empty()) SetBlob(curl, CURLOPT_SSLKEY_BLOB, tls_.key_pem);
   if (!tls_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls_.ca_file.c_str());
   if (!tls_.cert_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLCERT, tls_.cert_file.c_str());
   if (!tls_.key_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLKEY, tls_.key_file.c_str());

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/common/error.h"
 
@@ -18,11 +19,15 @@ struct TlsConfig {
   std::string cert_file;  // client certificate ("" = none)
   std::string key_file;   // its key
   bool insecure_skip_verify = false;
+  // The same in PEM text, as a kubeconfig's *-data fields carry them; used
+  // where the file is "".
+  std::string ca_pem, cert_pem, key_pem;
 };
 
 struct HttpResponse {
   long status = 0;
   std::string body;
+  int retry_after_seconds = -1;  // the Retry-After header (seconds), -1 when absent
 };
 
 class HttpClient {
@@ -32,9 +37,11 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // A request with a JSON body ("" = no body).
+  // A request with a JSON body ("" = no body). `headers` ("Name: value")
+  // are sent besides "Content-Type: application/json", which one of them
+  // may replace.
   Result<HttpResponse> Send(const std::string& method, const std::string& url, const std::string& body,
-                            std::chrono::milliseconds timeout);
+                            std::chrono::milliseconds timeout, const std::vector<std::string>& headers = {});
 
   // A request whose response body is streamed to `on_data` as it arrives
   // (a snapshot, a watch). `on_data` returns false to stop (not an error).
@@ -47,7 +54,7 @@ class HttpClient {
  private:
   Result<long> Stream(const std::string& method, const std::string& url, const std::string& body,
                       std::chrono::milliseconds timeout, const std::function<bool(std::string_view)>* on_data,
-                      std::string* collected);
+                      HttpResponse* collected, const std::vector<std::string>& headers);
   TlsConfig tls_;
   void* curl_ = nullptr;  // CURL*, reused between calls (keep-alive)
 };

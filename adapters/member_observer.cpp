@@ -11,25 +11,10 @@
 namespace ruleplane {
 namespace {
 
-Value YamlNodeToValue(const YAML::Node& node) {
-  if (node.IsMap()) {
-    Value::Map map;
-    for (const auto& entry : node)
-      map.emplace_back(Value::String(entry.first.as<std::string>()), YamlNodeToValue(entry.second));
-    return Value::MakeMap(std::move(map));
-  }
-  if (node.IsSequence()) {
-    Value::List list;
-    for (const auto& item : node) list.push_back(YamlNodeToValue(item));
-    return Value::MakeList(std::move(list));
-  }
-  if (node.IsScalar()) return YamlScalarToValue(node);
-  return Value();
-}
-
 Result<Value> ReadYamlFile(const std::string& path) {
   try {
-    return YamlNodeToValue(YAML::LoadFile(path));
+    YamlExpansion expansion;
+    return YamlToValue(YAML::LoadFile(path), path, expansion);
   } catch (const YAML::Exception& error) {
     return Error{ErrorCode::kParse, path + ": " + error.what(), {}};
   }

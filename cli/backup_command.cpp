@@ -64,7 +64,7 @@ int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
 
   EtcdClientConfig config;
   config.endpoints = flags.GetList("--endpoints");
-  config.tls = TlsConfig{flags.Get("--cacert"), flags.Get("--cert"), flags.Get("--key")};
+  config.tls = TlsFromFlags(flags);
   EtcdClient client(config);
   BackupStore store(std::filesystem::absolute(flags.Get("--backup-store")).lexically_normal().string());
   RequestLog log(flags.Has("--dry-run"));

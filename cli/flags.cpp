@@ -85,4 +85,12 @@ bool Flags::Require(const std::vector<std::string>& names, std::ostream& err, co
   return true;
 }
 
+TlsConfig TlsFromFlags(const Flags& flags) {
+  TlsConfig tls;
+  tls.ca_file = flags.Get("--cacert");
+  tls.cert_file = flags.Get("--cert");
+  tls.key_file = flags.Get("--key");
+  return tls;
+}
+
 }  // namespace ruleplane::cli

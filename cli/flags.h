@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/http_client.h"
 #include "cli/commands.h"
 
 namespace ruleplane::cli {
@@ -47,5 +48,8 @@ class Flags {
   std::map<std::string, std::vector<std::string>> values_;
   std::vector<std::string> positional_;
 };
+
+// TLS to etcd from --cacert, --cert and --key.
+TlsConfig TlsFromFlags(const Flags& flags);
 
 }  // namespace ruleplane::cli

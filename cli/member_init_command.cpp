@@ -123,7 +123,7 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
   if (flags.Has("--endpoints")) {
     EtcdClientConfig config;
     config.endpoints = flags.GetList("--endpoints");
-    config.tls = TlsConfig{flags.Get("--cacert"), flags.Get("--cert"), flags.Get("--key")};
+    config.tls = TlsFromFlags(flags);
     context.cluster = std::make_unique<EtcdClient>(config);
   }
   if (flags.Has("--backup-store")) context.store = std::make_unique<BackupStore>(flags.Get("--backup-store"));

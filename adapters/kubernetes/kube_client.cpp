@@ -1,0 +1,204 @@
+#include "adapters/kubernetes/kube_client.h"
+
+#include <curl/curl.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "engine/common/json_value.h"
+
+namespace ruleplane {
+namespace {
+
+std::string ApiGroup(const std::string& api_version) {
+  const size_t slash = api_version.find('/');
+  return slash == std::string::npos ? "" : api_version.substr(0, slash);
+}
+
+std::string Escape(const std::string& text) {
+  char* escaped = curl_easy_escape(nullptr, text.c_str(), static_cast<int>(text.size()));
+  std::string result = escaped != nullptr ? escaped : "";
+  curl_free(escaped);
+  return result;
+}
+
+std::string RbacVerb(const std::string& method, const KubeResource& resource) {
+  if (method == "GET") return resource.name.empty() ? "list" : "get";
+  if (method == "POST") return "create";
+  if (method == "PATCH") return "patch";
+  if (method == "DELETE") return "delete";
+  return method;
+}
+
+// The text of a Status: "reason: message (field: message; ...)".
+std::string DescribeStatus(const std::string& body) {
+  auto status = ParseJson(body);
+  if (!status.ok() || !status->is_map()) return body.substr(0, 300);
+  auto text = [](const Value* value) {
+    return value != nullptr && value->is_string() ? value->string_value() : "";
+  };
+  std::string described = text(status->Find("reason"));
+  const std::string message = text(status->Find("message"));
+  if (!message.empty()) described += (described.empty() ? "" : ": ") + message;
+  const Value* details = status->Find("details");
+  const Value* causes = details != nullptr && details->is_map() ? details->Find("causes") : nullptr;
+  if (causes != nullptr && causes->is_list() && !causes->list_value().empty()) {
+    std::string listed;
+    for (const Value& cause : causes->list_value()) {
+      if (!cause.is_map()) continue;
+      listed += (listed.empty() ? "" : "; ") + text(cause.Find("field")) + ": " + text(cause.Find("message"));
+    }
+    described += " (" + listed + ")";
+  }
+  return described;
+}
+
+}  // namespace
+
+std::string KubeResource::Path() const {
+  std::string path =
+      api_version.find('/') == std::string::npos ? "/api/" + api_version : "/apis/" + api_version;
+  if (!namespace_name.empty()) path += "/namespaces/" + namespace_name;
+  path += "/" + plural;
+  if (!name.empty()) path += "/" + name;
+  if (!subresource.empty()) path += "/" + subresource;
+  return path;
+}
+
+Error KubeStatusError(long status, const std::string& verb, const KubeResource& resource,
+                      const std::string& body) {
+  const std::string what =
+      verb + " " + resource.plural + (resource.subresource.empty() ? "" : "/" + resource.subresource) +
+      (resource.name.empty() ? "" : " " + resource.name) +
+      (resource.namespace_name.empty() ? "" : " in namespace " + resource.namespace_name);
+  Error error = HttpStatusError(status, what, "");
+  error.message = what + ": HTTP " + std::to_string(status) + " " + DescribeStatus(body);
+  if (status == 401)
+    error.message += "; the credentials were not accepted: check the token or client certificate";
+  if (status == 403) {
+    error.message += "; a rule that allows it: {apiGroups: [\"" + ApiGroup(resource.api_version) +
+                     "\"], resources: [\"" + resource.plural +
+                     (resource.subresource.empty() ? "" : "/" + resource.subresource) + "\"], verbs: [\"" +
+                     verb + "\"]}";
+  }
+  return error;
+}
+
+KubeClient::KubeClient(KubeConfig config, std::chrono::milliseconds timeout)
+    : config_(std::move(config)), timeout_(timeout), http_(config_.tls) {}
+
+Result<std::string> KubeClient::BearerToken() {
+  if (config_.token_file.empty()) return config_.token;
+  // Projected service-account tokens rotate: read the file again when it changes.
+  std::error_code error;
+  const auto mtime = std::filesystem::last_write_time(config_.token_file, error);
+  if (error) return Error{ErrorCode::kIo, "cannot read the token file " + config_.token_file, {}};
+  if (cached_token_.empty() || mtime != token_mtime_) {
+    std::ifstream in(config_.token_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    cached_token_ = text.str();
+    while (!cached_token_.empty() && std::isspace(static_cast<unsigned char>(cached_token_.back()))) {
+      cached_token_.pop_back();
+    }
+    token_mtime_ = mtime;
+  }
+  return cached_token_;
+}
+
+Result<Value> KubeClient::Call(const std::string& method, const KubeResource& resource,
+                               const std::string& query, const std::string& body, bool mutates,
+                               RequestLog& log) {
+  std::string full_query = query;
+  if (mutates && server_dry_run_) full_query += std::string(full_query.empty() ? "" : "&") + "dryRun=All";
+  const std::string url = config_.server + resource.Path() + (full_query.empty() ? "" : "?" + full_query);
+  if (!log.Record(Request{Request::Kind::kHttp, method, url, {}, body, mutates})) return Value::Null();
+  auto token = BearerToken();
+  if (!token.ok()) return token.error();
+  std::vector<std::string> headers = {"Accept: application/json"};
+  if (!token->empty()) headers.push_back("Authorization: Bearer " + *token);
+  if (method == "PATCH") headers.push_back("Content-Type: application/merge-patch+json");
+  // 429: the server says when to come back; a few times, then the caller's backoff.
+  for (int attempt = 1;; ++attempt) {
+    auto response = http_.Send(method, url, body, timeout_, headers);
+    if (!response.ok()) return response.error();
+    if (response->status >= 200 && response->status < 300) {
+      if (response->body.empty()) return Value::Null();
+      auto parsed = ParseJson(response->body);
+      if (!parsed.ok())
+        return Error{ErrorCode::kUnavailable, method + " " + url + ": " + parsed.error().message, {}};
+      return parsed;
+    }
+    if (response->status == 429 && attempt < 4 && response->retry_after_seconds >= 0) {
+      std::this_thread::sleep_for(std::chrono::seconds(std::min(response->retry_after_seconds, 10)));
+      continue;
+    }
+    return KubeStatusError(response->status, RbacVerb(method, resource), resource, response->body);
+  }
+}
+
+Result<Value> KubeClient::Get(const KubeResource& object, RequestLog& log) {
+  return Call("GET", object, "", "", false, log);
+}
+
+Result<Value> KubeClient::List(const KubeResource& collection, const std::string& label_selector,
+                               RequestLog& log) {
+  Value::List items;
+  Value first = Value::Null();
+  std::string continue_token;
+  do {
+    std::string query = "limit=" + std::to_string(page_size_);
+    if (!label_selector.empty()) query += "&labelSelector=" + Escape(label_selector);
+    if (!continue_token.empty()) query += "&continue=" + Escape(continue_token);
+    auto page = Call("GET", collection, query, "", false, log);
+    if (!page.ok()) return page.error();
+    if (!page->is_map())
+      return Error{ErrorCode::kUnavailable, "list " + collection.plural + ": not a list", {}};
+    if (const Value* page_items = page->Find("items"); page_items != nullptr && page_items->is_list()) {
+      items.insert(items.end(), page_items->list_value().begin(), page_items->list_value().end());
+    }
+    const Value* metadata = page->Find("metadata");
+    const Value* next = metadata != nullptr && metadata->is_map() ? metadata->Find("continue") : nullptr;
+    continue_token = next != nullptr && next->is_string() ? next->string_value() : "";
+    if (first.is_null()) first = *page;
+  } while (!continue_token.empty());
+  Value::Map list;
+  for (const auto& [key, value] : first.map_value()) {
+    if (key.is_string() && key.string_value() != "items") list.emplace_back(key, value);
+  }
+  list.emplace_back(Value::String("items"), Value::MakeList(std::move(items)));
+  return Value::MakeMap(std::move(list));
+}
+
+Result<Value> KubeClient::Create(const KubeResource& collection, const Value& object, RequestLog& log) {
+  return Call("POST", collection, "", FormatJson(object), true, log);
+}
+
+Result<Value> KubeClient::MergePatch(const KubeResource& object, const Value& patch, RequestLog& log) {
+  return Call("PATCH", object, "", FormatJson(patch), true, log);
+}
+
+Status KubeClient::Delete(const KubeResource& object, const std::string& resource_version,
+                          std::optional<int64_t> grace_period_seconds, RequestLog& log) {
+  Value::Map options = {{Value::String("apiVersion"), Value::String("v1")},
+                        {Value::String("kind"), Value::String("DeleteOptions")}};
+  if (grace_period_seconds) {
+    options.emplace_back(Value::String("gracePeriodSeconds"), Value::Int(*grace_period_seconds));
+  }
+  // The API server reads a DELETE's options from its body when it has one,
+  // and then ignores the query's dryRun.
+  if (server_dry_run_) options.emplace_back(Value::String("dryRun"), Value::MakeList({Value::String("All")}));
+  if (!resource_version.empty()) {
+    options.emplace_back(
+        Value::String("preconditions"),
+        Value::MakeMap({{Value::String("resourceVersion"), Value::String(resource_version)}}));
+  }
+  auto deleted = Call("DELETE", object, "", FormatJson(Value::MakeMap(std::move(options))), true, log);
+  if (!deleted.ok() && deleted.error().code == ErrorCode::kNotFound) return {};
+  if (!deleted.ok()) return deleted.error();
+  return {};
+}
+
+}  // namespace ruleplane

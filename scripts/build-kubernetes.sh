@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds kube-apiserver and kube-controller-manager v1.20.2 from Debian's
+# `kubernetes` source package (Debian ships no server binary), once per
+# machine, into a cache outside the repository:
+#
+#   ${RULEPLANE_KUBE_CACHE:-/var/cache/ruleplane/kubernetes}/bin/{kube-apiserver,kube-controller-manager}
+#
+# Cold: about 8-10 minutes on 2 cores, 2.2 GB of disk; a second run finds the
+# binaries and returns at once. Steps and pitfalls: ../shared/COMPONENTS.md.
+# Prints the bin directory on its last line.
+set -euo pipefail
+cache=${RULEPLANE_KUBE_CACHE:-/var/cache/ruleplane/kubernetes}
+bin="$cache/bin"
+if [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kube-controller-manager" ]; then
+  echo "$bin"
+  exit 0
+fi
+
+sudo_cmd=""
+[ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+# Source packages need deb-src entries beside the deb ones.
+if ! grep -rqs '^Types: deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+  sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
+    $sudo_cmd tee /etc/apt/sources.list.d/ruleplane-deb-src.sources >/dev/null
+  $sudo_cmd apt-get update
+fi
+# rsync: without it the first code generator is written as an empty file.
+DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends \
+  dpkg-dev golang-go rsync jq openssl golang-github-modern-go-reflect2-dev >/dev/null
+
+$sudo_cmd mkdir -p "$cache"
+$sudo_cmd chown "$(id -u):$(id -g)" "$cache"
+cd "$cache"
+tree=$(find . -maxdepth 1 -type d -name 'kubernetes-*' | head -n 1)
+if [ -z "$tree" ]; then
+  apt-get source --download-only kubernetes >/dev/null
+  dpkg-source --no-check -x kubernetes_*.dsc >/dev/null
+  tree=$(find . -maxdepth 1 -type d -name 'kubernetes-*' | head -n 1)
+fi
+cd "$tree"
+# The vendored reflect2 1.0.1 crashes under Go >= 1.18 on the first request
+# that encodes a map; Debian's 1.0.2 does not.
+rm -f vendor/github.com/modern-go/reflect2/*.go vendor/github.com/modern-go/reflect2/*.s
+cp /usr/share/gocode/src/github.com/modern-go/reflect2/*.go /usr/share/gocode/src/github.com/modern-go/reflect2/*.s \
+  vendor/github.com/modern-go/reflect2/
+GOPROXY=off GOFLAGS=-mod=vendor make WHAT="cmd/kube-apiserver cmd/kube-controller-manager" >"$cache/build.log" 2>&1 || {
+  tail -n 30 "$cache/build.log" >&2
+  exit 1
+}
+mkdir -p "$bin"
+cp _output/bin/kube-apiserver _output/bin/kube-controller-manager "$bin/"
+echo "$bin"

@@ -1,0 +1,295 @@
+// The Kubernetes adapter's client against a real kube-apiserver 1.20.2 under
+// RBAC: the Etcd CRD from deploy/, objects written and read back, a stale
+// resourceVersion refused as a conflict, server-side dry runs that store
+// nothing, deletes with preconditions, pagination, and 403s that name the
+// rule that would allow the request.
+#include "adapters/kubernetes/kube_client.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "adapters/kubernetes/manifests.h"
+#include "engine/common/json_value.h"
+#include "tests/support/kube_cluster.h"
+#include "tests/support/temp_dir.h"
+
+namespace ruleplane::testing {
+namespace {
+
+Value Json(const std::string& text) {
+  auto value = ParseJson(text);
+  EXPECT_TRUE(value.ok()) << text;
+  return value.ok() ? *value : Value::Null();
+}
+
+std::string Text(const Value& object, std::initializer_list<const char*> path) {
+  const Value* at = &object;
+  for (const char* key : path) {
+    if (!at->is_map() || (at = at->Find(key)) == nullptr) return "";
+  }
+  if (at->is_string()) return at->string_value();
+  if (at->is_int()) return std::to_string(at->int_value());
+  return FormatJson(*at);
+}
+
+const KubeResource kEtcds{"druid.gardener.cloud/v1alpha1", "etcds", "default", "", ""};
+KubeResource Etcd(const std::string& name, const std::string& subresource = "") {
+  return {kEtcds.api_version, kEtcds.plural, kEtcds.namespace_name, name, subresource};
+}
+
+class KubeClientTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir("kube-client");
+    auto kube = KubeCluster::Start(dir_->path(), {"limited", "operator"});
+    ASSERT_TRUE(kube.ok()) << kube.error().message;
+    kube_ = kube->release();
+    auto crd = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/etcd-crd.yaml");
+    ASSERT_TRUE(crd.ok()) << crd.error().message;
+    KubeClient admin(kube_->AdminConfig());
+    RequestLog log;
+    Status applied = ApplyManifests(admin, *crd, "default", log);
+    ASSERT_TRUE(applied.ok()) << applied.error().message;
+    // Established within a second here; the first create may still see 404.
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      if (admin.List(kEtcds, "", log).ok()) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    FAIL() << "the Etcd CRD was not established";
+  }
+  static void TearDownTestSuite() {
+    delete kube_;
+    delete dir_;
+  }
+  void SetUp() override {
+    if (kube_ == nullptr) GTEST_FAIL() << "the API server did not start";
+  }
+
+  // A new Etcd object named `name`, created through the client.
+  Value CreateEtcd(KubeClient& client, const std::string& name) {
+    RequestLog log;
+    auto created = client.Create(
+        kEtcds,
+        Json(R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd","metadata":{"name":")" + name +
+             R"(","labels":{"app":"ruleplane-test"}},"spec":{"replicas":3}})"),
+        log);
+    EXPECT_TRUE(created.ok()) << created.error().message;
+    return created.ok() ? *created : Value::Null();
+  }
+
+  static TempDir* dir_;
+  static KubeCluster* kube_;
+};
+
+TempDir* KubeClientTest::dir_ = nullptr;
+KubeCluster* KubeClientTest::kube_ = nullptr;
+
+TEST_F(KubeClientTest, WritesAndReadsAnEtcdWithItsStatusAndScale) {
+  KubeClient client(kube_->AdminConfig());
+  const Value created = CreateEtcd(client, "etcd-main");
+  EXPECT_FALSE(Text(created, {"metadata", "resourceVersion"}).empty());
+
+  RequestLog log;
+  auto status = client.MergePatch(
+      Etcd("etcd-main", "status"),
+      Json(
+          R"({"status":{"clusterSize":3,"replicas":1,"labelSelector":"app=etcd","conditions":[{"type":"Ready",)"
+          R"("status":"True","reason":"Quorate","lastTransitionTime":"2024-05-01T10:00:00Z"}]}})"),
+      log);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  auto read = client.Get(Etcd("etcd-main"), log);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(Text(*read, {"status", "clusterSize"}), "3");
+  EXPECT_EQ(Text(*read, {"metadata", "generation"}), "1") << "a status patch does not bump the generation";
+
+  auto scale = client.Get(Etcd("etcd-main", "scale"), log);
+  ASSERT_TRUE(scale.ok()) << scale.error().message;
+  EXPECT_EQ(Text(*scale, {"kind"}), "Scale");
+  EXPECT_EQ(Text(*scale, {"spec", "replicas"}), "3");
+  auto scaled = client.MergePatch(Etcd("etcd-main", "scale"), Json(R"({"spec":{"replicas":5}})"), log);
+  ASSERT_TRUE(scaled.ok()) << scaled.error().message;
+  EXPECT_EQ(Text(*client.Get(Etcd("etcd-main"), log), {"spec", "replicas"}), "5");
+
+  // Every request was recorded as it was sent.
+  ASSERT_FALSE(log.requests().empty());
+  EXPECT_EQ(log.requests()[0].verb, "PATCH");
+  EXPECT_EQ(log.requests()[0].target, kube_->server() +
+                                          "/apis/druid.gardener.cloud/v1alpha1/namespaces/default/etcds/"
+                                          "etcd-main/status");
+}
+
+TEST_F(KubeClientTest, AStaleResourceVersionIsAConflictAndNothingChanges) {
+  KubeClient client(kube_->AdminConfig());
+  const Value created = CreateEtcd(client, "etcd-conflict");
+  const std::string observed = Text(created, {"metadata", "resourceVersion"});
+  RequestLog log;
+  // Someone else writes after we observed.
+  ASSERT_TRUE(client.MergePatch(Etcd("etcd-conflict"), Json(R"({"spec":{"replicas":4}})"), log).ok());
+
+  auto fenced = client.MergePatch(
+      Etcd("etcd-conflict"),
+      Json(R"({"metadata":{"resourceVersion":")" + observed + R"("},"spec":{"replicas":0}})"), log);
+  ASSERT_FALSE(fenced.ok());
+  EXPECT_EQ(fenced.error().code, ErrorCode::kConflict) << fenced.error().message;
+  EXPECT_NE(fenced.error().message.find("Conflict"), std::string::npos) << fenced.error().message;
+  EXPECT_EQ(Text(*client.Get(Etcd("etcd-conflict"), log), {"spec", "replicas"}), "4");
+
+  auto stale_delete = client.Delete(Etcd("etcd-conflict"), observed, 0, log);
+  ASSERT_FALSE(stale_delete.ok());
+  EXPECT_EQ(stale_delete.error().code, ErrorCode::kConflict) << stale_delete.error().message;
+  const std::string current = Text(*client.Get(Etcd("etcd-conflict"), log), {"metadata", "resourceVersion"});
+  EXPECT_TRUE(client.Delete(Etcd("etcd-conflict"), current, 0, log).ok());
+  auto gone = client.Get(Etcd("etcd-conflict"), log);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().code, ErrorCode::kNotFound);
+  EXPECT_TRUE(client.Delete(Etcd("etcd-conflict"), "", 0, log).ok()) << "deleting what is gone is done";
+}
+
+TEST_F(KubeClientTest, AServerDryRunValidatesAndStoresNothing) {
+  KubeClient client(kube_->AdminConfig());
+  const Value created = CreateEtcd(client, "etcd-dry");
+  KubeClient dry(kube_->AdminConfig());
+  dry.set_server_dry_run(true);
+  RequestLog log;
+  auto patched = dry.MergePatch(Etcd("etcd-dry"), Json(R"({"spec":{"replicas":1}})"), log);
+  ASSERT_TRUE(patched.ok()) << patched.error().message;
+  EXPECT_EQ(Text(*patched, {"spec", "replicas"}), "1") << "the would-be object";
+  EXPECT_NE(log.requests().back().target.find("dryRun=All"), std::string::npos);
+  auto invalid = dry.MergePatch(Etcd("etcd-dry"), Json(R"({"spec":{"replicas":-1}})"), log);
+  ASSERT_FALSE(invalid.ok()) << "validated by the server";
+  EXPECT_EQ(invalid.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(invalid.error().message.find("spec.replicas"), std::string::npos) << invalid.error().message;
+  EXPECT_TRUE(dry.Delete(Etcd("etcd-dry"), "", 0, log).ok());
+
+  auto stored = client.Get(Etcd("etcd-dry"), log);
+  ASSERT_TRUE(stored.ok()) << "a dry-run delete deletes nothing";
+  EXPECT_EQ(Text(*stored, {"spec", "replicas"}), "3");
+  EXPECT_EQ(Text(*stored, {"metadata", "resourceVersion"}), Text(created, {"metadata", "resourceVersion"}));
+}
+
+TEST_F(KubeClientTest, AClientDryRunSendsNoWrite) {
+  KubeClient client(kube_->AdminConfig());
+  CreateEtcd(client, "etcd-client-dry");
+  RequestLog dry(/*dry_run=*/true);
+  auto patched = client.MergePatch(Etcd("etcd-client-dry"), Json(R"({"spec":{"replicas":1}})"), dry);
+  ASSERT_TRUE(patched.ok());
+  EXPECT_TRUE(patched->is_null());
+  ASSERT_EQ(dry.requests().size(), 1u);
+  EXPECT_EQ(DescribeRequest(dry.requests()[0]), "PATCH " + kube_->server() +
+                                                    "/apis/druid.gardener.cloud/v1alpha1/namespaces/default/"
+                                                    "etcds/etcd-client-dry {\"spec\":{\"replicas\":1}}");
+  RequestLog log;
+  EXPECT_EQ(Text(*client.Get(Etcd("etcd-client-dry"), log), {"spec", "replicas"}), "3");
+}
+
+TEST_F(KubeClientTest, ListsByLabelAcrossPages) {
+  KubeClient client(kube_->AdminConfig());
+  RequestLog log;
+  for (int i = 0; i < 7; ++i) {
+    const std::string labels = i % 2 == 0 ? R"({"app":"etcd","instance":"etcd-main"})" : R"({"app":"other"})";
+    auto made =
+        client.Create({"coordination.k8s.io/v1", "leases", "default", "", ""},
+                      Json(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l)" +
+                           std::to_string(i) + R"(","labels":)" + labels + "}}"),
+                      log);
+    ASSERT_TRUE(made.ok()) << made.error().message;
+  }
+  client.set_page_size(2);
+  RequestLog reads;
+  auto leases = client.List({"coordination.k8s.io/v1", "leases", "default", "", ""},
+                            "app=etcd,instance=etcd-main", reads);
+  ASSERT_TRUE(leases.ok()) << leases.error().message;
+  const Value* items = leases->Find("items");
+  ASSERT_NE(items, nullptr);
+  std::vector<std::string> names;
+  for (const Value& item : items->list_value()) names.push_back(Text(item, {"metadata", "name"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"l0", "l2", "l4", "l6"}));
+  EXPECT_EQ(reads.requests().size(), 2u) << "two pages of two";
+}
+
+TEST_F(KubeClientTest, AForbiddenRequestNamesTheRuleThatWouldAllowIt) {
+  KubeClient limited(kube_->ConfigFor("limited"));
+  RequestLog log;
+  auto denied = limited.MergePatch({"apps/v1", "statefulsets", "default", "etcd-main", "scale"},
+                                   Json(R"({"spec":{"replicas":0}})"), log);
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.error().code, ErrorCode::kPermissionDenied);
+  EXPECT_NE(denied.error().message.find("patch statefulsets/scale etcd-main in namespace default"),
+            std::string::npos)
+      << denied.error().message;
+  EXPECT_NE(denied.error().message.find(
+                R"({apiGroups: ["apps"], resources: ["statefulsets/scale"], verbs: ["patch"]})"),
+            std::string::npos)
+      << denied.error().message;
+
+  KubeClient stranger(kube_->ConfigFor("nobody"));
+  auto unauthenticated = stranger.Get(Etcd("etcd-main"), log);
+  ASSERT_FALSE(unauthenticated.ok());
+  EXPECT_EQ(unauthenticated.error().code, ErrorCode::kPermissionDenied) << unauthenticated.error().message;
+}
+
+TEST_F(KubeClientTest, TheShippedRoleAllowsWhatRuleplaneDoesAndNothingElse) {
+  KubeClient admin(kube_->AdminConfig());
+  RequestLog log;
+  auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
+  ASSERT_TRUE(rbac.ok()) << rbac.error().message;
+  // The Role, bound (besides its ServiceAccount) to the token user "operator".
+  rbac->push_back(
+      Json(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
+           R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",)"
+           R"("kind":"Role","name":"ruleplane"},"subjects":[{"kind":"User","name":"operator"}]})"));
+  Status applied = ApplyManifests(admin, *rbac, "default", log);
+  ASSERT_TRUE(applied.ok()) << applied.error().message;
+  ASSERT_TRUE(ApplyManifests(admin, *rbac, "default", log).ok()) << "applying again updates in place";
+  CreateEtcd(admin, "etcd-rbac");
+  auto secret =
+      admin.Create({"v1", "secrets", "default", "", ""},
+                   Json(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"keep-me"}})"), log);
+  ASSERT_TRUE(secret.ok()) << secret.error().message;
+
+  KubeClient operator_client(kube_->ConfigFor("operator"));
+  // RBAC changes reach the authorizer through its informer: wait for the binding.
+  Result<Value> status = Error{ErrorCode::kPermissionDenied, "not asked", {}};
+  for (int attempt = 0; attempt < 50 && !status.ok(); ++attempt) {
+    status =
+        operator_client.MergePatch(Etcd("etcd-rbac", "status"), Json(R"({"status":{"clusterSize":3}})"), log);
+    if (!status.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_TRUE(operator_client.Get(Etcd("etcd-rbac"), log).ok());
+  EXPECT_TRUE(operator_client.List({"coordination.k8s.io/v1", "leases", "default", "", ""}, "", log).ok());
+  auto lease = operator_client.Create({"coordination.k8s.io/v1", "leases", "default", "", ""},
+                                      Json(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",)"
+                                           R"("metadata":{"name":"etcd-rbac-0"}})"),
+                                      log);
+  EXPECT_TRUE(lease.ok()) << lease.error().message;
+
+  Status deleted = operator_client.Delete({"v1", "secrets", "default", "keep-me", ""}, "", std::nullopt, log);
+  ASSERT_FALSE(deleted.ok()) << "deleting a Secret is outside the Role";
+  EXPECT_EQ(deleted.error().code, ErrorCode::kPermissionDenied);
+  auto other = operator_client.Create(
+      {"apps/v1", "statefulsets", "default", "", ""},
+      Json(R"({"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"x"}})"), log);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().code, ErrorCode::kPermissionDenied) << other.error().message;
+  auto etcd_in_other_namespace =
+      operator_client.Get({kEtcds.api_version, "etcds", "kube-system", "x", ""}, log);
+  ASSERT_FALSE(etcd_in_other_namespace.ok());
+  EXPECT_EQ(etcd_in_other_namespace.error().code, ErrorCode::kPermissionDenied)
+      << "a Role, not a ClusterRole";
+  EXPECT_TRUE(admin.Get({"v1", "secrets", "default", "keep-me", ""}, log).ok());
+}
+
+TEST_F(KubeClientTest, AKubeconfigFileIsEnoughToConnect) {
+  auto config = LoadKubeconfig(kube_->WriteKubeconfig("admin"), "");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->namespace_name, "default");
+  KubeClient client(*config);
+  RequestLog log;
+  EXPECT_TRUE(client.Get({"v1", "namespaces", "", "default", ""}, log).ok());
+}
+
+}  // namespace
+}  // namespace ruleplane::testing

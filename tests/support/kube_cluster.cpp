@@ -1,0 +1,124 @@
+#include "tests/support/kube_cluster.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "adapters/kubernetes/kube_client.h"
+
+namespace ruleplane::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+Status Run(const std::vector<std::string>& argv) {
+  auto result = RunCommand(argv, std::chrono::seconds(60));
+  if (!result.ok()) return result.error();
+  if (result->exit_code != 0) return Error{ErrorCode::kIo, argv[0] + " failed: " + result->err, {}};
+  return {};
+}
+
+}  // namespace
+
+std::string KubeBinDir() {
+  const char* bin = std::getenv("RULEPLANE_KUBE_BIN");
+  if (bin != nullptr && *bin != '\0') return bin;
+  const char* cache = std::getenv("RULEPLANE_KUBE_CACHE");
+  return std::string(cache != nullptr && *cache != '\0' ? cache : "/var/cache/ruleplane/kubernetes") + "/bin";
+}
+
+Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
+                                                        const std::vector<std::string>& users) {
+  std::unique_ptr<KubeCluster> kube(new KubeCluster());
+  kube->root_ = root;
+  const std::string apiserver = KubeBinDir() + "/kube-apiserver";
+  if (!fs::exists(apiserver)) {
+    return Error{ErrorCode::kNotFound,
+                 "no " + apiserver + ": run scripts/build-kubernetes.sh (or set RULEPLANE_KUBE_BIN)",
+                 {}};
+  }
+  // Its storage: a single-member etcd of its own.
+  const std::string etcd_client = "http://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string etcd_peer = "http://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  auto etcd = ChildProcess::Start(
+      {"etcd", "--name", "kube", "--data-dir", root + "/etcd", "--listen-client-urls", etcd_client,
+       "--advertise-client-urls", etcd_client, "--listen-peer-urls", etcd_peer,
+       "--initial-advertise-peer-urls", etcd_peer, "--initial-cluster", "kube=" + etcd_peer},
+      root + "/etcd.log");
+  if (!etcd.ok()) return etcd.error();
+  kube->etcd_ = std::move(*etcd);
+
+  if (Status key = Run({"openssl", "genrsa", "-out", root + "/sa.key", "2048"}); !key.ok())
+    return key.error();
+  if (Status pub = Run({"openssl", "rsa", "-in", root + "/sa.key", "-pubout", "-out", root + "/sa.pub"});
+      !pub.ok()) {
+    return pub.error();
+  }
+  {
+    std::ofstream tokens(root + "/tokens.csv");
+    tokens << "admin-token,admin,admin-uid,\"system:masters\"\n";
+    for (const std::string& user : users) tokens << user << "-token," << user << "," << user << "-uid\n";
+  }
+  const int port = FreeLoopbackPort();
+  kube->server_ = "https://127.0.0.1:" + std::to_string(port);
+  const std::string cert_dir = root + "/certs";
+  kube->ca_file_ = cert_dir + "/apiserver.crt";
+  auto started = ChildProcess::Start(
+      {apiserver, "--etcd-servers=" + etcd_client, "--service-cluster-ip-range=10.0.0.0/24",
+       "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+       "--service-account-key-file=" + root + "/sa.pub",
+       "--service-account-signing-key-file=" + root + "/sa.key", "--bind-address=127.0.0.1",
+       "--secure-port=" + std::to_string(port), "--cert-dir=" + cert_dir, "--advertise-address=127.0.0.1",
+       "--endpoint-reconciler-type=none", "--token-auth-file=" + root + "/tokens.csv",
+       "--authorization-mode=RBAC"},
+      root + "/kube-apiserver.log");
+  if (!started.ok()) return started.error();
+  kube->apiserver_ = std::move(*started);
+
+  // Ready when /readyz answers ok to the admin (4-16 s here).
+  KubeClient probe(kube->AdminConfig(), std::chrono::seconds(2));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (true) {
+    RequestLog reads;
+    auto namespaces = probe.Get({"v1", "namespaces", "", "default", ""}, reads);
+    if (namespaces.ok()) break;
+    if (!kube->apiserver_.running()) {
+      return Error{ErrorCode::kUnavailable, "kube-apiserver exited; see " + root + "/kube-apiserver.log", {}};
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Error{ErrorCode::kDeadlineExceeded,
+                   "kube-apiserver is not ready (" + namespaces.error().message + "); see " + root +
+                       "/kube-apiserver.log",
+                   {}};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  return kube;
+}
+
+KubeCluster::~KubeCluster() {
+  apiserver_.Stop(std::chrono::seconds(10));
+  etcd_.Stop(std::chrono::seconds(10));
+}
+
+KubeConfig KubeCluster::ConfigFor(const std::string& user) const {
+  KubeConfig config;
+  config.server = server_;
+  config.tls.ca_file = ca_file_;
+  config.token = user + "-token";
+  return config;
+}
+
+std::string KubeCluster::WriteKubeconfig(const std::string& user) const {
+  const std::string path = root_ + "/" + user + ".kubeconfig";
+  std::ofstream(path) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                      << "clusters:\n- name: test\n  cluster:\n    server: " << server_
+                      << "\n    certificate-authority: " << ca_file_ << "\n"
+                      << "users:\n- name: " << user << "\n  user:\n    token: " << user << "-token\n"
+                      << "contexts:\n- name: test\n  context:\n    cluster: test\n    user: " << user
+                      << "\n    namespace: default\n";
+  return path;
+}
+
+}  // namespace ruleplane::testing

@@ -1,0 +1,45 @@
+// A real Kubernetes API server for tests: kube-apiserver 1.20.2 (built by
+// scripts/build-kubernetes.sh into its cache, or $RULEPLANE_KUBE_BIN) on
+// loopback, with its own single-member etcd, certificates, service-account
+// key and token file, under RBAC; every process stopped by its PID.
+//
+//   auto kube = KubeCluster::Start(TempDir("kube").path());
+//   ASSERT_TRUE(kube.ok()) << kube.error().message;
+//   KubeClient admin((*kube)->AdminConfig());           // system:masters
+//   KubeClient limited((*kube)->ConfigFor("limited"));  // a user with no bindings
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adapters/kubernetes/kube_config.h"
+#include "adapters/process.h"
+
+namespace ruleplane::testing {
+
+class KubeCluster {
+ public:
+  // Users of the token file: "admin" (group system:masters) and these,
+  // each with the token "<name>-token" and no group.
+  static Result<std::unique_ptr<KubeCluster>> Start(const std::string& root,
+                                                    const std::vector<std::string>& users = {"limited"});
+  ~KubeCluster();
+
+  const std::string& server() const { return server_; }
+  KubeConfig AdminConfig() const { return ConfigFor("admin"); }
+  KubeConfig ConfigFor(const std::string& user) const;
+  // A kubeconfig file for `user` (token auth, the server's CA), for --kubeconfig.
+  std::string WriteKubeconfig(const std::string& user) const;
+
+ private:
+  KubeCluster() = default;
+  std::string root_, server_, ca_file_;
+  ChildProcess etcd_, apiserver_;
+};
+
+// Where the kube-apiserver binary is: $RULEPLANE_KUBE_BIN, or the cache
+// scripts/build-kubernetes.sh fills.
+std::string KubeBinDir();
+
+}  // namespace ruleplane::testing
