@@ -11,6 +11,7 @@
 #include "actions/journal.h"
 #include "adapters/etcd/etcd_adapter.h"
 #include "adapters/member_observer.h"
+#include "cli/cluster_input.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output_format.h"
@@ -62,6 +63,7 @@ Exit codes: 0 the member may start, 1 the plan failed, was refused or aborted
 )";
 
 constexpr const char* kObserveUsage = R"(usage: ruleplane observe member [member flags]
+       ruleplane observe cluster [--kubeconfig FILE] [-n NAMESPACE] NAME   (observe cluster --help)
 
 Prints this member's EtcdMemberInitSnapshot: everything the initialization
 rules read, observed. Reads only.
@@ -155,6 +157,8 @@ Result<Snapshot> Observe(const MemberContext& context) {
 
 int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
   const std::string usage = std::string(kObserveUsage) + kMemberFlagsHelp;
+  if (!args.empty() && args[0] == "cluster")
+    return RunObserveCluster(Args(args.begin() + 1, args.end()), out, err);
   if (args.empty() || args[0] != "member") {
     err << usage;
     return kExitUsage;

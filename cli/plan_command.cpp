@@ -14,7 +14,12 @@ namespace {
 
 constexpr const char* kPlanUsage =
     R"(usage: ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... [--budget N] SNAPSHOT.json [-o table|json|yaml]
+       ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... --cluster NAMESPACE/NAME
+                      [--kubeconfig FILE] [--context NAME] [-o table|json|yaml]
        ruleplane plan [--rules PATH|NAME@VERSION]... [--param NAME=VALUE]... --batch SNAPSHOTS.jsonl
+
+--cluster observes the Etcd object and what it owns on the API server
+(ruleplane observe cluster prints that snapshot) and plans it. Reads only.
 
 --budget N bounds the work of evaluating each rule set (macro iterations,
 elements and bytes built, regular-expression steps; default 10000000): a rule
@@ -65,7 +70,7 @@ int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream&
   }
   const auto options_end = std::find(args.begin(), args.end(), "--");
   if (std::find(args.begin(), options_end, "--batch") != options_end) return RunPlanBatch(args, in, out, err);
-  auto parsed = ParseEvaluationArgs(args, {"-o"}, kPlanUsage, err);
+  auto parsed = ParseEvaluationArgs(args, {"-o", "--cluster", "--kubeconfig", "--context"}, kPlanUsage, err);
   if (!parsed) return kExitUsage;
   int exit_code = kExitOk;
   auto input = LoadEvaluationInput(*parsed, in, err, exit_code);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <ostream>
 
+#include "cli/cluster_input.h"
 #include "cli/read_file.h"
 
 namespace ruleplane::cli {
@@ -66,27 +67,45 @@ std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::v
       parsed.rule = args[++i];
     } else if (arg == "--fact" && accepts(arg)) {
       parsed.fact = args[++i];
+    } else if (arg == "--cluster" && accepts(arg)) {
+      parsed.cluster = args[++i];
+    } else if (arg == "--kubeconfig" && accepts(arg)) {
+      parsed.kubeconfig = args[++i];
+    } else if (arg == "--context" && accepts(arg)) {
+      parsed.context = args[++i];
     } else {
       err << "ruleplane: unknown option '" << arg << "'\n" << usage;
       return std::nullopt;
     }
   }
-  if (!have_snapshot) {
+  if (have_snapshot == !parsed.cluster.empty()) {
+    if (have_snapshot) err << "ruleplane: a snapshot file or --cluster, not both\n";
     err << usage;
     return std::nullopt;
   }
+  if (!parsed.cluster.empty()) parsed.snapshot_path = "cluster " + parsed.cluster;
   return parsed;
 }
 
 std::optional<EvaluationInput> LoadEvaluationInput(const EvaluationArgs& args, std::istream& in,
                                                    std::ostream& err, int& exit_code) {
   exit_code = kExitUsage;
-  auto text = ReadInput(args.snapshot_path, in);
-  if (!text.ok()) {
-    err << "ruleplane: " << text.error().message << "\n";
-    return std::nullopt;
+  Result<Snapshot> snapshot = Error{ErrorCode::kInternal, "not read", {}};
+  if (!args.cluster.empty()) {
+    snapshot = ObserveClusterSnapshot({args.kubeconfig, args.context, args.cluster, ""});
+    if (!snapshot.ok()) {
+      err << "ruleplane: observing " << args.cluster << ": " << snapshot.error().message << "\n";
+      if (snapshot.error().code != ErrorCode::kInvalidArgument) exit_code = kExitFinding;
+      return std::nullopt;
+    }
+  } else {
+    auto text = ReadInput(args.snapshot_path, in);
+    if (!text.ok()) {
+      err << "ruleplane: " << text.error().message << "\n";
+      return std::nullopt;
+    }
+    snapshot = ParseSnapshot(*text);
   }
-  auto snapshot = ParseSnapshot(*text);
   if (!snapshot.ok()) {
     err << "ruleplane: " << args.snapshot_path << ": " << snapshot.error().message << "\n";
     return std::nullopt;

@@ -24,6 +24,8 @@ struct EvaluationArgs {
   std::string rule;                                         // --rule (explain)
   std::string fact;                                         // --fact (explain)
   int64_t budget = expr::Budget::kDefaultLimit;             // --budget, per rule set
+  std::string cluster;                                      // --cluster NS/NAME (plan): observed, not read
+  std::string kubeconfig, context;                          // --kubeconfig, --context (with --cluster)
 };
 
 // Reads the value of --budget (a positive count); false after writing why to `err`.
