@@ -29,6 +29,12 @@ Commands:
                      the states (and snapshots) two versions of a rule set decide differently
   diff --journal FILE OLD NEW
                      what the other version would have decided on the snapshots a journal recorded
+  observe cluster [--kubeconfig F] [-n NS] NAME
+                     the EtcdClusterSnapshot of an Etcd, read from the API server
+  plan --cluster NS/NAME [--kubeconfig F]
+                     the plan for a live cluster; reads only
+  apply --cluster NS/NAME | SNAPSHOT.json [--dry-run=client|server] [--allow-disruptive]
+                     observe, plan, gate and perform the Kubernetes steps, journaled
   observe member [member flags]
                      this member's EtcdMemberInitSnapshot: data directory, backup store, member list
   member-init [member flags] [--rules NAME@VERSION] [--dry-run] [--journal FILE]
@@ -63,6 +69,7 @@ int Run(int argc, char** argv) {
   if (command == "verify") return RunVerify(args, std::cout, std::cerr);
   if (command == "diff") return RunDiff(args, std::cout, std::cerr);
   if (command == "observe") return RunObserve(args, std::cin, std::cout, std::cerr);
+  if (command == "apply") return RunApply(args, std::cout, std::cerr);
   if (command == "member-init") return RunMemberInit(args, std::cin, std::cout, std::cerr);
   if (command == "backup") return RunBackup(args, std::cout, std::cerr);
   if (command == "history") return RunHistory(args, std::cout, std::cerr);

@@ -144,13 +144,14 @@ Result<Value> KubeClient::Get(const KubeResource& object, RequestLog& log) {
 }
 
 Result<Value> KubeClient::List(const KubeResource& collection, const std::string& label_selector,
-                               RequestLog& log) {
+                               RequestLog& log, const std::string& field_selector) {
   Value::List items;
   Value first = Value::Null();
   std::string continue_token;
   do {
     std::string query = "limit=" + std::to_string(page_size_);
     if (!label_selector.empty()) query += "&labelSelector=" + Escape(label_selector);
+    if (!field_selector.empty()) query += "&fieldSelector=" + Escape(field_selector);
     if (!continue_token.empty()) query += "&continue=" + Escape(continue_token);
     auto page = Call("GET", collection, query, "", false, log);
     if (!page.ok()) return page.error();
@@ -180,7 +181,7 @@ Result<Value> KubeClient::MergePatch(const KubeResource& object, const Value& pa
   return Call("PATCH", object, "", FormatJson(patch), true, log);
 }
 
-Status KubeClient::Delete(const KubeResource& object, const std::string& resource_version,
+Status KubeClient::Delete(const KubeResource& object, const DeletePreconditions& preconditions,
                           std::optional<int64_t> grace_period_seconds, RequestLog& log) {
   Value::Map options = {{Value::String("apiVersion"), Value::String("v1")},
                         {Value::String("kind"), Value::String("DeleteOptions")}};
@@ -190,11 +191,14 @@ Status KubeClient::Delete(const KubeResource& object, const std::string& resourc
   // The API server reads a DELETE's options from its body when it has one,
   // and then ignores the query's dryRun.
   if (server_dry_run_) options.emplace_back(Value::String("dryRun"), Value::MakeList({Value::String("All")}));
-  if (!resource_version.empty()) {
-    options.emplace_back(
-        Value::String("preconditions"),
-        Value::MakeMap({{Value::String("resourceVersion"), Value::String(resource_version)}}));
+  Value::Map required;
+  if (!preconditions.resource_version.empty()) {
+    required.emplace_back(Value::String("resourceVersion"), Value::String(preconditions.resource_version));
   }
+  if (!preconditions.uid.empty())
+    required.emplace_back(Value::String("uid"), Value::String(preconditions.uid));
+  if (!required.empty())
+    options.emplace_back(Value::String("preconditions"), Value::MakeMap(std::move(required)));
   auto deleted = Call("DELETE", object, "", FormatJson(Value::MakeMap(std::move(options))), true, log);
   if (!deleted.ok() && deleted.error().code == ErrorCode::kNotFound) return {};
   if (!deleted.ok()) return deleted.error();

@@ -55,13 +55,20 @@ class KubeClient {
   void set_page_size(int64_t items) { page_size_ = items; }
 
   Result<Value> Get(const KubeResource& object, RequestLog& log);
-  // Every item of the collection (following `continue`), as one list object.
-  Result<Value> List(const KubeResource& collection, const std::string& label_selector, RequestLog& log);
+  // Every item of the collection (following `continue`), as one list object;
+  // selectors "" select everything.
+  Result<Value> List(const KubeResource& collection, const std::string& label_selector, RequestLog& log,
+                     const std::string& field_selector = "");
   // The created object (or, not sent in a dry run, null).
   Result<Value> Create(const KubeResource& collection, const Value& object, RequestLog& log);
   Result<Value> MergePatch(const KubeResource& object, const Value& patch, RequestLog& log);
-  // `resource_version` "" = no precondition; a deleted object (404) is not an error.
-  Status Delete(const KubeResource& object, const std::string& resource_version,
+  // Preconditions ("" = none): the object is deleted only while it still has
+  // this resourceVersion / uid. A deleted object (404) is not an error.
+  struct DeletePreconditions {
+    std::string resource_version;
+    std::string uid;
+  };
+  Status Delete(const KubeResource& object, const DeletePreconditions& preconditions,
                 std::optional<int64_t> grace_period_seconds, RequestLog& log);
 
  private:

@@ -136,15 +136,15 @@ TEST_F(KubeClientTest, AStaleResourceVersionIsAConflictAndNothingChanges) {
   EXPECT_NE(fenced.error().message.find("Conflict"), std::string::npos) << fenced.error().message;
   EXPECT_EQ(Text(*client.Get(Etcd("etcd-conflict"), log), {"spec", "replicas"}), "4");
 
-  auto stale_delete = client.Delete(Etcd("etcd-conflict"), observed, 0, log);
+  auto stale_delete = client.Delete(Etcd("etcd-conflict"), {observed, ""}, 0, log);
   ASSERT_FALSE(stale_delete.ok());
   EXPECT_EQ(stale_delete.error().code, ErrorCode::kConflict) << stale_delete.error().message;
   const std::string current = Text(*client.Get(Etcd("etcd-conflict"), log), {"metadata", "resourceVersion"});
-  EXPECT_TRUE(client.Delete(Etcd("etcd-conflict"), current, 0, log).ok());
+  EXPECT_TRUE(client.Delete(Etcd("etcd-conflict"), {current, ""}, 0, log).ok());
   auto gone = client.Get(Etcd("etcd-conflict"), log);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().code, ErrorCode::kNotFound);
-  EXPECT_TRUE(client.Delete(Etcd("etcd-conflict"), "", 0, log).ok()) << "deleting what is gone is done";
+  EXPECT_TRUE(client.Delete(Etcd("etcd-conflict"), {}, 0, log).ok()) << "deleting what is gone is done";
 }
 
 TEST_F(KubeClientTest, AServerDryRunValidatesAndStoresNothing) {
@@ -161,7 +161,7 @@ TEST_F(KubeClientTest, AServerDryRunValidatesAndStoresNothing) {
   ASSERT_FALSE(invalid.ok()) << "validated by the server";
   EXPECT_EQ(invalid.error().code, ErrorCode::kInvalidArgument);
   EXPECT_NE(invalid.error().message.find("spec.replicas"), std::string::npos) << invalid.error().message;
-  EXPECT_TRUE(dry.Delete(Etcd("etcd-dry"), "", 0, log).ok());
+  EXPECT_TRUE(dry.Delete(Etcd("etcd-dry"), {}, 0, log).ok());
 
   auto stored = client.Get(Etcd("etcd-dry"), log);
   ASSERT_TRUE(stored.ok()) << "a dry-run delete deletes nothing";
@@ -266,7 +266,7 @@ TEST_F(KubeClientTest, TheShippedRoleAllowsWhatRuleplaneDoesAndNothingElse) {
                                       log);
   EXPECT_TRUE(lease.ok()) << lease.error().message;
 
-  Status deleted = operator_client.Delete({"v1", "secrets", "default", "keep-me", ""}, "", std::nullopt, log);
+  Status deleted = operator_client.Delete({"v1", "secrets", "default", "keep-me", ""}, {}, std::nullopt, log);
   ASSERT_FALSE(deleted.ok()) << "deleting a Secret is outside the Role";
   EXPECT_EQ(deleted.error().code, ErrorCode::kPermissionDenied);
   auto other = operator_client.Create(

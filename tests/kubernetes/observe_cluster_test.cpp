@@ -1,9 +1,10 @@
-// `ruleplane observe cluster` and `plan --cluster` against a real
+// `ruleplane observe cluster`, `plan --cluster` and `apply` against a real
 // kube-apiserver: DEP-01's minority-not-ready example (examples/snapshots)
 // created as real objects (the Etcd, its StatefulSet, leases, pods and
 // budget, with owner references and statuses, every time shifted so that the
 // example's "now" is now), observed back through the API, and planned: the
-// same decisions as the example file.
+// same decisions as the example file; then applied, dry and for real, and
+// applied again: nothing repeated.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -129,10 +130,10 @@ class ObserveCluster : public ::testing::Test {
     ASSERT_TRUE(crd.ok()) << crd.error().message;
     // The namespace's default ServiceAccount, which pod admission looks up
     // (the controller manager that would create it does not run here).
-    crd->push_back(Value::MakeMap({{Value::String("apiVersion"), Value::String("v1")},
-                                   {Value::String("kind"), Value::String("ServiceAccount")},
-                                   {Value::String("metadata"),
-                                    Value::MakeMap({{Value::String("name"), Value::String("default")}})}}));
+    crd->push_back(Value::MakeMap(
+        {{Value::String("apiVersion"), Value::String("v1")},
+         {Value::String("kind"), Value::String("ServiceAccount")},
+         {Value::String("metadata"), Value::MakeMap({{Value::String("name"), Value::String("default")}})}}));
     ASSERT_TRUE(ApplyManifests(*client_, *crd, "default", log_).ok());
   }
 
@@ -158,6 +159,41 @@ class ObserveCluster : public ::testing::Test {
     return *created;
   }
 
+  std::string Example(const std::string& name) const {
+    return std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/" + name;
+  }
+
+  // The example's objects created for real (every time shifted so that its
+  // observedAt is now); returns the StatefulSet as stored.
+  Value CreateExample(const std::string& example) {
+    const Value original = Load(example);
+    auto observed_at = ParseRfc3339(At(original, {"observedAt"})->string_value());
+    EXPECT_TRUE(observed_at.ok());
+    const Value snapshot = ShiftTimes(original, std::time(nullptr) - observed_at->seconds);
+    const Value etcd = CreateWithStatus({"druid.gardener.cloud/v1alpha1", "etcds", "default", "", ""},
+                                        *At(snapshot, {"etcd"}), Value::Null());
+    if (etcd.is_null()) return etcd;
+    const Value statefulset = CreateWithStatus({"apps/v1", "statefulsets", "default", "", ""},
+                                               *At(snapshot, {"statefulSet"}), OwnerOf(etcd));
+    if (statefulset.is_null()) return statefulset;
+    for (const Value& lease : At(snapshot, {"leases"})->list_value()) {
+      CreateWithStatus({"coordination.k8s.io/v1", "leases", "default", "", ""}, lease, OwnerOf(etcd));
+    }
+    for (const Value& pod : At(snapshot, {"pods"})->list_value()) {
+      CreateWithStatus({"v1", "pods", "default", "", ""}, WithoutToken(pod), OwnerOf(statefulset));
+    }
+    // Kubernetes 1.20 serves PodDisruptionBudgets as policy/v1beta1 only.
+    if (const Value* budget = At(snapshot, {"podDisruptionBudget"})) {
+      Value::Map fields;
+      for (const auto& [key, item] : budget->map_value()) {
+        fields.emplace_back(key, key.string_value() == "apiVersion" ? Value::String("policy/v1beta1") : item);
+      }
+      CreateWithStatus({"policy/v1beta1", "poddisruptionbudgets", "default", "", ""},
+                       Value::MakeMap(std::move(fields)), OwnerOf(etcd));
+    }
+    return statefulset;
+  }
+
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<KubeCluster> kube_;
   std::unique_ptr<KubeClient> client_;
@@ -174,36 +210,21 @@ std::string RunRuleplane(const std::string& args, int& exit_code) {
   return text.str();
 }
 
-TEST_F(ObserveCluster, ALiveMinorityNotReadyClusterPlansAsTheExample) {
-  const std::string example =
-      std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/minority-not-ready.json";
-  const Value original = Load(example);
-  auto observed_at = ParseRfc3339(At(original, {"observedAt"})->string_value());
-  ASSERT_TRUE(observed_at.ok());
-  const int64_t shift = std::time(nullptr) - observed_at->seconds;
-  const Value snapshot = ShiftTimes(original, shift);
+// The states of the steps an `apply -o json` reports.
+std::vector<std::string> StepStates(const std::string& output) {
+  std::vector<std::string> states;
+  auto report = ParseJson(output);
+  if (!report.ok()) return {"not JSON: " + output};
+  for (const Value& step : At(*report, {"execution", "steps"})->list_value()) {
+    states.push_back(At(step, {"action"})->string_value() + " " + At(step, {"target"})->string_value() +
+                     ": " + At(step, {"state"})->string_value());
+  }
+  return states;
+}
 
-  const Value etcd = CreateWithStatus({"druid.gardener.cloud/v1alpha1", "etcds", "default", "", ""},
-                                      *At(snapshot, {"etcd"}), Value::Null());
-  ASSERT_FALSE(etcd.is_null());
-  const Value statefulset = CreateWithStatus({"apps/v1", "statefulsets", "default", "", ""},
-                                             *At(snapshot, {"statefulSet"}), OwnerOf(etcd));
-  ASSERT_FALSE(statefulset.is_null());
-  for (const Value& lease : At(snapshot, {"leases"})->list_value()) {
-    CreateWithStatus({"coordination.k8s.io/v1", "leases", "default", "", ""}, lease, OwnerOf(etcd));
-  }
-  for (const Value& pod : At(snapshot, {"pods"})->list_value()) {
-    CreateWithStatus({"v1", "pods", "default", "", ""}, WithoutToken(pod), OwnerOf(statefulset));
-  }
-  // Kubernetes 1.20 serves PodDisruptionBudgets as policy/v1beta1 only.
-  Value budget = *At(snapshot, {"podDisruptionBudget"});
-  Value::Map budget_fields;
-  for (const auto& [key, item] : budget.map_value()) {
-    budget_fields.emplace_back(key,
-                               key.string_value() == "apiVersion" ? Value::String("policy/v1beta1") : item);
-  }
-  CreateWithStatus({"policy/v1beta1", "poddisruptionbudgets", "default", "", ""},
-                   Value::MakeMap(std::move(budget_fields)), OwnerOf(etcd));
+TEST_F(ObserveCluster, ALiveMinorityNotReadyClusterPlansAsTheExample) {
+  const std::string example = Example("minority-not-ready.json");
+  const Value statefulset = CreateExample(example);
   ASSERT_FALSE(HasFailure());
 
   // The snapshot read back has every object, as the API returned it.
@@ -251,6 +272,83 @@ TEST_F(ObserveCluster, ALiveMinorityNotReadyClusterPlansAsTheExample) {
       RunRuleplane("observe cluster --kubeconfig " + kubeconfig + " default/nope", exit_code);
   EXPECT_EQ(exit_code, 1) << missing;
   EXPECT_NE(missing.find("etcds nope in namespace default"), std::string::npos) << missing;
+}
+
+}  // namespace
+}  // namespace ruleplane::testing
+
+namespace ruleplane::testing {
+namespace {
+
+TEST_F(ObserveCluster, ApplyDeletesTheNotReadyPodOnceAndOnlyWhenAllowed) {
+  CreateExample(Example("minority-not-ready.json"));
+  ASSERT_FALSE(HasFailure());
+  RequestLog log;
+  const KubeResource pod{"v1", "pods", "default", "etcd-main-2", ""};
+  const std::string common = "apply --cluster default/etcd-main --kubeconfig " +
+                             kube_->WriteKubeconfig("admin") + " --journal " + dir_->path() + "/journal.db";
+  int exit_code = -1;
+
+  const std::string client_dry = RunRuleplane(common + " --dry-run=client --allow-disruptive", exit_code);
+  EXPECT_EQ(exit_code, 0) << client_dry;
+  EXPECT_NE(client_dry.find("DELETE " + kube_->server() + "/api/v1/namespaces/default/pods/etcd-main-2"),
+            std::string::npos)
+      << client_dry;
+  const std::string refused = RunRuleplane(common, exit_code);
+  EXPECT_EQ(exit_code, 1) << refused;
+  EXPECT_NE(refused.find("refused: DeletePod is disruptive"), std::string::npos) << refused;
+  const std::string server_dry = RunRuleplane(common + " --dry-run=server --allow-disruptive", exit_code);
+  EXPECT_EQ(exit_code, 0) << server_dry;
+  auto still = client_->Get(pod, log);
+  ASSERT_TRUE(still.ok()) << "no dry run deletes the pod";
+  EXPECT_EQ(At(*still, {"metadata", "deletionTimestamp"}), nullptr) << server_dry;
+
+  const std::string applied = RunRuleplane(common + " --allow-disruptive -o json", exit_code);
+  ASSERT_EQ(exit_code, 0) << applied;
+  EXPECT_EQ(StepStates(applied), std::vector<std::string>{"DeletePod etcd-main-2: succeeded"});
+  auto deleted = client_->Get(pod, log);
+  EXPECT_TRUE(!deleted.ok() || At(*deleted, {"metadata", "deletionTimestamp"}) != nullptr)
+      << "deleted (terminating: no kubelet here finishes it)";
+  for (const char* other : {"etcd-main-0", "etcd-main-1"}) {
+    auto kept = client_->Get({"v1", "pods", "default", other, ""}, log);
+    ASSERT_TRUE(kept.ok()) << other;
+    EXPECT_EQ(At(*kept, {"metadata", "deletionTimestamp"}), nullptr) << other;
+  }
+
+  const std::string again = RunRuleplane(common + " --allow-disruptive -o json", exit_code);
+  ASSERT_EQ(exit_code, 0) << again;
+  for (const std::string& state : StepStates(again))
+    EXPECT_EQ(state.find("succeeded"), std::string::npos) << state;
+}
+
+TEST_F(ObserveCluster, ApplyScalesUpWithLeasesAndBudgetAndASecondApplyRepeatsNothing) {
+  CreateExample(Example("scale-up.json"));
+  ASSERT_FALSE(HasFailure());
+  const std::string common = "apply --cluster default/etcd-main --kubeconfig " +
+                             kube_->WriteKubeconfig("admin") + " --journal " + dir_->path() +
+                             "/journal.db --allow-disruptive -o json";
+  int exit_code = -1;
+  const std::string applied = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << applied;
+  const std::vector<std::string> states = StepStates(applied);
+  EXPECT_NE(std::find(states.begin(), states.end(), "ScaleStatefulSet etcd-main: succeeded"), states.end())
+      << applied;
+
+  RequestLog log;
+  auto statefulset = client_->Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log);
+  ASSERT_TRUE(statefulset.ok());
+  EXPECT_EQ(At(*statefulset, {"spec", "replicas"})->int_value(), 5);
+  for (const char* lease : {"etcd-main-3", "etcd-main-4"}) {
+    EXPECT_TRUE(client_->Get({"coordination.k8s.io/v1", "leases", "default", lease, ""}, log).ok()) << lease;
+  }
+  auto budget = client_->Get({"policy/v1beta1", "poddisruptionbudgets", "default", "etcd-main", ""}, log);
+  ASSERT_TRUE(budget.ok());
+  EXPECT_EQ(At(*budget, {"spec", "minAvailable"})->int_value(), 3);
+
+  const std::string again = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << again;
+  for (const std::string& state : StepStates(again))
+    EXPECT_EQ(state.find("succeeded"), std::string::npos) << state;
 }
 
 }  // namespace

@@ -1,0 +1,419 @@
+#include "adapters/kubernetes/kubernetes_adapter.h"
+
+#include <ctime>
+#include <thread>
+
+#include "engine/common/time_util.h"
+
+namespace ruleplane {
+namespace {
+
+const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
+  const Value* at = &object;
+  for (std::string_view key : keys) {
+    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
+  }
+  return at;
+}
+
+std::string Text(const Value& object, std::initializer_list<std::string_view> keys) {
+  const Value* value = At(object, keys);
+  return value != nullptr && value->is_string() ? value->string_value() : "";
+}
+
+int64_t Int(const Value& object, std::initializer_list<std::string_view> keys, int64_t fallback) {
+  const Value* value = At(object, keys);
+  return value != nullptr && value->is_int() ? value->int_value() : fallback;
+}
+
+const Value& StepValue(const PlanStep& step, std::string_view name) {
+  static const Value kNull = Value::Null();
+  const Value* value = step.params.is_map() ? step.params.Find(name) : nullptr;
+  return value != nullptr ? *value : kNull;
+}
+
+int64_t IntParam(const PlanStep& step, std::string_view name) {
+  const Value& value = StepValue(step, name);
+  return value.is_int() ? value.int_value() : 0;
+}
+
+// `map` with `key` set to `value` (added at the end when absent).
+Value With(const Value& map, const std::string& key, Value value) {
+  Value::Map entries = map.is_map() ? map.map_value() : Value::Map{};
+  for (auto& [name, item] : entries) {
+    if (name.is_string() && name.string_value() == key) {
+      item = std::move(value);
+      return Value::MakeMap(std::move(entries));
+    }
+  }
+  entries.emplace_back(Value::String(key), std::move(value));
+  return Value::MakeMap(std::move(entries));
+}
+
+Value::List ListAt(const Value& object, std::initializer_list<std::string_view> keys) {
+  const Value* list = At(object, keys);
+  return list != nullptr && list->is_list() ? list->list_value() : Value::List{};
+}
+
+// A merge patch fenced by `resource_version`.
+Value Fenced(const std::string& resource_version, const std::string& field, Value content) {
+  return Value::MakeMap({{Value::String("metadata"), Value::MakeMap({{Value::String("resourceVersion"),
+                                                                      Value::String(resource_version)}})},
+                         {Value::String(field), std::move(content)}});
+}
+
+// The entry of `list` whose `key` field is `name`, or -1.
+int IndexOf(const Value::List& list, const std::string& key, const std::string& name) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (Text(list[i], {key}) == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Whether every field the step gives is already on `entry` (string params only).
+bool HasFields(const Value& entry, const PlanStep& step, std::initializer_list<std::string_view> fields) {
+  for (std::string_view field : fields) {
+    const Value& wanted = StepValue(step, field);
+    if (wanted.is_null()) continue;
+    const Value* have = At(entry, {field});
+    if (have == nullptr || !(*have == wanted)) return false;
+  }
+  return true;
+}
+
+Value StatusConditionsWith(const Value& etcd, const PlanStep& step) {
+  Value::List conditions = ListAt(etcd, {"status", "conditions"});
+  const std::string type = StepValue(step, "type").string_value();
+  const int at = IndexOf(conditions, "type", type);
+  Value condition = at >= 0 ? conditions[static_cast<size_t>(at)] : Value::MakeMap({});
+  const bool status_changes = Text(condition, {"status"}) != StepValue(step, "status").string_value();
+  condition = With(condition, "type", Value::String(type));
+  for (const char* field : {"status", "reason", "message"}) {
+    if (!StepValue(step, field).is_null()) condition = With(condition, field, StepValue(step, field));
+  }
+  if (!StepValue(step, "lastTransitionTime").is_null() &&
+      (status_changes || At(condition, {"lastTransitionTime"}) == nullptr)) {
+    condition = With(condition, "lastTransitionTime", StepValue(step, "lastTransitionTime"));
+  }
+  if (at >= 0) {
+    conditions[static_cast<size_t>(at)] = condition;
+  } else {
+    conditions.push_back(condition);
+  }
+  return Value::MakeList(std::move(conditions));
+}
+
+}  // namespace
+
+KubernetesAdapter::KubernetesAdapter(KubeClient& client, const Snapshot& snapshot,
+                                     std::chrono::milliseconds wait_timeout)
+    : client_(client), snapshot_(snapshot.document), wait_timeout_(wait_timeout) {
+  namespace_ = Text(snapshot_, {"etcd", "metadata", "namespace"});
+  etcd_name_ = Text(snapshot_, {"etcd", "metadata", "name"});
+}
+
+Value& KubernetesAdapter::Tracked(const std::string& key, const Value& observed) {
+  auto found = tracked_.find(key);
+  if (found == tracked_.end()) found = tracked_.emplace(key, observed).first;
+  return found->second;
+}
+
+Result<Value> KubernetesAdapter::FreshEtcd(RequestLog& log) {
+  return client_.Get({"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, ""}, log);
+}
+
+Status KubernetesAdapter::PatchEtcdStatus(const Value& status_patch, RequestLog& log) {
+  Value& etcd = Tracked("etcd", *At(snapshot_, {"etcd"}));
+  auto patched =
+      client_.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, "status"},
+                         Fenced(Text(etcd, {"metadata", "resourceVersion"}), "status", status_patch), log);
+  if (!patched.ok()) return patched.error();
+  if (!patched->is_null()) etcd = *patched;
+  return {};
+}
+
+Result<bool> KubernetesAdapter::PodGone(const std::string& name, RequestLog& log) {
+  auto pod = client_.Get({"v1", "pods", namespace_, name, ""}, log);
+  if (!pod.ok()) {
+    if (pod.error().code == ErrorCode::kNotFound) return true;
+    return pod.error();
+  }
+  std::string observed_uid;
+  for (const Value& observed : ListAt(snapshot_, {"pods"})) {
+    if (Text(observed, {"metadata", "name"}) == name) observed_uid = Text(observed, {"metadata", "uid"});
+  }
+  // Replaced by the StatefulSet controller (a new uid), or on its way out.
+  return (!observed_uid.empty() && Text(*pod, {"metadata", "uid"}) != observed_uid) ||
+         At(*pod, {"metadata", "deletionTimestamp"}) != nullptr;
+}
+
+Result<bool> KubernetesAdapter::EventRecorded(const std::string& reason, const std::string& message,
+                                              RequestLog& log) {
+  auto events =
+      client_.List({"v1", "events", namespace_, "", ""}, "", log,
+                   "involvedObject.name=" + etcd_name_ + ",involvedObject.kind=Etcd,reason=" + reason);
+  if (!events.ok()) return events.error();
+  auto hour_ago = TimestampFromUnixSeconds(std::time(nullptr) - 3600);
+  if (!hour_ago.ok()) return hour_ago.error();
+  for (const Value& event : ListAt(*events, {"items"})) {
+    auto last = ParseRfc3339(Text(event, {"lastTimestamp"}));
+    if (Text(event, {"message"}) == message && last.ok() && last->seconds >= hour_ago->seconds) return true;
+  }
+  return false;
+}
+
+Status KubernetesAdapter::RecordEvent(const PlanStep& step, const std::string& type,
+                                      const std::string& reason, const std::string& message,
+                                      RequestLog& log) {
+  auto now = TimestampFromUnixSeconds(std::time(nullptr));
+  if (!now.ok()) return now.error();
+  const Value& etcd = *At(snapshot_, {"etcd"});
+  const Value event = Value::MakeMap({
+      {Value::String("apiVersion"), Value::String("v1")},
+      {Value::String("kind"), Value::String("Event")},
+      {Value::String("metadata"),
+       Value::MakeMap({{Value::String("generateName"), Value::String(etcd_name_ + ".")},
+                       {Value::String("namespace"), Value::String(namespace_)}})},
+      {Value::String("involvedObject"),
+       Value::MakeMap({{Value::String("apiVersion"), Value::String("druid.gardener.cloud/v1alpha1")},
+                       {Value::String("kind"), Value::String("Etcd")},
+                       {Value::String("name"), Value::String(etcd_name_)},
+                       {Value::String("namespace"), Value::String(namespace_)},
+                       {Value::String("uid"), Value::String(Text(etcd, {"metadata", "uid"}))}})},
+      {Value::String("reason"), Value::String(reason)},
+      {Value::String("message"), Value::String(message)},
+      {Value::String("type"), Value::String(type)},
+      {Value::String("source"), Value::MakeMap({{Value::String("component"), Value::String("ruleplane")}})},
+      {Value::String("firstTimestamp"), Value::String(FormatRfc3339(*now))},
+      {Value::String("lastTimestamp"), Value::String(FormatRfc3339(*now))},
+      {Value::String("count"), Value::Int(1)},
+      {Value::String("action"), Value::String(step.action)},
+      {Value::String("reportingComponent"), Value::String("ruleplane")},
+  });
+  auto created = client_.Create({"v1", "events", namespace_, "", ""}, event, log);
+  if (!created.ok()) return created.error();
+  return {};
+}
+
+Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
+  const std::string& action = step.action;
+  const std::string name =
+      StepValue(step, "name").is_string() ? StepValue(step, "name").string_value() : step.target;
+  if (action == "SetEtcdCondition" || action == "SetMemberStatus" || action == "RemoveStatusMember" ||
+      action == "SetClusterSize" || action == "RemoveEtcdCondition" || action == "SetEtcdReady") {
+    auto etcd = FreshEtcd(log);
+    if (!etcd.ok()) return etcd.error();
+    if (action == "SetClusterSize")
+      return Int(*etcd, {"status", "clusterSize"}, -1) == IntParam(step, "size");
+    if (action == "SetEtcdReady") {
+      const Value* ready = At(*etcd, {"status", "ready"});
+      return ready != nullptr && *ready == StepValue(step, "ready");
+    }
+    const bool condition = action == "SetEtcdCondition" || action == "RemoveEtcdCondition";
+    const Value::List list = ListAt(*etcd, {"status", condition ? "conditions" : "members"});
+    const int at =
+        IndexOf(list, condition ? "type" : "name", condition ? StepValue(step, "type").string_value() : name);
+    if (action == "RemoveStatusMember" || action == "RemoveEtcdCondition") return at < 0;
+    if (at < 0) return false;
+    return condition ? HasFields(list[static_cast<size_t>(at)], step, {"status", "reason", "message"})
+                     : HasFields(list[static_cast<size_t>(at)], step, {"id", "role", "status", "reason"});
+  }
+  if (action == "ScaleStatefulSet") {
+    auto scale = client_.Get({"apps/v1", "statefulsets", namespace_, step.target, "scale"}, log);
+    if (!scale.ok()) return scale.error();
+    return Int(*scale, {"spec", "replicas"}, -1) == IntParam(step, "replicas");
+  }
+  if (action == "DeletePod") return PodGone(name, log);
+  if (action == "WaitForPodsDeleted") {
+    for (const Value& pod :
+         StepValue(step, "names").is_list() ? StepValue(step, "names").list_value() : Value::List{}) {
+      auto gone = PodGone(pod.string_value(), log);
+      if (!gone.ok() || !*gone) return gone;
+    }
+    return true;
+  }
+  if (action == "CreateMemberLease" || action == "DeleteMemberLease") {
+    auto lease = client_.Get({"coordination.k8s.io/v1", "leases", namespace_, name, ""}, log);
+    if (!lease.ok() && lease.error().code != ErrorCode::kNotFound) return lease.error();
+    return lease.ok() == (action == "CreateMemberLease");
+  }
+  if (action == "SetPdbMinAvailable") {
+    for (const char* version : {"policy/v1", "policy/v1beta1"}) {
+      auto budget = client_.Get({version, "poddisruptionbudgets", namespace_, etcd_name_, ""}, log);
+      if (budget.ok()) return Int(*budget, {"spec", "minAvailable"}, -1) == IntParam(step, "minAvailable");
+      if (budget.error().code != ErrorCode::kNotFound) return budget.error();
+    }
+    return false;
+  }
+  if (action == "RaiseAlert")
+    return EventRecorded("RuleplaneAlert", StepValue(step, "summary").string_value(), log);
+  if (action == "PostponeMaintenance") {
+    return EventRecorded(
+        "MaintenancePostponed",
+        StepValue(step, "operation").string_value() + ": " + StepValue(step, "reason").string_value(), log);
+  }
+  return false;  // Perform says why it cannot
+}
+
+Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
+  const std::string& action = step.action;
+  const std::string name =
+      StepValue(step, "name").is_string() ? StepValue(step, "name").string_value() : step.target;
+  const Value& etcd = Tracked("etcd", *At(snapshot_, {"etcd"}));
+  if (action == "SetEtcdCondition") {
+    return PatchEtcdStatus(Value::MakeMap({{Value::String("conditions"), StatusConditionsWith(etcd, step)}}),
+                           log);
+  }
+  if (action == "RemoveEtcdCondition" || action == "RemoveStatusMember") {
+    const bool condition = action == "RemoveEtcdCondition";
+    Value::List list = ListAt(etcd, {"status", condition ? "conditions" : "members"});
+    const std::string key = condition ? StepValue(step, "type").string_value() : name;
+    std::erase_if(list,
+                  [&](const Value& entry) { return Text(entry, {condition ? "type" : "name"}) == key; });
+    return PatchEtcdStatus(Value::MakeMap({{Value::String(condition ? "conditions" : "members"),
+                                            Value::MakeList(std::move(list))}}),
+                           log);
+  }
+  if (action == "SetMemberStatus") {
+    Value::List members = ListAt(etcd, {"status", "members"});
+    const int at = IndexOf(members, "name", name);
+    Value entry = at >= 0 ? members[static_cast<size_t>(at)] : Value::MakeMap({});
+    const bool status_changes = Text(entry, {"status"}) != StepValue(step, "status").string_value();
+    entry = With(entry, "name", Value::String(name));
+    for (const char* field : {"id", "role", "status", "reason"}) {
+      if (!StepValue(step, field).is_null()) entry = With(entry, field, StepValue(step, field));
+    }
+    if (!StepValue(step, "lastTransitionTime").is_null() &&
+        (status_changes || At(entry, {"lastTransitionTime"}) == nullptr)) {
+      entry = With(entry, "lastTransitionTime", StepValue(step, "lastTransitionTime"));
+    }
+    if (at >= 0) {
+      members[static_cast<size_t>(at)] = entry;
+    } else {
+      members.push_back(entry);
+    }
+    return PatchEtcdStatus(Value::MakeMap({{Value::String("members"), Value::MakeList(std::move(members))}}),
+                           log);
+  }
+  if (action == "SetClusterSize") {
+    return PatchEtcdStatus(
+        Value::MakeMap({{Value::String("clusterSize"), Value::Int(IntParam(step, "size"))}}), log);
+  }
+  if (action == "SetEtcdReady")
+    return PatchEtcdStatus(Value::MakeMap({{Value::String("ready"), StepValue(step, "ready")}}), log);
+  if (action == "ScaleStatefulSet") {
+    const Value* observed = At(snapshot_, {"statefulSet"});
+    if (observed == nullptr) return Error{ErrorCode::kFailedPrecondition, "no StatefulSet was observed", {}};
+    Value& statefulset = Tracked("statefulset", *observed);
+    auto scaled = client_.MergePatch(
+        {"apps/v1", "statefulsets", namespace_, step.target, "scale"},
+        Fenced(Text(statefulset, {"metadata", "resourceVersion"}), "spec",
+               Value::MakeMap({{Value::String("replicas"), Value::Int(IntParam(step, "replicas"))}})),
+        log);
+    if (!scaled.ok()) return scaled.error();
+    // The Scale's resourceVersion is the StatefulSet's.
+    if (!scaled->is_null()) {
+      statefulset = With(statefulset, "metadata",
+                         With(*At(statefulset, {"metadata"}), "resourceVersion",
+                              Value::String(Text(*scaled, {"metadata", "resourceVersion"}))));
+    }
+    return {};
+  }
+  if (action == "DeletePod") {
+    std::string uid;
+    for (const Value& pod : ListAt(snapshot_, {"pods"})) {
+      if (Text(pod, {"metadata", "name"}) == name) uid = Text(pod, {"metadata", "uid"});
+    }
+    if (uid.empty()) return Error{ErrorCode::kFailedPrecondition, "pod " + name + " was not observed", {}};
+    // Deleted directly, never evicted, and only the pod that was observed.
+    return client_.Delete({"v1", "pods", namespace_, name, ""}, {"", uid}, std::nullopt, log);
+  }
+  if (action == "WaitForPodsDeleted") {
+    const auto deadline = std::chrono::steady_clock::now() + wait_timeout_;
+    while (true) {
+      auto done = IsDone(step, log);
+      if (!done.ok()) return done.error();
+      if (*done || log.dry_run()) return {};
+      if (std::chrono::steady_clock::now() > deadline) {
+        return Error{ErrorCode::kDeadlineExceeded, "the member pods are still there", {}};
+      }
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
+  if (action == "CreateMemberLease") {
+    const Value& observed = *At(snapshot_, {"etcd"});
+    const Value lease = Value::MakeMap(
+        {{Value::String("apiVersion"), Value::String("coordination.k8s.io/v1")},
+         {Value::String("kind"), Value::String("Lease")},
+         {Value::String("metadata"),
+          Value::MakeMap(
+              {{Value::String("name"), Value::String(name)},
+               {Value::String("labels"),
+                Value::MakeMap(
+                    {{Value::String("app.kubernetes.io/part-of"), Value::String(etcd_name_)},
+                     {Value::String("gardener.cloud/purpose"), Value::String("etcd-member-lease")}})},
+               {Value::String("ownerReferences"),
+                Value::MakeList({Value::MakeMap(
+                    {{Value::String("apiVersion"), Value::String("druid.gardener.cloud/v1alpha1")},
+                     {Value::String("kind"), Value::String("Etcd")},
+                     {Value::String("name"), Value::String(etcd_name_)},
+                     {Value::String("uid"), Value::String(Text(observed, {"metadata", "uid"}))},
+                     {Value::String("controller"), Value::Bool(true)}})})}})}});
+    auto created = client_.Create({"coordination.k8s.io/v1", "leases", namespace_, "", ""}, lease, log);
+    if (!created.ok() && created.error().code != ErrorCode::kConflict) return created.error();
+    return {};  // 409 AlreadyExists: done
+  }
+  if (action == "DeleteMemberLease") {
+    return client_.Delete({"coordination.k8s.io/v1", "leases", namespace_, name, ""}, {}, std::nullopt, log);
+  }
+  if (action == "SetPdbMinAvailable") {
+    const Value min_available = Value::Int(IntParam(step, "minAvailable"));
+    if (const Value* observed = At(snapshot_, {"podDisruptionBudget"})) {
+      Value& budget = Tracked("budget", *observed);
+      const std::string version = Text(budget, {"apiVersion"});
+      auto patched = client_.MergePatch(
+          {version.empty() ? "policy/v1" : version, "poddisruptionbudgets", namespace_, etcd_name_, ""},
+          Fenced(Text(budget, {"metadata", "resourceVersion"}), "spec",
+                 Value::MakeMap({{Value::String("minAvailable"), min_available}})),
+          log);
+      if (!patched.ok()) return patched.error();
+      if (!patched->is_null()) budget = *patched;
+      return {};
+    }
+    const Value* selector = At(snapshot_, {"statefulSet", "spec", "selector"});
+    if (selector == nullptr) selector = At(snapshot_, {"etcd", "spec", "selector"});
+    if (selector == nullptr)
+      return Error{ErrorCode::kFailedPrecondition, "no pod selector to create the budget", {}};
+    const Value budget = Value::MakeMap(
+        {{Value::String("apiVersion"), Value::String("policy/v1beta1")},
+         {Value::String("kind"), Value::String("PodDisruptionBudget")},
+         {Value::String("metadata"),
+          Value::MakeMap({{Value::String("name"), Value::String(etcd_name_)},
+                          {Value::String("ownerReferences"),
+                           Value::MakeList({Value::MakeMap(
+                               {{Value::String("apiVersion"), Value::String("druid.gardener.cloud/v1alpha1")},
+                                {Value::String("kind"), Value::String("Etcd")},
+                                {Value::String("name"), Value::String(etcd_name_)},
+                                {Value::String("uid"), Value::String(Text(etcd, {"metadata", "uid"}))},
+                                {Value::String("controller"), Value::Bool(true)}})})}})},
+         {Value::String("spec"), Value::MakeMap({{Value::String("minAvailable"), min_available},
+                                                 {Value::String("selector"), *selector}})}});
+    auto created =
+        client_.Create({"policy/v1beta1", "poddisruptionbudgets", namespace_, "", ""}, budget, log);
+    if (!created.ok()) return created.error();
+    return {};
+  }
+  if (action == "RaiseAlert") {
+    return RecordEvent(step, "Warning", "RuleplaneAlert", StepValue(step, "summary").string_value(), log);
+  }
+  if (action == "PostponeMaintenance") {
+    return RecordEvent(
+        step, "Normal", "MaintenancePostponed",
+        StepValue(step, "operation").string_value() + ": " + StepValue(step, "reason").string_value(), log);
+  }
+  return Error{ErrorCode::kFailedPrecondition,
+               action + " needs etcd-druid's templates, which ruleplane does not render: not performed",
+               {}};
+}
+
+}  // namespace ruleplane

@@ -1,0 +1,62 @@
+// KubernetesAdapter: the catalogue's `adapter: kubernetes` actions on one
+// Etcd object and what it owns, through KubeClient:
+//
+//   SetEtcdCondition, SetMemberStatus, RemoveStatusMember, SetClusterSize,
+//   RemoveEtcdCondition, SetEtcdReady       the Etcd's /status
+//   ScaleStatefulSet                        the StatefulSet's /scale
+//   DeletePod, WaitForPodsDeleted           member Pods (by the uid observed)
+//   CreateMemberLease, DeleteMemberLease    member Leases
+//   SetPdbMinAvailable                      the PodDisruptionBudget (created when missing)
+//   RaiseAlert, PostponeMaintenance         Events on the Etcd object
+//
+// Fencing: every write carries the resourceVersion the plan was made from
+// (the snapshot's objects); after its own successful write the adapter
+// carries the version that write returned, so the steps of one plan follow
+// each other, and any other writer in between makes the next write fail with
+// kConflict (re-observe, re-plan; never a blind retry). IsDone reads the
+// object fresh and compares: a step that took effect (before a crash, or by
+// someone else) is found done. ApplyStatefulSetSpec, ApplyEtcdConfigMap and
+// CreateCompactionJob need etcd-druid's templates and are refused
+// (kFailedPrecondition) rather than half done.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "adapters/adapter.h"
+#include "adapters/kubernetes/kube_client.h"
+#include "engine/common/snapshot.h"
+
+namespace ruleplane {
+
+class KubernetesAdapter : public Adapter {
+ public:
+  // `snapshot`: the EtcdClusterSnapshot the plan was made from (its objects'
+  // resourceVersions and uids fence the writes).
+  KubernetesAdapter(KubeClient& client, const Snapshot& snapshot,
+                    std::chrono::milliseconds wait_timeout = std::chrono::minutes(5));
+
+  std::string_view kind() const override { return "kubernetes"; }
+  const std::string& namespace_name() const { return namespace_; }
+  Result<bool> IsDone(const PlanStep& step, RequestLog& log) override;
+  Status Perform(const PlanStep& step, RequestLog& log) override;
+
+ private:
+  // The object as this adapter last saw it (observed, or returned by its own write).
+  Value& Tracked(const std::string& key, const Value& observed);
+  Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
+  Result<Value> FreshEtcd(RequestLog& log);
+  Status RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,
+                     const std::string& message, RequestLog& log);
+  Result<bool> EventRecorded(const std::string& reason, const std::string& message, RequestLog& log);
+  Result<bool> PodGone(const std::string& name, RequestLog& log);
+
+  KubeClient& client_;
+  Value snapshot_;
+  std::string namespace_, etcd_name_;
+  std::chrono::milliseconds wait_timeout_;
+  std::map<std::string, Value> tracked_;
+};
+
+}  // namespace ruleplane
