@@ -39,6 +39,8 @@ Commands:
                      this member's EtcdMemberInitSnapshot: data directory, backup store, member list
   member-init [member flags] [--rules NAME@VERSION] [--dry-run] [--journal FILE]
                      an init container: observe, plan with the initialization rules, execute on this member
+  member-agent --name N --client-url URL --endpoints URL --etcd NAME [--backup-store DIR] [--once]
+                     the sidecar loop: renews the member's lease; when leading, takes backups
   backup full|delta --endpoints URL[,URL] --backup-store DIR
                      take one backup into the store, in etcd-backup-restore's layout
   history [--journal FILE] [--limit N] [-o table|json]
@@ -70,6 +72,7 @@ int Run(int argc, char** argv) {
   if (command == "diff") return RunDiff(args, std::cout, std::cerr);
   if (command == "observe") return RunObserve(args, std::cin, std::cout, std::cerr);
   if (command == "apply") return RunApply(args, std::cout, std::cerr);
+  if (command == "member-agent") return RunMemberAgent(args, std::cout, std::cerr);
   if (command == "member-init") return RunMemberInit(args, std::cin, std::cout, std::cerr);
   if (command == "backup") return RunBackup(args, std::cout, std::cerr);
   if (command == "history") return RunHistory(args, std::cout, std::cerr);

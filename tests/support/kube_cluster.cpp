@@ -32,6 +32,8 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
                                                         const std::vector<std::string>& users) {
   std::unique_ptr<KubeCluster> kube(new KubeCluster());
   kube->root_ = root;
+  std::error_code made;
+  fs::create_directories(root, made);
   const std::string apiserver = KubeBinDir() + "/kube-apiserver";
   if (!fs::exists(apiserver)) {
     return Error{ErrorCode::kNotFound,

@@ -1,0 +1,71 @@
+// MemberAgent: what runs beside each etcd member (etcd-backup-restore's
+// sidecar duties that etcd-druid's decisions read), one heartbeat at a time:
+//
+//   - while the member answers and is a voting member of the cluster, renew
+//     its Lease (named as the member) with holderIdentity
+//     "<memberID hex>:<Leader|Member>" (DEP-01), renewTime now and a duration
+//     of three heartbeats; an unhealthy member's lease is left to expire, which
+//     is how etcd-druid notices it;
+//   - when the member leads, take the full snapshot the cron schedule asks for
+//     (or the first one), else a delta every delta period, into the backup
+//     store, and renew the full and delta snapshot Leases with the revisions
+//     they hold (holderIdentity: the revision, decimal).
+//
+// Every Lease write is fenced by the resourceVersion just read. Flags and
+// defaults as etcd-backup-restore names them (--k8s-heartbeat-duration 10s,
+// --schedule, --delta-snapshot-period 20s).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "adapters/backup_taker.h"
+#include "adapters/kubernetes/kube_client.h"
+#include "engine/common/value.h"
+
+namespace ruleplane {
+
+struct MemberAgentOptions {
+  std::string member_name;  // also its Lease's name
+  std::string client_url;   // this member's client URL
+  std::string namespace_name;
+  std::string full_snapshot_lease;        // "" = none
+  std::string delta_snapshot_lease;       // "" = none
+  std::string schedule = "0 */24 * * *";  // full snapshots (cron, UTC)
+  std::chrono::seconds delta_period{20};
+  std::chrono::seconds heartbeat{10};
+};
+
+// What one heartbeat did, for the log line.
+struct AgentRound {
+  bool healthy = false;
+  std::string holder_identity;  // written to the member lease; "" when not renewed
+  std::string backup;           // the snapshot taken, "" when none
+  std::string error;            // what went wrong, "" when nothing
+  Value ToValue() const;
+};
+
+class MemberAgent {
+ public:
+  // `store` may be null: no backups.
+  MemberAgent(MemberAgentOptions options, EtcdClient& cluster, KubeClient& kube, BackupStore* store);
+
+  AgentRound Heartbeat(std::chrono::system_clock::time_point now);
+
+ private:
+  Status RenewLease(const std::string& name, const std::string& holder,
+                    std::chrono::system_clock::time_point now);
+  Result<std::string> TakeDueBackup(std::chrono::system_clock::time_point now);
+
+  MemberAgentOptions options_;
+  EtcdClient& cluster_;
+  KubeClient& kube_;
+  BackupStore* store_;
+  std::optional<std::chrono::system_clock::time_point> last_delta_;
+};
+
+// "2024-05-01T10:00:00.123456Z": a Lease's MicroTime (exactly six digits).
+std::string FormatMicroTime(std::chrono::system_clock::time_point time);
+
+}  // namespace ruleplane
