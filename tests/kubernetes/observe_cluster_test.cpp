@@ -122,7 +122,7 @@ class ObserveCluster : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::make_unique<TempDir>("observe-cluster");
-    auto kube = KubeCluster::Start(dir_->path());
+    auto kube = KubeCluster::Start(dir_->path(), {"operator"});
     ASSERT_TRUE(kube.ok()) << kube.error().message;
     kube_ = std::move(*kube);
     client_ = std::make_unique<KubeClient>(kube_->AdminConfig());
@@ -324,8 +324,23 @@ TEST_F(ObserveCluster, ApplyDeletesTheNotReadyPodOnceAndOnlyWhenAllowed) {
 TEST_F(ObserveCluster, ApplyScalesUpWithLeasesAndBudgetAndASecondApplyRepeatsNothing) {
   CreateExample(Example("scale-up.json"));
   ASSERT_FALSE(HasFailure());
+  // As the shipped Role allows, and no more: the user "operator" is bound to it.
+  auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
+  ASSERT_TRUE(rbac.ok()) << rbac.error().message;
+  rbac->push_back(*ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
+                             R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":)"
+                             R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
+                             R"("subjects":[{"kind":"User","name":"operator"}]})"));
+  ASSERT_TRUE(ApplyManifests(*client_, *rbac, "default", log_).ok());
+  KubeClient operator_client(kube_->ConfigFor("operator"));
+  for (int attempt = 0; attempt < 50; ++attempt) {  // until the authorizer sees the binding
+    if (operator_client.Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_)
+            .ok())
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
   const std::string common = "apply --cluster default/etcd-main --kubeconfig " +
-                             kube_->WriteKubeconfig("admin") + " --journal " + dir_->path() +
+                             kube_->WriteKubeconfig("operator") + " --journal " + dir_->path() +
                              "/journal.db --allow-disruptive -o json";
   int exit_code = -1;
   const std::string applied = RunRuleplane(common, exit_code);
@@ -349,6 +364,44 @@ TEST_F(ObserveCluster, ApplyScalesUpWithLeasesAndBudgetAndASecondApplyRepeatsNot
   ASSERT_EQ(exit_code, 0) << again;
   for (const std::string& state : StepStates(again))
     EXPECT_EQ(state.find("succeeded"), std::string::npos) << state;
+}
+
+}  // namespace
+}  // namespace ruleplane::testing
+
+namespace ruleplane::testing {
+namespace {
+
+TEST_F(ObserveCluster, AnObjectChangedSinceTheObservationIsAConflictAndARerunReobserves) {
+  CreateExample(Example("scale-up.json"));
+  ASSERT_FALSE(HasFailure());
+  const std::string kubeconfig = kube_->WriteKubeconfig("admin");
+  int exit_code = -1;
+  const std::string observed =
+      RunRuleplane("observe cluster --kubeconfig " + kubeconfig + " default/etcd-main", exit_code);
+  ASSERT_EQ(exit_code, 0) << observed;
+  const std::string stale = dir_->path() + "/stale.json";
+  std::ofstream(stale) << observed;
+
+  // Someone writes the StatefulSet after the observation (an annotation: the
+  // decision stays the same, the resourceVersion does not).
+  const KubeResource statefulset{"apps/v1", "statefulsets", "default", "etcd-main", ""};
+  auto changed = client_->MergePatch(
+      statefulset, *ParseJson(R"({"metadata":{"annotations":{"touched-by":"someone-else"}}})"), log_);
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+
+  const std::string common =
+      "--kubeconfig " + kubeconfig + " --journal " + dir_->path() + "/journal.db --allow-disruptive -o json";
+  const std::string conflict = RunRuleplane("apply " + stale + " " + common, exit_code);
+  EXPECT_EQ(exit_code, 1) << conflict;
+  EXPECT_NE(conflict.find("Conflict"), std::string::npos) << conflict;
+  EXPECT_EQ(At(*client_->Get(statefulset, log_), {"spec", "replicas"})->int_value(), 3)
+      << "the fenced write changed nothing";
+
+  const std::string rerun = RunRuleplane("apply --cluster default/etcd-main " + common, exit_code);
+  ASSERT_EQ(exit_code, 0) << rerun;
+  EXPECT_EQ(At(*client_->Get(statefulset, log_), {"spec", "replicas"})->int_value(), 5)
+      << "re-observed, re-planned";
 }
 
 }  // namespace
