@@ -94,9 +94,8 @@ TEST_F(KubeClientTest, WritesAndReadsAnEtcdWithItsStatusAndScale) {
   RequestLog log;
   auto status = client.MergePatch(
       Etcd("etcd-main", "status"),
-      Json(
-          R"({"status":{"clusterSize":3,"replicas":1,"conditions":[{"type":"Ready",)"
-          R"("status":"True","reason":"Quorate","lastTransitionTime":"2024-05-01T10:00:00Z"}]}})"),
+      Json(R"({"status":{"clusterSize":3,"replicas":1,"conditions":[{"type":"Ready",)"
+           R"("status":"True","reason":"Quorate","lastTransitionTime":"2024-05-01T10:00:00Z"}]}})"),
       log);
   ASSERT_TRUE(status.ok()) << status.error().message;
   auto read = client.Get(Etcd("etcd-main"), log);

@@ -5,32 +5,14 @@
 // stopped member's Lease left to expire.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <fstream>
-#include <sstream>
-
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/json_value.h"
+#include "tests/run_ruleplane.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/kube_cluster.h"
 
 namespace ruleplane::testing {
 namespace {
-
-struct AgentRun {
-  int exit_code = -1;
-  std::string out;
-};
-
-AgentRun Ruleplane(const std::string& args) {
-  const std::string out = std::string(::testing::TempDir()) + "/member-agent.out";
-  const int status = std::system((std::string(RULEPLANE_BINARY) + " " + args + " >" + out + " 2>&1").c_str());
-  std::ifstream in(out);
-  std::stringstream text;
-  text << in.rdbuf();
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
-}
 
 std::string Field(const Value& object, std::initializer_list<std::string_view> keys) {
   const Value* at = &object;
@@ -64,10 +46,10 @@ TEST(MemberAgent, RenewsLeasesAndTheLeaderTakesBackups) {
   for (const std::string& url : etcd->ClientUrls()) endpoints += (endpoints.empty() ? "" : ",") + url;
   const std::string store = dir.path() + "/store/etcd-main";
   auto agent = [&](int i, const std::string& extra = "") {
-    return Ruleplane("member-agent --once --name " + etcd->member(i).name + " --client-url " +
-                     etcd->member(i).client_url + " --endpoints " + endpoints +
-                     " --etcd etcd-main --namespace default --kubeconfig " +
-                     (*kube)->WriteKubeconfig("admin") + " --backup-store " + store + " " + extra);
+    return testing_support::Ruleplane(
+        "member-agent --once --name " + etcd->member(i).name + " --client-url " + etcd->member(i).client_url +
+        " --endpoints " + endpoints + " --etcd etcd-main --namespace default --kubeconfig " +
+        (*kube)->WriteKubeconfig("admin") + " --backup-store " + store + " " + extra);
   };
   auto lease = [&](const std::string& name) {
     auto read = admin.Get({"coordination.k8s.io/v1", "leases", "default", name, ""}, log);
@@ -79,7 +61,7 @@ TEST(MemberAgent, RenewsLeasesAndTheLeaderTakesBackups) {
   int leader = -1;
   std::string full;
   for (int i = 0; i < 3; ++i) {
-    const AgentRun run = agent(i);
+    const testing_support::CommandResult run = agent(i);
     ASSERT_EQ(run.exit_code, 0) << run.out;
     auto status = client.MemberStatus(etcd->member(i).client_url, log);
     ASSERT_TRUE(status.ok());
@@ -105,7 +87,7 @@ TEST(MemberAgent, RenewsLeasesAndTheLeaderTakesBackups) {
 
   NumberedWriter writer(etcd->ClientUrls(), "agent/");
   ASSERT_TRUE(writer.WriteSome(25).ok());
-  const AgentRun delta = agent(leader, "--delta-snapshot-period 0");
+  const testing_support::CommandResult delta = agent(leader, "--delta-snapshot-period 0");
   ASSERT_EQ(delta.exit_code, 0) << delta.out;
   auto round = ParseJson(delta.out.substr(0, delta.out.find('\n')));
   ASSERT_TRUE(round.ok()) << delta.out;
@@ -119,7 +101,7 @@ TEST(MemberAgent, RenewsLeasesAndTheLeaderTakesBackups) {
   const int follower = (leader + 1) % 3;
   const std::string before = Field(lease(etcd->member(follower).name), {"spec", "renewTime"});
   etcd->StopMember(follower);
-  const AgentRun stopped = agent(follower);
+  const testing_support::CommandResult stopped = agent(follower);
   EXPECT_EQ(stopped.exit_code, 1) << stopped.out;
   EXPECT_NE(stopped.out.find("does not answer"), std::string::npos) << stopped.out;
   EXPECT_EQ(Field(lease(etcd->member(follower).name), {"spec", "renewTime"}), before);

@@ -7,8 +7,6 @@
 // applied again: nothing repeated.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -16,6 +14,7 @@
 #include "adapters/kubernetes/cluster_observer.h"
 #include "adapters/kubernetes/manifests.h"
 #include "engine/common/json_value.h"
+#include "tests/run_ruleplane.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/temp_dir.h"
 
@@ -200,14 +199,11 @@ class ObserveCluster : public ::testing::Test {
   RequestLog log_;
 };
 
+// The binary as a user runs it: its exit code, and what it printed (stdout, then stderr).
 std::string RunRuleplane(const std::string& args, int& exit_code) {
-  const std::string out = std::string(::testing::TempDir()) + "/observe-cluster.out";
-  const int status = std::system((std::string(RULEPLANE_BINARY) + " " + args + " >" + out + " 2>&1").c_str());
-  exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(out);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const testing_support::CommandResult run = testing_support::Ruleplane(args);
+  exit_code = run.exit_code;
+  return run.out + run.err;
 }
 
 // The states of the steps an `apply -o json` reports.
@@ -273,12 +269,6 @@ TEST_F(ObserveCluster, ALiveMinorityNotReadyClusterPlansAsTheExample) {
   EXPECT_EQ(exit_code, 1) << missing;
   EXPECT_NE(missing.find("etcds nope in namespace default"), std::string::npos) << missing;
 }
-
-}  // namespace
-}  // namespace ruleplane::testing
-
-namespace ruleplane::testing {
-namespace {
 
 TEST_F(ObserveCluster, ApplyDeletesTheNotReadyPodOnceAndOnlyWhenAllowed) {
   CreateExample(Example("minority-not-ready.json"));
@@ -365,12 +355,6 @@ TEST_F(ObserveCluster, ApplyScalesUpWithLeasesAndBudgetAndASecondApplyRepeatsNot
   for (const std::string& state : StepStates(again))
     EXPECT_EQ(state.find("succeeded"), std::string::npos) << state;
 }
-
-}  // namespace
-}  // namespace ruleplane::testing
-
-namespace ruleplane::testing {
-namespace {
 
 TEST_F(ObserveCluster, AnObjectChangedSinceTheObservationIsAConflictAndARerunReobserves) {
   CreateExample(Example("scale-up.json"));
