@@ -2,12 +2,11 @@
 
 #include <unistd.h>
 
-#include <cstdio>
-#include <ctime>
 #include <filesystem>
 
 #include "adapters/local/delta_file.h"
 #include "adapters/local/snapshot_file.h"
+#include "engine/common/time_util.h"
 
 namespace ruleplane {
 namespace {
@@ -15,24 +14,9 @@ namespace {
 // Now as Go's time.Time marshals it (RFC 3339 with nanoseconds, trailing
 // zeros dropped), the receive time etcd-backup-restore writes with each event.
 std::string GoTimeNow() {
-  const auto now = std::chrono::system_clock::now();
-  const auto since_epoch = now.time_since_epoch();
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
-  const int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - seconds).count();
-  const std::time_t t = seconds.count();
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[64];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::string result = text;
-  if (nanos != 0) {
-    char fraction[16];
-    std::snprintf(fraction, sizeof fraction, ".%09lld", static_cast<long long>(nanos));
-    std::string digits = fraction;
-    while (digits.back() == '0') digits.pop_back();
-    result += digits;
-  }
-  return result + "Z";
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  return FormatRfc3339(Timestamp::FromUnixNanos(nanos.count()));
 }
 
 Result<EtcdStatus> FirstAnsweringStatus(EtcdClient& client, RequestLog& log) {
