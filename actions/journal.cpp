@@ -263,7 +263,7 @@ Result<int64_t> Journal::RecordEvaluation(
   Statement insert(Db(db_),
                    "INSERT INTO evaluations (recorded_at, snapshot_kind, snapshot_digest, snapshot_zlib, "
                    "snapshot_bytes, rule_sets) VALUES (?, ?, ?, ?, ?, ?)");
-  insert.Bind(1, Now()).Bind(2, snapshot.kind).Bind(3, snapshot.digest()).BindBlob(4, *compressed);
+  insert.Bind(1, Now()).Bind(2, snapshot.kind).Bind(3, snapshot.digest).BindBlob(4, *compressed);
   insert.Bind(5, static_cast<int64_t>(canonical.size()))
       .Bind(6, FormatJson(Value::MakeList(std::move(rule_sets))));
   if (Status done = Execute(Db(db_), path_, insert, "recording an evaluation"); !done.ok())

@@ -6,6 +6,13 @@
 //   BM_Evaluate            snapshot Value -> Decision (DeriveFacts + Match)
 //   BM_ParseAndEvaluate    snapshot JSON text -> Decision
 //   BM_Plan                snapshot Value -> Plan (with the action catalogue)
+//
+// And from JSON text to Plan, on one realistic 3-member snapshot
+// (examples/snapshots/pink-of-health.json, compact, as the API server sends it)
+// and on every snapshot in rotation, both ways side by side:
+//
+//   BM_TextToPlanWhole       ParseSnapshot (every Value built) + MakePlan
+//   BM_TextToPlanProjected   PlanText: only what the rule set can read is built
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -18,9 +25,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/common/json_value.h"
 #include "engine/common/snapshot.h"
 #include "engine/match/compiled_rule_set.h"
 #include "engine/plan/plan.h"
+#include "engine/plan/snapshot_projection.h"
 #include "engine/rule_file/action_catalogue.h"
 #include "engine/rule_file/rule_loader.h"
 
@@ -45,6 +54,8 @@ struct Fixture {
   std::vector<std::string> snapshot_texts;
   std::vector<Snapshot> snapshots;
   std::vector<expr::Frame> frames;
+  std::vector<std::string> compact_texts;  // the same snapshots as compact JSON
+  std::string three_members;               // pink-of-health, compact
 };
 
 const Fixture& GetFixture() {
@@ -75,6 +86,8 @@ const Fixture& GetFixture() {
       if (!frame.ok()) Die(file.string() + ": " + frame.error().message);
       f.snapshot_texts.push_back(std::move(text));
       f.snapshots.push_back(*std::move(snapshot));
+      f.compact_texts.push_back(FormatJson(snapshot->document));
+      if (file.filename() == "pink-of-health.json") f.three_members = f.compact_texts.back();
       f.frames.push_back(*std::move(frame));
     }
     if (f.snapshots.empty()) Die("no EtcdCluster snapshots in examples/snapshots");
@@ -149,11 +162,46 @@ void BM_Plan(benchmark::State& state) {
   ReportPerEval(state);
 }
 
+// arg 0: the 3-member snapshot alone; 1: every snapshot in rotation.
+const std::string& TextFor(const Fixture& f, const benchmark::State& state, size_t i) {
+  return state.range(0) == 0 ? f.three_members : f.compact_texts[i % f.compact_texts.size()];
+}
+
+void BM_TextToPlanWhole(benchmark::State& state) {
+  const Fixture& f = GetFixture();
+  const std::vector<std::shared_ptr<const CompiledRuleSet>> rule_sets = {f.compiled};
+  size_t i = 0;
+  for (auto _ : state) {
+    auto snapshot = ParseSnapshot(TextFor(f, state, i++));
+    auto plan = MakePlan(rule_sets, *snapshot, {}, f.catalogue.get());
+    benchmark::DoNotOptimize(plan);
+  }
+  ReportPerEval(state);
+}
+
+void BM_TextToPlanProjected(benchmark::State& state) {
+  const Fixture& f = GetFixture();
+  const std::vector<std::shared_ptr<const CompiledRuleSet>> rule_sets = {f.compiled};
+  const SnapshotProjection projection = SnapshotProjection::For(rule_sets);
+  size_t i = 0;
+  for (auto _ : state) {
+    auto plan = PlanText(projection, rule_sets, TextFor(f, state, i++), {}, f.catalogue.get());
+    if (!plan.ok()) {
+      state.SkipWithError(plan.error().message.c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(plan);
+  }
+  ReportPerEval(state);
+}
+
 BENCHMARK(BM_MatchDerivedFrame);
 BENCHMARK(BM_DeriveFacts);
 BENCHMARK(BM_Evaluate);
 BENCHMARK(BM_ParseAndEvaluate);
 BENCHMARK(BM_Plan);
+BENCHMARK(BM_TextToPlanWhole)->ArgName("rotation")->Arg(0)->Arg(1);
+BENCHMARK(BM_TextToPlanProjected)->ArgName("rotation")->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace ruleplane

@@ -18,6 +18,7 @@
 #include "cli/snapshot_input.h"
 #include "engine/common/json_value.h"
 #include "engine/plan/plan.h"
+#include "engine/plan/snapshot_projection.h"
 
 namespace ruleplane::cli {
 
@@ -213,6 +214,7 @@ std::optional<EvaluationArgs> ParseBatchArgs(const Args& args, std::ostream& err
 struct BatchRules {
   std::unique_ptr<RuleLibrary> library;
   std::map<std::string, RuleSets, std::less<>> by_subject;
+  SnapshotProjection projection;  // what any of them reads
   EvaluationOptions options;
 };
 
@@ -226,9 +228,12 @@ std::optional<BatchRules> LoadBatchRules(const EvaluationArgs& args, std::ostrea
     exit_code = kExitFinding;
     return std::nullopt;
   }
+  RuleSets all;
   for (auto& compiled : SelectForSubject(*rules.library, "", err)) {
+    all.push_back(compiled);
     rules.by_subject[compiled->rule_set().subject].push_back(std::move(compiled));
   }
+  rules.projection = SnapshotProjection::For(all);
   // Checked once here rather than failing every line.
   for (const auto& [name, text] : args.params) {
     const Value value = Value::String(text);
@@ -258,7 +263,7 @@ std::optional<BatchRules> LoadBatchRules(const EvaluationArgs& args, std::ostrea
 
 // Plans one line into `writer`; returns whether it succeeded.
 bool PlanLine(const BatchRules& rules, std::string_view line, JsonLineWriter& writer) {
-  auto snapshot = ParseSnapshot(line);
+  auto snapshot = rules.projection.Parse(line);
   if (!snapshot.ok()) {
     writer.Raw(",\"error\":").Text(snapshot.error().message);
     return false;
@@ -270,7 +275,8 @@ bool PlanLine(const BatchRules& rules, std::string_view line, JsonLineWriter& wr
         .Text("no rule file has subject '" + subject + "' (the snapshot's kind is " + snapshot->kind + ")");
     return false;
   }
-  auto plan = MakePlan(rule_sets->second, *snapshot, rules.options, rules.library->catalogue.get());
+  auto plan =
+      PlanProjected(rule_sets->second, *snapshot, line, rules.options, rules.library->catalogue.get());
   if (!plan.ok()) {
     writer.Raw(",\"error\":").Text(plan.error().message);
     return false;

@@ -4,7 +4,7 @@ set -euo pipefail
 # libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (only recommended by clang).
 packages=(
   build-essential cmake pkg-config clang clang-format libclang-rt-dev
-  libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev
+  libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libsimdjson-dev libsqlite3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   python3 zlib1g-dev etcd-server etcd-client
 )

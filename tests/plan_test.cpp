@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/common/json_value.h"
+#include "engine/common/sha256.h"
 #include "engine/common/snapshot.h"
 #include "engine/rule_file/rule_loader.h"
 
@@ -152,7 +153,7 @@ TEST_F(PlanTest, PlanDocumentCarriesRuleSetAndSnapshotIdentity) {
   Value document = PlanToValue(MakeOk(snapshot));
   EXPECT_EQ(document.Find("kind")->string_value(), "Plan");
   EXPECT_EQ(document.Find("snapshot")->Find("observedAt")->string_value(), "2024-05-01T10:00:00Z");
-  EXPECT_EQ(document.Find("snapshot")->Find("digest")->string_value(), snapshot.digest());
+  EXPECT_EQ(document.Find("snapshot")->Find("digest")->string_value(), snapshot.digest);
   const Value& rule_set = document.Find("ruleSets")->list_value().at(0);
   EXPECT_EQ(rule_set.Find("name")->string_value(), "pods");
   EXPECT_EQ(document.Find("steps")->list_value().size(), 3u);
@@ -210,14 +211,20 @@ TEST(Snapshot, MalformedSnapshotsNameTheField) {
   EXPECT_NE(bad_version.error().message.find("apiVersion"), std::string::npos);
 }
 
-TEST(Snapshot, DigestIgnoresKeyOrder) {
-  auto a = ParseSnapshot(
-      R"({"apiVersion": "ruleplane.dev/v1", "kind": "EtcdClusterSnapshot", "observedAt": "2024-05-01T10:00:00Z"})");
+TEST(Snapshot, DigestIsOfTheTextAsObserved) {
+  const std::string text =
+      R"({"apiVersion": "ruleplane.dev/v1", "kind": "EtcdClusterSnapshot", "observedAt": "2024-05-01T10:00:00Z"})";
+  auto a = ParseSnapshot(text);
   auto b = ParseSnapshot(
       R"({"observedAt": "2024-05-01T10:00:00Z", "kind": "EtcdClusterSnapshot", "apiVersion": "ruleplane.dev/v1"})");
   ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a->digest(), b->digest());
+  EXPECT_EQ(a->digest, "sha256:" + Sha256Hex(text));
+  EXPECT_NE(a->digest, b->digest);
   EXPECT_EQ(a->subject(), "EtcdCluster");
+
+  auto from_value = SnapshotFromValue(a->document);
+  ASSERT_TRUE(from_value.ok());
+  EXPECT_EQ(from_value->digest, "sha256:" + Sha256Hex(FormatJson(a->document)));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// SHA-256 (FIPS 180-4), for content digests of rule files and snapshots.
+// SHA-256 (FIPS 180-4, OpenSSL's), for content digests of rule files and snapshots.
 //
 //   Sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 #pragma once

@@ -36,13 +36,7 @@ std::string Snapshot::subject() const {
   return kind;
 }
 
-std::string Snapshot::digest() const {
-  // nlohmann::json sorts object keys, so its dump is a canonical form.
-  return "sha256:" +
-         Sha256Hex(ValueToJson(document).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-}
-
-Result<Snapshot> SnapshotFromValue(Value document) {
+Result<Snapshot> ValidateSnapshot(Value document) {
   if (!document.is_map()) {
     return InvalidSnapshot(std::string("the document must be a JSON object, not ") + document.TypeName());
   }
@@ -79,10 +73,18 @@ Result<Snapshot> SnapshotFromValue(Value document) {
   return snapshot;
 }
 
+Result<Snapshot> SnapshotFromValue(Value document) {
+  auto snapshot = ValidateSnapshot(std::move(document));
+  if (snapshot.ok()) snapshot->digest = "sha256:" + Sha256Hex(FormatJson(snapshot->document));
+  return snapshot;
+}
+
 Result<Snapshot> ParseSnapshot(std::string_view json_text) {
   auto document = ParseJson(json_text);
   if (!document.ok()) return document.error();
-  return SnapshotFromValue(std::move(*document));
+  auto snapshot = ValidateSnapshot(std::move(*document));
+  if (snapshot.ok()) snapshot->digest = "sha256:" + Sha256Hex(json_text);
+  return snapshot;
 }
 
 }  // namespace ruleplane

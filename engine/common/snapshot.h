@@ -20,13 +20,12 @@ struct Snapshot {
   Timestamp observed_at;
   Value document;  // the whole document, bound to `snapshot` in expressions
   Value params;    // the document's "params" map, or null
+  // "sha256:<hex>" of the JSON text as observed (ParseSnapshot), or of the
+  // document's compact JSON (SnapshotFromValue).
+  std::string digest;
 
   // "EtcdClusterSnapshot" -> "EtcdCluster", the rule files' spec.subject.
   std::string subject() const;
-
-  // "sha256:<hex>" of the document's canonical JSON (sorted keys). Computed
-  // on each call: evaluating a snapshot does not need it, a plan records it.
-  std::string digest() const;
 };
 
 // Parses JSON text. Bad JSON: kParse naming the byte offset and what was
@@ -36,5 +35,9 @@ Result<Snapshot> ParseSnapshot(std::string_view json_text);
 
 // Validates an already parsed document (inline test snapshots).
 Result<Snapshot> SnapshotFromValue(Value document);
+
+// The checks of SnapshotFromValue, without the digest: for parsers that
+// digest the text they were given.
+Result<Snapshot> ValidateSnapshot(Value document);
 
 }  // namespace ruleplane

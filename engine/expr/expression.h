@@ -89,6 +89,8 @@ class Program {
   const std::vector<int>& referenced_slots() const { return referenced_slots_; }
   // The value of an expression that reads no slot and evaluates without error.
   const std::optional<Value>& constant() const { return constant_; }
+  // The checked tree (internal: engine/expr/program_node.h), for analyses.
+  const Node& root() const { return *root_; }
 
  private:
   friend Result<std::shared_ptr<const Program>> Check(const Ast&, const Environment&, const Limits&, Budget*);

@@ -155,8 +155,25 @@ Value Matches(const Value& text, const Value& pattern, const Regex* constant_reg
   if (constant_regex != nullptr) return constant_regex->Matches(text.string_value(), budget);
   if (!budget.Charge(static_cast<int64_t>(pattern.string_value().size())))
     return Value::Error(budget.Message());
-  auto regex = Regex::Compile(pattern.string_value(), limits.regex_match_limit);
+  // Patterns that are not constants are nearly always params, the same on
+  // every call: the last few compiled ones are kept, per thread.
+  struct Compiled {
+    std::string pattern;
+    uint32_t match_limit;
+    std::shared_ptr<const Regex> regex;
+  };
+  thread_local std::vector<Compiled> recent;
+  const std::string& wanted = pattern.string_value();
+  for (const Compiled& compiled : recent) {
+    if (compiled.match_limit == limits.regex_match_limit && compiled.pattern == wanted) {
+      return compiled.regex->Matches(text.string_value(), budget);
+    }
+  }
+  auto regex = Regex::Compile(wanted, limits.regex_match_limit);
   if (!regex.ok()) return Value::Error(regex.error().message);
+  constexpr size_t kRecent = 8;
+  if (recent.size() == kRecent) recent.erase(recent.begin());
+  recent.push_back(Compiled{wanted, limits.regex_match_limit, *regex});
   return (*regex)->Matches(text.string_value(), budget);
 }
 

@@ -1,5 +1,7 @@
 #include "engine/expr/regex.h"
 
+#include <memory>
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -44,7 +46,11 @@ Regex::~Regex() {
 }
 
 Value Regex::Matches(std::string_view subject, Budget& budget) const {
-  pcre2_match_data* match_data = pcre2_match_data_create_from_pattern(code_, nullptr);
+  // matches() asks only whether there is a match: one ovector pair is enough,
+  // and one block per thread serves every match.
+  thread_local const std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> match_data_block(
+      pcre2_match_data_create(1, nullptr), &pcre2_match_data_free);
+  pcre2_match_data* match_data = match_data_block.get();
   if (match_data == nullptr) return Value::Error("out of memory matching a regular expression");
   int result = PCRE2_ERROR_MATCHLIMIT;
   int64_t spent = static_cast<int64_t>(subject.size());
@@ -59,7 +65,6 @@ Value Regex::Matches(std::string_view subject, Budget& budget) const {
     spent += ran_out ? limit : limit / 8;
     if (!ran_out) break;
   }
-  pcre2_match_data_free(match_data);
   if (!budget.Charge(spent)) return Value::Error(budget.Message());
   if (result >= 0) return Value::Bool(true);
   if (result == PCRE2_ERROR_NOMATCH) return Value::Bool(false);

@@ -185,7 +185,7 @@ Result<Plan> MakePlan(const std::vector<std::shared_ptr<const CompiledRuleSet>>&
                       const ActionCatalogue* catalogue) {
   Plan plan;
   plan.snapshot_kind = snapshot.kind;
-  plan.snapshot_digest = snapshot.digest();
+  plan.snapshot_digest = snapshot.digest;
   plan.observed_at = snapshot.observed_at;
   for (const auto& compiled : rule_sets) {
     const RuleSet& rule_set = compiled->rule_set();
