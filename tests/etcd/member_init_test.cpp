@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/run_ruleplane.h"
+
 #include "adapters/etcd/etcdctl_hashkv.h"
 #include "adapters/failure_point.h"
 #include "adapters/local/snapshot_file.h"
@@ -109,8 +111,9 @@ class MemberInit : public ::testing::Test {
   }
 
   static Outcome Shell(const std::string& command, const std::string& env = "") {
-    const std::string out = std::string(::testing::TempDir()) + "/member-init.out";
-    const std::string err = std::string(::testing::TempDir()) + "/member-init.err";
+    // Named after the running test: ctest runs the scenarios in parallel.
+    const std::string out = testing_support::TempPath("member-init.out");
+    const std::string err = testing_support::TempPath("member-init.err");
     const std::string line = env + (env.empty() ? "" : " ") + command + " </dev/null >" + out + " 2>" + err;
     const int status = std::system(line.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
