@@ -307,8 +307,15 @@ TEST_F(MemberInit, ACorruptDatabaseIsMovedAsideAndTheMemberRejoins) {
 
   cluster_->StopMember(1);
   const std::string db = DataDir(1) + "/member/snap/db";
+  // Halved, and both bbolt meta pages overwritten: halving alone was not
+  // enough, since the pages in use can all lie in the first half.
   const auto size = fs::file_size(db);
   fs::resize_file(db, size / 2);
+  {
+    std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
+    const std::string garbage(8192, '\xff');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
   const std::string etcd = WriteEtcd(1, StatusOfCluster({"m1"}));
 
   Outcome dry = MemberInitOf(1, etcd, "--dry-run");
