@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "adapters/local/delta_file.h"
@@ -35,7 +36,13 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
                                    RequestLog& log) {
   auto status = FirstAnsweringStatus(client, log);
   if (!status.ok()) return status.error();
-  std::filesystem::create_directories(store.directory());
+  std::error_code made;
+  std::filesystem::create_directories(store.directory(), made);
+  if (made) {
+    return Error{ErrorCode::kFailedPrecondition,
+                 "cannot create the backup store " + store.directory() + ": " + made.message(),
+                 {}};
+  }
   // In the store's directory, under a name that is not a snapshot's.
   const std::string download = store.directory() + "/.full-download." + std::to_string(getpid());
   auto taken = client.Snapshot(status->endpoint, download, log);
@@ -46,10 +53,12 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
     // revision it holds names it, so that deltas continue exactly after it.
     auto revision = SnapshotFileRevision(download, options.timeout);
     if (!revision.ok()) {
-      std::filesystem::remove(download);
+      std::error_code ignored;
+      std::filesystem::remove(download, ignored);
       return revision.error();
     }
-    backup.revision = *revision;
+    // etcd starts at revision 1; a database that never held a key says 0.
+    backup.revision = std::max<int64_t>(*revision, 1);
   }
   auto name = store.WriteFull(download, backup.revision, std::chrono::system_clock::now(),
                               options.compression_suffix, log);

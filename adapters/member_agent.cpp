@@ -1,9 +1,12 @@
 #include "adapters/member_agent.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <ctime>
 
+#include "adapters/kubernetes/etcd_status.h"
+#include "engine/common/time_util.h"
 #include "engine/extensions/cron_schedule.h"
 
 namespace ruleplane {
@@ -68,7 +71,7 @@ Status MemberAgent::RenewLease(const std::string& name, const std::string& holde
   return {};
 }
 
-Result<std::string> MemberAgent::TakeDueBackup(std::chrono::system_clock::time_point now) {
+Result<MemberAgent::DueBackup> MemberAgent::TakeDueBackup(std::chrono::system_clock::time_point now) {
   auto listing = store_->List();
   if (!listing.ok()) return listing.error();
   int64_t last_full_created = -1;
@@ -85,26 +88,66 @@ Result<std::string> MemberAgent::TakeDueBackup(std::chrono::system_clock::time_p
   }
   RequestLog log;
   BackupOptions backup;
-  Result<TakenBackup> taken = Error{ErrorCode::kInternal, "none", {}};
-  std::string lease;
   if (full_due) {
-    taken = TakeFullBackup(cluster_, *store_, backup, log);
-    lease = options_.full_snapshot_lease;
-  } else if (!last_delta_ || now - *last_delta_ >= options_.delta_period) {
-    taken = TakeDeltaBackup(cluster_, *store_, backup, log);
-    lease = options_.delta_snapshot_lease;
-    if (taken.ok()) last_delta_ = now;
-  } else {
-    return std::string();
+    auto taken = TakeFullBackup(cluster_, *store_, backup, log);
+    if (!taken.ok()) return taken.error();
+    return DueBackup{*taken, options_.full_snapshot_lease};
   }
+  if (last_delta_ && now - *last_delta_ < options_.delta_period) return DueBackup{};
+  auto taken = TakeDeltaBackup(cluster_, *store_, backup, log);
   if (!taken.ok()) return taken.error();
-  if (taken->name.empty()) return std::string();  // the cluster has not moved
-  if (!lease.empty()) {
-    if (Status renewed = RenewLease(lease, std::to_string(taken->revision), now); !renewed.ok()) {
-      return renewed.error();
-    }
+  last_delta_ = now;
+  return DueBackup{*taken, options_.delta_snapshot_lease};
+}
+
+Status MemberAgent::SetBackupReady(bool succeeded, const std::string& message,
+                                   std::chrono::system_clock::time_point now) {
+  if (options_.etcd_name.empty()) return {};
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", options_.namespace_name,
+                          options_.etcd_name, ""};
+  auto stamp = TimestampFromUnixSeconds(std::chrono::system_clock::to_time_t(now));
+  if (!stamp.ok()) return stamp.error();
+  const std::string time = FormatRfc3339(*stamp);
+  const Value condition = Value::MakeMap(
+      {{Value::String("type"), Value::String("BackupReady")},
+       {Value::String("status"), Value::String(succeeded ? "True" : "False")},
+       {Value::String("reason"), Value::String(succeeded ? "BackupSucceeded" : "BackupFailed")},
+       {Value::String("message"), Value::String(message)},
+       {Value::String("lastTransitionTime"), Value::String(time)},
+       {Value::String("lastUpdateTime"), Value::String(time)}});
+  static constexpr std::array<std::string_view, 4> kCompared = {"type", "status", "reason", "message"};
+  RequestLog log;
+  Status written;
+  // A conflict is someone else's status write in between: read it again and
+  // decide again (at most three times in one heartbeat).
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto current = kube_.Get(etcd, log);
+    if (!current.ok()) return current.error();
+    const Value* conditions = At(*current, {"status", "conditions"});
+    Value::List list =
+        conditions != nullptr && conditions->is_list() ? conditions->list_value() : Value::List{};
+    const bool already = std::any_of(list.begin(), list.end(), [&](const Value& existing) {
+      return std::all_of(kCompared.begin(), kCompared.end(), [&](std::string_view field) {
+        const Value* have = At(existing, {field});
+        return have != nullptr && *have == *condition.Find(field);
+      });
+    });
+    if (already) return {};
+    const Value* version = At(*current, {"metadata", "resourceVersion"});
+    const Value patch = Value::MakeMap(
+        {{Value::String("metadata"), Value::MakeMap({{Value::String("resourceVersion"),
+                                                      version != nullptr ? *version : Value::String("")}})},
+         {Value::String("status"),
+          Value::MakeMap({{Value::String("conditions"),
+                           Value::MakeList(WithStatusEntry(std::move(list), "type", condition))}})}});
+    KubeResource status = etcd;
+    status.subresource = "status";
+    auto patched = kube_.MergePatch(status, patch, log);
+    if (patched.ok()) return {};
+    written = patched.error();
+    if (written.error().code != ErrorCode::kConflict) break;
   }
-  return taken->name;
+  return written;
 }
 
 AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
@@ -135,12 +178,24 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
     round.holder_identity.clear();
   }
   if (!leads || store_ == nullptr) return round;
+  auto append_error = [&](const std::string& error) {
+    round.error += (round.error.empty() ? "" : "; ") + error;
+  };
   auto backup = TakeDueBackup(now);
+  Status reported;
   if (!backup.ok()) {
-    round.error += std::string(round.error.empty() ? "" : "; ") + "backup: " + backup.error().message;
-  } else {
-    round.backup = *backup;
+    append_error("backup: " + backup.error().message);
+    reported = SetBackupReady(false, backup.error().message, now);
+  } else if (!backup->taken.name.empty()) {
+    round.backup = backup->taken.name;
+    const std::string revision = std::to_string(backup->taken.revision);
+    if (!backup->lease.empty()) {
+      if (Status renewed = RenewLease(backup->lease, revision, now); !renewed.ok())
+        append_error("snapshot lease: " + renewed.error().message);
+    }
+    reported = SetBackupReady(true, "the last snapshot upload succeeded", now);
   }
+  if (!reported.ok()) append_error("BackupReady: " + reported.error().message);
   return round;
 }
 

@@ -9,7 +9,12 @@
 //   - when the member leads, take the full snapshot the cron schedule asks for
 //     (or the first one), else a delta every delta period, into the backup
 //     store, and renew the full and delta snapshot Leases with the revisions
-//     they hold (holderIdentity: the revision, decimal).
+//     they hold (holderIdentity: the revision, decimal), and keep the Etcd's
+//     BackupReady condition: True (BackupSucceeded) after a snapshot was
+//     uploaded, False (BackupFailed) after one failed, written only when the
+//     condition changes. DEP-01 gives that condition to the leading sidecar
+//     ("the most recent backup upload (full or incremental) succeeded",
+//     seeds/000 lines 169, 251-252); the reasons are etcd-druid's.
 //
 // Every Lease write is fenced by the resourceVersion just read. Flags and
 // defaults as etcd-backup-restore names them (--k8s-heartbeat-duration 10s,
@@ -28,6 +33,7 @@ namespace ruleplane {
 
 struct MemberAgentOptions {
   std::string member_name;  // also its Lease's name
+  std::string etcd_name;    // the Etcd object whose BackupReady condition it keeps; "" = none
   std::string client_url;   // this member's client URL
   std::string namespace_name;
   std::string full_snapshot_lease;        // "" = none
@@ -56,7 +62,15 @@ class MemberAgent {
  private:
   Status RenewLease(const std::string& name, const std::string& holder,
                     std::chrono::system_clock::time_point now);
-  Result<std::string> TakeDueBackup(std::chrono::system_clock::time_point now);
+  // The backup due now, taken: its name is "" when none was due or the
+  // cluster had not moved; `lease` is the snapshot Lease it renews.
+  struct DueBackup {
+    TakenBackup taken;
+    std::string lease;
+  };
+  Result<DueBackup> TakeDueBackup(std::chrono::system_clock::time_point now);
+  Status SetBackupReady(bool succeeded, const std::string& message,
+                        std::chrono::system_clock::time_point now);
 
   MemberAgentOptions options_;
   EtcdClient& cluster_;

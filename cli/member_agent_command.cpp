@@ -24,7 +24,9 @@ renews the member's Lease (named --name) with "<memberID>:<Leader|Member>"
 while the member answers and votes; when it leads and --backup-store is given,
 takes the full snapshot --schedule asks for (cron, default "0 */24 * * *") or
 a delta every --delta-snapshot-period seconds (default 20), and renews the
-<etcd>-full-snap and <etcd>-delta-snap Leases with their revisions. One JSON
+<etcd>-full-snap and <etcd>-delta-snap Leases with their revisions, and sets
+the Etcd's BackupReady condition (True, BackupSucceeded, after an upload;
+False, BackupFailed, after a failed one) when it changes. One JSON
 line per heartbeat on standard output. --once runs one heartbeat and exits
 (1 when it found the member unhealthy or failed).
 )";
@@ -64,6 +66,7 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
   }
   MemberAgentOptions options;
   options.member_name = flags.Get("--name");
+  options.etcd_name = flags.Get("--etcd");
   options.client_url = flags.Get("--client-url");
   options.namespace_name = flags.Get("--namespace", config->namespace_name);
   options.full_snapshot_lease = flags.Get("--etcd") + "-full-snap";

@@ -5,6 +5,7 @@
 
 #include <sys/wait.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -42,10 +43,13 @@ inline std::string WriteTemp(const std::string& name, const std::string& content
 // Runs `ruleplane <args>` from the source tree (shell syntax allowed in args).
 inline CommandResult Ruleplane(const std::string& args, const std::string& stdin_file = "/dev/null") {
   const std::string out = TempPath("out"), err = TempPath("err");
-  const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " + args +
-                              " <" + stdin_file + " >" + out + " 2>" + err;
+  const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " +
+                              args + " <" + stdin_file + " >" + out + " 2>" + err;
   const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+  CommandResult result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return result;
 }
 
 inline bool Contains(const std::string& text, const std::string& part) {

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <thread>
 
+#include "adapters/kubernetes/etcd_status.h"
 #include "engine/common/time_util.h"
 
 namespace ruleplane {
@@ -81,26 +82,12 @@ bool HasFields(const Value& entry, const PlanStep& step, std::initializer_list<s
   return true;
 }
 
-Value StatusConditionsWith(const Value& etcd, const PlanStep& step) {
-  Value::List conditions = ListAt(etcd, {"status", "conditions"});
-  const std::string type = StepValue(step, "type").string_value();
-  const int at = IndexOf(conditions, "type", type);
-  Value condition = at >= 0 ? conditions[static_cast<size_t>(at)] : Value::MakeMap({});
-  const bool status_changes = Text(condition, {"status"}) != StepValue(step, "status").string_value();
-  condition = With(condition, "type", Value::String(type));
-  for (const char* field : {"status", "reason", "message"}) {
-    if (!StepValue(step, field).is_null()) condition = With(condition, field, StepValue(step, field));
-  }
-  if (!StepValue(step, "lastTransitionTime").is_null() &&
-      (status_changes || At(condition, {"lastTransitionTime"}) == nullptr)) {
-    condition = With(condition, "lastTransitionTime", StepValue(step, "lastTransitionTime"));
-  }
-  if (at >= 0) {
-    conditions[static_cast<size_t>(at)] = condition;
-  } else {
-    conditions.push_back(condition);
-  }
-  return Value::MakeList(std::move(conditions));
+// The step's params named `fields` (those it gives) as a status entry, its key first.
+Value StatusEntry(const PlanStep& step, const std::string& key, const std::string& name,
+                  std::initializer_list<const char*> fields) {
+  Value::Map entry{{Value::String(key), Value::String(name)}};
+  for (const char* field : fields) entry.emplace_back(Value::String(field), StepValue(step, field));
+  return Value::MakeMap(std::move(entry));
 }
 
 }  // namespace
@@ -261,8 +248,13 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
       StepValue(step, "name").is_string() ? StepValue(step, "name").string_value() : step.target;
   const Value& etcd = Tracked("etcd", *At(snapshot_, {"etcd"}));
   if (action == "SetEtcdCondition") {
-    return PatchEtcdStatus(Value::MakeMap({{Value::String("conditions"), StatusConditionsWith(etcd, step)}}),
-                           log);
+    const Value condition = StatusEntry(step, "type", StepValue(step, "type").string_value(),
+                                        {"status", "reason", "message", "lastTransitionTime"});
+    return PatchEtcdStatus(
+        Value::MakeMap(
+            {{Value::String("conditions"),
+              Value::MakeList(WithStatusEntry(ListAt(etcd, {"status", "conditions"}), "type", condition))}}),
+        log);
   }
   if (action == "RemoveEtcdCondition" || action == "RemoveStatusMember") {
     const bool condition = action == "RemoveEtcdCondition";
@@ -275,25 +267,13 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
                            log);
   }
   if (action == "SetMemberStatus") {
-    Value::List members = ListAt(etcd, {"status", "members"});
-    const int at = IndexOf(members, "name", name);
-    Value entry = at >= 0 ? members[static_cast<size_t>(at)] : Value::MakeMap({});
-    const bool status_changes = Text(entry, {"status"}) != StepValue(step, "status").string_value();
-    entry = With(entry, "name", Value::String(name));
-    for (const char* field : {"id", "role", "status", "reason"}) {
-      if (!StepValue(step, field).is_null()) entry = With(entry, field, StepValue(step, field));
-    }
-    if (!StepValue(step, "lastTransitionTime").is_null() &&
-        (status_changes || At(entry, {"lastTransitionTime"}) == nullptr)) {
-      entry = With(entry, "lastTransitionTime", StepValue(step, "lastTransitionTime"));
-    }
-    if (at >= 0) {
-      members[static_cast<size_t>(at)] = entry;
-    } else {
-      members.push_back(entry);
-    }
-    return PatchEtcdStatus(Value::MakeMap({{Value::String("members"), Value::MakeList(std::move(members))}}),
-                           log);
+    const Value member =
+        StatusEntry(step, "name", name, {"id", "role", "status", "reason", "lastTransitionTime"});
+    return PatchEtcdStatus(
+        Value::MakeMap(
+            {{Value::String("members"),
+              Value::MakeList(WithStatusEntry(ListAt(etcd, {"status", "members"}), "name", member))}}),
+        log);
   }
   if (action == "SetClusterSize") {
     return PatchEtcdStatus(

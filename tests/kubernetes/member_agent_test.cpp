@@ -1,110 +1,235 @@
-// `ruleplane member-agent` beside a real 3-member etcd cluster, against a
-// real kube-apiserver: each healthy member's Lease renewed with its member ID
-// and role, the leader taking a full snapshot and then a delta into the
-// backup store and renewing the snapshot Leases with their revisions, and a
-// stopped member's Lease left to expire.
+// `ruleplane member-agent` beside a real 3-member etcd cluster (members named
+// as etcd-druid names them), against a real kube-apiserver holding DEP-01's
+// pink-of-health objects: each healthy member's Lease renewed with its member
+// ID and role; the leader taking a full snapshot and then a delta into the
+// backup store, renewing the snapshot Leases with their revisions and keeping
+// the Etcd's BackupReady condition (a failed upload turns it False, and the
+// next plan raises the alert); a stopped member's Lease left to expire, and
+// the next plan marking that member, and only it, LeaseExpired.
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
 
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/json_value.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/kube_cluster.h"
+#include "tests/support/kube_objects.h"
 
 namespace ruleplane::testing {
 namespace {
 
-std::string Field(const Value& object, std::initializer_list<std::string_view> keys) {
+using testing_support::CommandResult;
+using testing_support::Contains;
+
+const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
   const Value* at = &object;
   for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return "";
+    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
   }
-  return at->is_string() ? at->string_value() : "";
+  return at;
+}
+
+std::string Field(const Value& object, std::initializer_list<std::string_view> keys) {
+  const Value* at = At(object, keys);
+  return at != nullptr && at->is_string() ? at->string_value() : "";
 }
 
 // The last revision in a snapshot's name: "Full-00000000-00000042-1700000000" -> 42.
 int64_t LastRevision(const std::string& name) { return std::stoll(name.substr(14, 8)); }
 
-TEST(MemberAgent, RenewsLeasesAndTheLeaderTakesBackups) {
-  TempDir dir("member-agent");
-  auto etcd = EtcdCluster::Create(3, dir.path());
-  ASSERT_TRUE(etcd->StartAll().ok());
-  auto kube = KubeCluster::Start(dir.path() + "/kube");
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  const KubeResource leases{"coordination.k8s.io/v1", "leases", "default", "", ""};
-  for (const std::string name : {"m0", "m1", "m2", "etcd-main-full-snap", "etcd-main-delta-snap"}) {
-    auto made = admin.Create(leases,
-                             *ParseJson(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",)"
-                                        R"("metadata":{"name":")" +
-                                        name + R"("}})"),
-                             log);
-    ASSERT_TRUE(made.ok()) << made.error().message;
+// The first JSON line an agent printed.
+Value Round(const CommandResult& run) {
+  auto round = ParseJson(run.out.substr(0, run.out.find('\n')));
+  EXPECT_TRUE(round.ok()) << run.out << run.err;
+  return round.ok() ? *round : Value::Null();
+}
+
+class MemberAgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::make_unique<TempDir>("member-agent");
+    etcd_ = EtcdCluster::Create(3, dir_->path(), "etcd-main-");
+    ASSERT_TRUE(etcd_->StartAll().ok());
+    auto kube = KubeCluster::Start(dir_->path() + "/kube");
+    ASSERT_TRUE(kube.ok()) << kube.error().message;
+    kube_ = std::move(*kube);
+    admin_ = std::make_unique<KubeClient>(kube_->AdminConfig());
+    ASSERT_TRUE(InstallEtcdCrd(*admin_, log_).ok());
+    auto created = CreateExampleObjects(*admin_, ExamplePath("pink-of-health.json"), log_);
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    kubeconfig_ = kube_->WriteKubeconfig("admin");
+    for (const std::string& url : etcd_->ClientUrls()) endpoints_ += (endpoints_.empty() ? "" : ",") + url;
+    store_ = dir_->path() + "/store/etcd-main";
   }
-  std::string endpoints;
-  for (const std::string& url : etcd->ClientUrls()) endpoints += (endpoints.empty() ? "" : ",") + url;
-  const std::string store = dir.path() + "/store/etcd-main";
-  auto agent = [&](int i, const std::string& extra = "") {
-    return testing_support::Ruleplane(
-        "member-agent --once --name " + etcd->member(i).name + " --client-url " + etcd->member(i).client_url +
-        " --endpoints " + endpoints + " --etcd etcd-main --namespace default --kubeconfig " +
-        (*kube)->WriteKubeconfig("admin") + " --backup-store " + store + " " + extra);
-  };
-  auto lease = [&](const std::string& name) {
-    auto read = admin.Get({"coordination.k8s.io/v1", "leases", "default", name, ""}, log);
+
+  CommandResult Agent(int i, const std::string& extra = "") {
+    return testing_support::Ruleplane("member-agent --once --name " + etcd_->member(i).name +
+                                      " --client-url " + etcd_->member(i).client_url + " --endpoints " +
+                                      endpoints_ + " --etcd etcd-main --namespace default --kubeconfig " +
+                                      kubeconfig_ + " --backup-store " + store_ + " " + extra);
+  }
+
+  Value Get(const std::string& resource, const std::string& name) {
+    const std::string group =
+        resource == "leases" ? "coordination.k8s.io/v1" : "druid.gardener.cloud/v1alpha1";
+    auto read = admin_->Get({group, resource, "default", name, ""}, log_);
     EXPECT_TRUE(read.ok()) << name;
     return read.ok() ? *read : Value::Null();
-  };
+  }
 
-  EtcdClient client = etcd->Client();
+  Value BackupReady() {
+    const Value etcd = Get("etcds", "etcd-main");
+    for (const Value& condition : At(etcd, {"status", "conditions"})->list_value()) {
+      if (Field(condition, {"type"}) == "BackupReady") return condition;
+    }
+    return Value::Null();
+  }
+
+  // `plan --cluster` as JSON.
+  Value Plan() {
+    const CommandResult run = testing_support::Ruleplane("plan --cluster default/etcd-main --kubeconfig " +
+                                                         kubeconfig_ + " -o json");
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    auto plan = ParseJson(run.out);
+    EXPECT_TRUE(plan.ok()) << run.out;
+    return plan.ok() ? *plan : Value::Null();
+  }
+
+  // "<action> <target> <status> <reason>" of each step.
+  static std::vector<std::string> Steps(const Value& plan) {
+    std::vector<std::string> steps;
+    for (const Value& step : At(plan, {"steps"})->list_value()) {
+      steps.push_back(Field(step, {"action"}) + " " + Field(step, {"target"}) + " " +
+                      Field(step, {"params", "status"}) + " " + Field(step, {"params", "reason"}));
+    }
+    return steps;
+  }
+
+  // The member that leads now.
+  int Leader() {
+    EtcdClient client = etcd_->Client();
+    for (int i = 0; i < 3; ++i) {
+      auto status = client.MemberStatus(etcd_->member(i).client_url, log_);
+      if (status.ok() && status->leader == status->member_id) return i;
+    }
+    return -1;
+  }
+
+  std::unique_ptr<TempDir> dir_;
+  std::unique_ptr<EtcdCluster> etcd_;
+  std::unique_ptr<KubeCluster> kube_;
+  std::unique_ptr<KubeClient> admin_;
+  RequestLog log_;
+  std::string kubeconfig_, endpoints_, store_;
+};
+
+TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady) {
+  EtcdClient client = etcd_->Client();
   int leader = -1;
   std::string full;
   for (int i = 0; i < 3; ++i) {
-    const testing_support::CommandResult run = agent(i);
+    const CommandResult run = Agent(i);
     ASSERT_EQ(run.exit_code, 0) << run.out;
-    auto status = client.MemberStatus(etcd->member(i).client_url, log);
+    auto status = client.MemberStatus(etcd_->member(i).client_url, log_);
     ASSERT_TRUE(status.ok());
     const bool leads = status->leader == status->member_id;
-    const Value renewed = lease(etcd->member(i).name);
+    const Value renewed = Get("leases", etcd_->member(i).name);
     EXPECT_EQ(Field(renewed, {"spec", "holderIdentity"}),
               MemberIdHex(status->member_id) + (leads ? ":Leader" : ":Member"));
     const std::string renew_time = Field(renewed, {"spec", "renewTime"});
     EXPECT_EQ(renew_time.size(), 27u) << "a MicroTime with six digits: " << renew_time;
-    auto round = ParseJson(run.out.substr(0, run.out.find('\n')));
-    ASSERT_TRUE(round.ok()) << run.out;
     if (leads) {
       leader = i;
-      full = Field(*round, {"backup"});
+      full = Field(Round(run), {"backup"});
     } else {
-      EXPECT_EQ(Field(*round, {"backup"}), "") << "only the leader backs up";
+      EXPECT_EQ(Field(Round(run), {"backup"}), "") << "only the leader backs up";
     }
   }
   ASSERT_GE(leader, 0);
   ASSERT_EQ(full.rfind("Full-", 0), 0u) << full;
-  EXPECT_EQ(Field(lease("etcd-main-full-snap"), {"spec", "holderIdentity"}),
+  EXPECT_EQ(Field(Get("leases", "etcd-main-full-snap"), {"spec", "holderIdentity"}),
             std::to_string(LastRevision(full)));
+  Value ready = BackupReady();
+  EXPECT_EQ(Field(ready, {"status"}), "True");
+  EXPECT_EQ(Field(ready, {"reason"}), "BackupSucceeded");
+  EXPECT_EQ(Field(ready, {"message"}), "the last snapshot upload succeeded");
 
-  NumberedWriter writer(etcd->ClientUrls(), "agent/");
+  NumberedWriter writer(etcd_->ClientUrls(), "agent/");
   ASSERT_TRUE(writer.WriteSome(25).ok());
-  const testing_support::CommandResult delta = agent(leader, "--delta-snapshot-period 0");
+  const CommandResult delta = Agent(leader, "--delta-snapshot-period 0");
   ASSERT_EQ(delta.exit_code, 0) << delta.out;
-  auto round = ParseJson(delta.out.substr(0, delta.out.find('\n')));
-  ASSERT_TRUE(round.ok()) << delta.out;
-  const std::string incr = Field(*round, {"backup"});
+  const std::string incr = Field(Round(delta), {"backup"});
   ASSERT_EQ(incr.rfind("Incr-", 0), 0u) << delta.out;
   EXPECT_EQ(LastRevision(incr), writer.acknowledged().back().revision);
-  EXPECT_EQ(Field(lease("etcd-main-delta-snap"), {"spec", "holderIdentity"}),
+  EXPECT_EQ(Field(Get("leases", "etcd-main-delta-snap"), {"spec", "holderIdentity"}),
             std::to_string(LastRevision(incr)));
 
-  // A stopped member's lease is not renewed: it expires, and etcd-druid's rules see that.
-  const int follower = (leader + 1) % 3;
-  const std::string before = Field(lease(etcd->member(follower).name), {"spec", "renewTime"});
-  etcd->StopMember(follower);
-  const testing_support::CommandResult stopped = agent(follower);
-  EXPECT_EQ(stopped.exit_code, 1) << stopped.out;
-  EXPECT_NE(stopped.out.find("does not answer"), std::string::npos) << stopped.out;
-  EXPECT_EQ(Field(lease(etcd->member(follower).name), {"spec", "renewTime"}), before);
+  // A failed upload (the store's parent is a file): BackupReady False, and the
+  // next plan raises etcd-druid's alert and closes the budget to n.
+  std::ofstream(dir_->path() + "/not-a-directory") << "x";
+  const std::string unwritable = "--backup-store " + dir_->path() + "/not-a-directory/store";
+  const CommandResult failed = Agent(leader, unwritable);
+  EXPECT_EQ(failed.exit_code, 1) << failed.out;
+  EXPECT_TRUE(Contains(Field(Round(failed), {"error"}), "backup:")) << failed.out;
+  ready = BackupReady();
+  EXPECT_EQ(Field(ready, {"status"}), "False");
+  EXPECT_EQ(Field(ready, {"reason"}), "BackupFailed");
+  EXPECT_NE(Field(ready, {"message"}), "");
+  const std::vector<std::string> steps = Steps(Plan());
+  EXPECT_TRUE(std::any_of(steps.begin(), steps.end(), [](const std::string& step) {
+    return step.rfind("RaiseAlert", 0) == 0;
+  })) << ::testing::PrintToString(steps);
+  EXPECT_TRUE(std::find(steps.begin(), steps.end(), "SetPdbMinAvailable etcd-main  ") != steps.end())
+      << ::testing::PrintToString(steps);
+
+  // The next successful upload turns it True again, with a new transition time.
+  const std::string failed_at = Field(ready, {"lastTransitionTime"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_TRUE(writer.WriteSome(5).ok());
+  const CommandResult recovered = Agent(leader, "--delta-snapshot-period 0");
+  EXPECT_EQ(recovered.exit_code, 0) << recovered.out;
+  ready = BackupReady();
+  EXPECT_EQ(Field(ready, {"status"}), "True");
+  EXPECT_NE(Field(ready, {"lastTransitionTime"}), failed_at);
+}
+
+TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
+  // Three heartbeats of 2 s: each renewal holds for 6 s.
+  for (int i = 0; i < 3; ++i) {
+    const CommandResult run = Agent(i, "--k8s-heartbeat-duration 2");
+    ASSERT_EQ(run.exit_code, 0) << run.out;
+    EXPECT_EQ(At(Get("leases", etcd_->member(i).name), {"spec", "leaseDurationSeconds"})->int_value(), 6);
+  }
+  for (const std::string& step : Steps(Plan())) EXPECT_FALSE(Contains(step, "LeaseExpired")) << step;
+
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const int stopped = (leader + 1) % 3;
+  const std::string before = Field(Get("leases", etcd_->member(stopped).name), {"spec", "renewTime"});
+  etcd_->StopMember(stopped);
+  std::this_thread::sleep_for(std::chrono::seconds(7));
+  for (int i = 0; i < 3; ++i) {
+    const CommandResult run = Agent(i, "--k8s-heartbeat-duration 2");
+    EXPECT_EQ(run.exit_code, i == stopped ? 1 : 0) << run.out;
+    if (i == stopped) {
+      EXPECT_TRUE(Contains(run.out, "does not answer")) << run.out;
+    }
+  }
+  EXPECT_EQ(Field(Get("leases", etcd_->member(stopped).name), {"spec", "renewTime"}), before)
+      << "a stopped member's lease is not renewed";
+
+  const std::vector<std::string> steps = Steps(Plan());
+  const std::string expired = "SetMemberStatus " + etcd_->member(stopped).name + " Unknown LeaseExpired";
+  EXPECT_TRUE(std::find(steps.begin(), steps.end(), expired) != steps.end())
+      << ::testing::PrintToString(steps);
+  for (const std::string& step : steps) {
+    if (step != expired) {
+      EXPECT_FALSE(Contains(step, "LeaseExpired")) << step;
+    }
+  }
 }
 
 }  // namespace

@@ -16,47 +16,11 @@
 #include "engine/common/json_value.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/kube_cluster.h"
+#include "tests/support/kube_objects.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane::testing {
 namespace {
-
-Value Load(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto value = ParseJson(text.str());
-  EXPECT_TRUE(value.ok()) << path;
-  return value.ok() ? *value : Value::Null();
-}
-
-// "2024-05-01T09:59:50.876544Z" moved by whole seconds, its fraction kept as
-// written (Lease times must keep their six digits); other strings as they are.
-Value ShiftTimes(const Value& value, int64_t seconds) {
-  if (value.is_map()) {
-    Value::Map map;
-    for (const auto& [key, item] : value.map_value()) map.emplace_back(key, ShiftTimes(item, seconds));
-    return Value::MakeMap(std::move(map));
-  }
-  if (value.is_list()) {
-    Value::List list;
-    for (const Value& item : value.list_value()) list.push_back(ShiftTimes(item, seconds));
-    return Value::MakeList(std::move(list));
-  }
-  if (!value.is_string()) return value;
-  const std::string& text = value.string_value();
-  std::tm parts{};
-  if (text.size() < 20 || text[4] != '-' || text[10] != 'T' || text.back() != 'Z' ||
-      strptime(text.substr(0, 19).c_str(), "%Y-%m-%dT%H:%M:%S", &parts) == nullptr) {
-    return value;
-  }
-  const std::time_t shifted = timegm(&parts) + seconds;
-  std::tm out{};
-  gmtime_r(&shifted, &out);
-  char whole[32];
-  std::strftime(whole, sizeof whole, "%Y-%m-%dT%H:%M:%S", &out);
-  return Value::String(whole + text.substr(19));
-}
 
 const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
   const Value* at = &object;
@@ -64,57 +28,6 @@ const Value* At(const Value& object, std::initializer_list<std::string_view> key
     if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
   }
   return at;
-}
-
-// The object as a client creates it: no server-set metadata, owned by `owner`
-// (apiVersion, kind, name, uid) when given, without its status.
-Value ForCreate(const Value& object, const Value& owner) {
-  Value::Map result;
-  for (const auto& [key, item] : object.map_value()) {
-    if (key.string_value() == "status") continue;
-    if (key.string_value() != "metadata") {
-      result.emplace_back(key, item);
-      continue;
-    }
-    Value::Map metadata;
-    for (const auto& [field, part] : item.map_value()) {
-      const std::string& name = field.string_value();
-      if (name == "uid" || name == "resourceVersion" || name == "creationTimestamp" || name == "generation" ||
-          name == "ownerReferences" || name == "managedFields" || name == "namespace") {
-        continue;
-      }
-      metadata.emplace_back(field, part);
-    }
-    if (!owner.is_null()) metadata.emplace_back(Value::String("ownerReferences"), Value::MakeList({owner}));
-    result.emplace_back(key, Value::MakeMap(std::move(metadata)));
-  }
-  return Value::MakeMap(std::move(result));
-}
-
-Value OwnerOf(const Value& object) {
-  return Value::MakeMap({{Value::String("apiVersion"), *At(object, {"apiVersion"})},
-                         {Value::String("kind"), *At(object, {"kind"})},
-                         {Value::String("name"), *At(object, {"metadata", "name"})},
-                         {Value::String("uid"), *At(object, {"metadata", "uid"})},
-                         {Value::String("controller"), Value::Bool(true)}});
-}
-
-// Pods without a service-account token (no controller manager mints one here).
-Value WithoutToken(Value pod) {
-  Value::Map result;
-  for (const auto& [key, item] : pod.map_value()) {
-    if (key.string_value() != "spec") {
-      result.emplace_back(key, item);
-      continue;
-    }
-    Value::Map spec;
-    for (const auto& [field, part] : item.map_value()) {
-      if (field.string_value() != "serviceAccountName") spec.emplace_back(field, part);
-    }
-    spec.emplace_back(Value::String("automountServiceAccountToken"), Value::Bool(false));
-    result.emplace_back(key, Value::MakeMap(std::move(spec)));
-  }
-  return Value::MakeMap(std::move(result));
 }
 
 class ObserveCluster : public ::testing::Test {
@@ -125,72 +38,16 @@ class ObserveCluster : public ::testing::Test {
     ASSERT_TRUE(kube.ok()) << kube.error().message;
     kube_ = std::move(*kube);
     client_ = std::make_unique<KubeClient>(kube_->AdminConfig());
-    auto crd = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/etcd-crd.yaml");
-    ASSERT_TRUE(crd.ok()) << crd.error().message;
-    // The namespace's default ServiceAccount, which pod admission looks up
-    // (the controller manager that would create it does not run here).
-    crd->push_back(Value::MakeMap(
-        {{Value::String("apiVersion"), Value::String("v1")},
-         {Value::String("kind"), Value::String("ServiceAccount")},
-         {Value::String("metadata"), Value::MakeMap({{Value::String("name"), Value::String("default")}})}}));
-    ASSERT_TRUE(ApplyManifests(*client_, *crd, "default", log_).ok());
+    ASSERT_TRUE(InstallEtcdCrd(*client_, log_).ok());
   }
 
-  // Creates `object` and then writes its status through /status; returns what the server stored.
-  Value CreateWithStatus(const KubeResource& collection, const Value& object, const Value& owner) {
-    Result<Value> created = Error{ErrorCode::kNotFound, "not tried", {}};
-    for (int attempt = 0; attempt < 50; ++attempt) {  // a new CRD takes a moment to serve
-      created = client_->Create(collection, ForCreate(object, owner), log_);
-      if (created.ok() || created.error().code != ErrorCode::kNotFound) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    EXPECT_TRUE(created.ok()) << created.error().message;
-    if (!created.ok()) return Value::Null();
-    if (const Value* status = At(object, {"status"})) {
-      KubeResource resource = collection;
-      resource.name = At(object, {"metadata", "name"})->string_value();
-      resource.subresource = "status";
-      auto patched =
-          client_->MergePatch(resource, Value::MakeMap({{Value::String("status"), *status}}), log_);
-      EXPECT_TRUE(patched.ok()) << resource.name << ": " << patched.error().message;
-      if (patched.ok()) return *patched;
-    }
-    return *created;
-  }
+  std::string Example(const std::string& name) const { return ExamplePath(name); }
 
-  std::string Example(const std::string& name) const {
-    return std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/" + name;
-  }
-
-  // The example's objects created for real (every time shifted so that its
-  // observedAt is now); returns the StatefulSet as stored.
+  // The example's objects created for real; returns the StatefulSet as stored.
   Value CreateExample(const std::string& example) {
-    const Value original = Load(example);
-    auto observed_at = ParseRfc3339(At(original, {"observedAt"})->string_value());
-    EXPECT_TRUE(observed_at.ok());
-    const Value snapshot = ShiftTimes(original, std::time(nullptr) - observed_at->seconds);
-    const Value etcd = CreateWithStatus({"druid.gardener.cloud/v1alpha1", "etcds", "default", "", ""},
-                                        *At(snapshot, {"etcd"}), Value::Null());
-    if (etcd.is_null()) return etcd;
-    const Value statefulset = CreateWithStatus({"apps/v1", "statefulsets", "default", "", ""},
-                                               *At(snapshot, {"statefulSet"}), OwnerOf(etcd));
-    if (statefulset.is_null()) return statefulset;
-    for (const Value& lease : At(snapshot, {"leases"})->list_value()) {
-      CreateWithStatus({"coordination.k8s.io/v1", "leases", "default", "", ""}, lease, OwnerOf(etcd));
-    }
-    for (const Value& pod : At(snapshot, {"pods"})->list_value()) {
-      CreateWithStatus({"v1", "pods", "default", "", ""}, WithoutToken(pod), OwnerOf(statefulset));
-    }
-    // Kubernetes 1.20 serves PodDisruptionBudgets as policy/v1beta1 only.
-    if (const Value* budget = At(snapshot, {"podDisruptionBudget"})) {
-      Value::Map fields;
-      for (const auto& [key, item] : budget->map_value()) {
-        fields.emplace_back(key, key.string_value() == "apiVersion" ? Value::String("policy/v1beta1") : item);
-      }
-      CreateWithStatus({"policy/v1beta1", "poddisruptionbudgets", "default", "", ""},
-                       Value::MakeMap(std::move(fields)), OwnerOf(etcd));
-    }
-    return statefulset;
+    auto statefulset = CreateExampleObjects(*client_, example, log_);
+    EXPECT_TRUE(statefulset.ok()) << statefulset.error().message;
+    return statefulset.ok() ? *statefulset : Value::Null();
   }
 
   std::unique_ptr<TempDir> dir_;

@@ -16,12 +16,13 @@ std::string LoopbackUrl(int port) { return "http://127.0.0.1:" + std::to_string(
 
 }  // namespace
 
-std::unique_ptr<EtcdCluster> EtcdCluster::Create(int members, const std::string& root) {
+std::unique_ptr<EtcdCluster> EtcdCluster::Create(int members, const std::string& root,
+                                                 const std::string& name_prefix) {
   std::unique_ptr<EtcdCluster> cluster(new EtcdCluster());
   cluster->token_ = "ruleplane-test-" + std::to_string(getpid());
   for (int i = 0; i < members; ++i) {
     EtcdMemberSpec spec;
-    spec.name = "m" + std::to_string(i);
+    spec.name = name_prefix + std::to_string(i);
     spec.client_url = LoopbackUrl(FreeLoopbackPort());
     spec.peer_url = LoopbackUrl(FreeLoopbackPort());
     fs::create_directories(root + "/" + spec.name);

@@ -24,7 +24,7 @@
 namespace ruleplane::testing {
 
 struct EtcdMemberSpec {
-  std::string name;        // "m0", "m1", ...
+  std::string name;        // "m0", "m1", ... (or "<prefix>0", ...)
   std::string client_url;  // http://127.0.0.1:<free port>
   std::string peer_url;
   std::string data_dir;  // <root>/<name>/data
@@ -33,8 +33,10 @@ struct EtcdMemberSpec {
 
 class EtcdCluster {
  public:
-  // Picks ports and directories for `members` members; starts nothing.
-  static std::unique_ptr<EtcdCluster> Create(int members, const std::string& root);
+  // Picks ports and directories for `members` members, named `name_prefix`
+  // and the ordinal (etcd-druid names them "<etcd>-<i>"); starts nothing.
+  static std::unique_ptr<EtcdCluster> Create(int members, const std::string& root,
+                                             const std::string& name_prefix = "m");
   ~EtcdCluster();
 
   int size() const { return static_cast<int>(specs_.size()); }
