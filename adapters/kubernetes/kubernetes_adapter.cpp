@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "adapters/kubernetes/etcd_status.h"
+#include "adapters/kubernetes/etcd_templates.h"
 #include "engine/common/time_util.h"
 
 namespace ruleplane {
@@ -239,6 +240,23 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
         "MaintenancePostponed",
         StepValue(step, "operation").string_value() + ": " + StepValue(step, "reason").string_value(), log);
   }
+  if (action == "ApplyStatefulSetSpec") {
+    auto etcd = FreshEtcd(log);
+    if (!etcd.ok()) return etcd.error();
+    return Int(*etcd, {"status", "observedGeneration"}, 0) >= IntParam(step, "generation");
+  }
+  if (action == "ApplyEtcdConfigMap") {
+    auto config_map =
+        client_.Get({"v1", "configmaps", namespace_, EtcdConfigMapName(*At(snapshot_, {"etcd"})), ""}, log);
+    if (!config_map.ok() && config_map.error().code != ErrorCode::kNotFound) return config_map.error();
+    return config_map.ok() && InitialClusterSize(*config_map) == IntParam(step, "replicas");
+  }
+  if (action == "CreateCompactionJob") {
+    auto job =
+        client_.Get({"batch/v1", "jobs", namespace_, CompactionJobName(*At(snapshot_, {"etcd"})), ""}, log);
+    if (!job.ok() && job.error().code != ErrorCode::kNotFound) return job.error();
+    return job.ok();
+  }
   return false;  // Perform says why it cannot
 }
 
@@ -391,9 +409,61 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
         step, "Normal", "MaintenancePostponed",
         StepValue(step, "operation").string_value() + ": " + StepValue(step, "reason").string_value(), log);
   }
-  return Error{ErrorCode::kFailedPrecondition,
-               action + " needs etcd-druid's templates, which ruleplane does not render: not performed",
-               {}};
+  if (action == "ApplyStatefulSetSpec") return ApplyStatefulSetSpec(step, log);
+  if (action == "ApplyEtcdConfigMap") {
+    auto rendered = EtcdConfigMap(*At(snapshot_, {"etcd"}), IntParam(step, "replicas"));
+    if (!rendered.ok()) return rendered.error();
+    const KubeResource config_map{"v1", "configmaps", namespace_, EtcdConfigMapName(*At(snapshot_, {"etcd"})),
+                                  ""};
+    auto current = client_.Get(config_map, log);
+    if (!current.ok() && current.error().code != ErrorCode::kNotFound) return current.error();
+    Result<Value> written = current.ok()
+                                ? client_.MergePatch(config_map,
+                                                     Fenced(Text(*current, {"metadata", "resourceVersion"}),
+                                                            "data", *At(*rendered, {"data"})),
+                                                     log)
+                                : client_.Create({"v1", "configmaps", namespace_, "", ""}, *rendered, log);
+    if (!written.ok()) return written.error();
+    return {};
+  }
+  if (action == "CreateCompactionJob") {
+    auto job = CompactionJob(*At(snapshot_, {"etcd"}));
+    if (!job.ok()) return job.error();
+    auto created = client_.Create({"batch/v1", "jobs", namespace_, "", ""}, *job, log);
+    if (!created.ok() && created.error().code != ErrorCode::kConflict) return created.error();
+    return {};  // 409 AlreadyExists: a job of this name runs or ran; etcd-druid waits for it too
+  }
+  return Error{ErrorCode::kFailedPrecondition, "the kubernetes adapter does not perform " + action, {}};
+}
+
+Status KubernetesAdapter::ApplyStatefulSetSpec(const PlanStep& step, RequestLog& log) {
+  const int64_t generation = IntParam(step, "generation");
+  auto fresh = FreshEtcd(log);
+  if (!fresh.ok()) return fresh.error();
+  // The spec of this generation is the one observed; a newer one needs a new plan.
+  if (Int(*fresh, {"metadata", "generation"}, -1) != generation ||
+      Int(*At(snapshot_, {"etcd"}), {"metadata", "generation"}, -1) != generation) {
+    return Error{ErrorCode::kConflict,
+                 "the Etcd is at generation " + std::to_string(Int(*fresh, {"metadata", "generation"}, -1)) +
+                     ", the plan applies " + std::to_string(generation) + ": re-observe",
+                 {}};
+  }
+  const Value* observed = At(snapshot_, {"statefulSet"});
+  if (observed == nullptr) return Error{ErrorCode::kFailedPrecondition, "no StatefulSet was observed", {}};
+  Value& statefulset = Tracked("statefulset", *observed);
+  const Value* pod_template = At(statefulset, {"spec", "template"});
+  if (pod_template == nullptr)
+    return Error{ErrorCode::kFailedPrecondition, "the StatefulSet has no pod template", {}};
+  auto patched = client_.MergePatch(
+      {"apps/v1", "statefulsets", namespace_, Text(statefulset, {"metadata", "name"}), ""},
+      Fenced(Text(statefulset, {"metadata", "resourceVersion"}), "spec",
+             Value::MakeMap(
+                 {{Value::String("template"), PodTemplateForSpec(*At(snapshot_, {"etcd"}), *pod_template)}})),
+      log);
+  if (!patched.ok()) return patched.error();
+  if (!patched->is_null()) statefulset = *patched;
+  return PatchEtcdStatus(Value::MakeMap({{Value::String("observedGeneration"), Value::Int(generation)}}),
+                         log);
 }
 
 }  // namespace ruleplane

@@ -15,9 +15,12 @@
 // each other, and any other writer in between makes the next write fail with
 // kConflict (re-observe, re-plan; never a blind retry). IsDone reads the
 // object fresh and compares: a step that took effect (before a crash, or by
-// someone else) is found done. ApplyStatefulSetSpec, ApplyEtcdConfigMap and
-// CreateCompactionJob need etcd-druid's templates and are refused
-// (kFailedPrecondition) rather than half done.
+// someone else) is found done.
+//
+//   ApplyStatefulSetSpec   the pod template from the Etcd's spec, then
+//                          status.observedGeneration (etcd_templates.h)
+//   ApplyEtcdConfigMap     etcd-bootstrap-<uid[:6]>, created or updated
+//   CreateCompactionJob    <etcd>-compactor (AlreadyExists is done)
 #pragma once
 
 #include <chrono>
@@ -46,6 +49,7 @@ class KubernetesAdapter : public Adapter {
   // The object as this adapter last saw it (observed, or returned by its own write).
   Value& Tracked(const std::string& key, const Value& observed);
   Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
+  Status ApplyStatefulSetSpec(const PlanStep& step, RequestLog& log);
   Result<Value> FreshEtcd(RequestLog& log);
   Status RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,
                      const std::string& message, RequestLog& log);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "adapters/kubernetes/kube_client.h"
+#include "adapters/kubernetes/manifests.h"
 #include "engine/common/json_value.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/etcd_cluster.h"
@@ -53,13 +54,28 @@ class MemberAgentTest : public ::testing::Test {
     dir_ = std::make_unique<TempDir>("member-agent");
     etcd_ = EtcdCluster::Create(3, dir_->path(), "etcd-main-");
     ASSERT_TRUE(etcd_->StartAll().ok());
-    auto kube = KubeCluster::Start(dir_->path() + "/kube");
+    auto kube = KubeCluster::Start(dir_->path() + "/kube", {"member"});
     ASSERT_TRUE(kube.ok()) << kube.error().message;
     kube_ = std::move(*kube);
     admin_ = std::make_unique<KubeClient>(kube_->AdminConfig());
     ASSERT_TRUE(InstallEtcdCrd(*admin_, log_).ok());
     auto created = CreateExampleObjects(*admin_, ExamplePath("pink-of-health.json"), log_);
     ASSERT_TRUE(created.ok()) << created.error().message;
+    // The agents run as the user "member", bound to the shipped member Role only.
+    auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
+    ASSERT_TRUE(rbac.ok()) << rbac.error().message;
+    rbac->push_back(*ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
+                               R"("metadata":{"name":"ruleplane-member-user"},"roleRef":{"apiGroup":)"
+                               R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane-member"},)"
+                               R"("subjects":[{"kind":"User","name":"member"}]})"));
+    ASSERT_TRUE(ApplyManifests(*admin_, *rbac, "default", log_).ok());
+    KubeClient member(kube_->ConfigFor("member"));
+    for (int attempt = 0; attempt < 50; ++attempt) {  // until the authorizer sees the binding
+      if (member.Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_).ok())
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    agent_kubeconfig_ = kube_->WriteKubeconfig("member");
     kubeconfig_ = kube_->WriteKubeconfig("admin");
     for (const std::string& url : etcd_->ClientUrls()) endpoints_ += (endpoints_.empty() ? "" : ",") + url;
     store_ = dir_->path() + "/store/etcd-main";
@@ -69,7 +85,7 @@ class MemberAgentTest : public ::testing::Test {
     return testing_support::Ruleplane("member-agent --once --name " + etcd_->member(i).name +
                                       " --client-url " + etcd_->member(i).client_url + " --endpoints " +
                                       endpoints_ + " --etcd etcd-main --namespace default --kubeconfig " +
-                                      kubeconfig_ + " --backup-store " + store_ + " " + extra);
+                                      agent_kubeconfig_ + " --backup-store " + store_ + " " + extra);
   }
 
   Value Get(const std::string& resource, const std::string& name) {
@@ -123,7 +139,7 @@ class MemberAgentTest : public ::testing::Test {
   std::unique_ptr<KubeCluster> kube_;
   std::unique_ptr<KubeClient> admin_;
   RequestLog log_;
-  std::string kubeconfig_, endpoints_, store_;
+  std::string kubeconfig_, agent_kubeconfig_, endpoints_, store_;
 };
 
 TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady) {

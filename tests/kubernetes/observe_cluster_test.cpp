@@ -9,9 +9,11 @@
 
 #include <ctime>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "adapters/kubernetes/cluster_observer.h"
+#include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/manifests.h"
 #include "engine/common/json_value.h"
 #include "tests/run_ruleplane.h"
@@ -50,6 +52,35 @@ class ObserveCluster : public ::testing::Test {
     return statefulset.ok() ? *statefulset : Value::Null();
   }
 
+  // The user "operator" bound to the shipped Role (deploy/rbac.yaml), and
+  // nothing else; returns a kubeconfig for it.
+  std::string BindOperatorToShippedRole() {
+    auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
+    EXPECT_TRUE(rbac.ok()) << rbac.error().message;
+    if (!rbac.ok()) return "";
+    rbac->push_back(*ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
+                               R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":)"
+                               R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
+                               R"("subjects":[{"kind":"User","name":"operator"}]})"));
+    EXPECT_TRUE(ApplyManifests(*client_, *rbac, "default", log_).ok());
+    KubeClient operator_client(kube_->ConfigFor("operator"));
+    for (int attempt = 0; attempt < 50; ++attempt) {  // until the authorizer sees the binding
+      if (operator_client.Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_)
+              .ok())
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return kube_->WriteKubeconfig("operator");
+  }
+
+  // A merge patch of the Etcd by someone else (the admin).
+  void PatchEtcd(const std::string& subresource, const std::string& patch) {
+    auto patched =
+        client_->MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", subresource},
+                            *ParseJson(patch), log_);
+    ASSERT_TRUE(patched.ok()) << patched.error().message;
+  }
+
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<KubeCluster> kube_;
   std::unique_ptr<KubeClient> client_;
@@ -64,6 +95,26 @@ std::string RunRuleplane(const std::string& args, int& exit_code) {
 }
 
 // The states of the steps an `apply -o json` reports.
+// The ids (rule set / rule / index) of the steps an `apply -o json` performed.
+std::set<std::string> PerformedStepIds(const std::string& output) {
+  std::set<std::string> ids;
+  auto report = ParseJson(output);
+  if (!report.ok()) return {"not JSON: " + output};
+  for (const Value& step : At(*report, {"execution", "steps"})->list_value()) {
+    if (At(step, {"state"})->string_value() == "succeeded") ids.insert(At(step, {"id"})->string_value());
+  }
+  return ids;
+}
+
+// That the second apply performed none of the steps the first performed (a
+// step decided anew from the state the first left is allowed).
+void ExpectNoStepRepeated(const std::string& first, const std::string& second) {
+  const std::set<std::string> before = PerformedStepIds(first);
+  EXPECT_FALSE(before.empty()) << first;
+  for (const std::string& id : PerformedStepIds(second))
+    EXPECT_EQ(before.count(id), 0u) << id << "\n" << second;
+}
+
 std::vector<std::string> StepStates(const std::string& output) {
   std::vector<std::string> states;
   auto report = ParseJson(output);
@@ -172,23 +223,9 @@ TEST_F(ObserveCluster, ApplyScalesUpWithLeasesAndBudgetAndASecondApplyRepeatsNot
   CreateExample(Example("scale-up.json"));
   ASSERT_FALSE(HasFailure());
   // As the shipped Role allows, and no more: the user "operator" is bound to it.
-  auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
-  ASSERT_TRUE(rbac.ok()) << rbac.error().message;
-  rbac->push_back(*ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
-                             R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":)"
-                             R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
-                             R"("subjects":[{"kind":"User","name":"operator"}]})"));
-  ASSERT_TRUE(ApplyManifests(*client_, *rbac, "default", log_).ok());
-  KubeClient operator_client(kube_->ConfigFor("operator"));
-  for (int attempt = 0; attempt < 50; ++attempt) {  // until the authorizer sees the binding
-    if (operator_client.Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_)
-            .ok())
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  const std::string common = "apply --cluster default/etcd-main --kubeconfig " +
-                             kube_->WriteKubeconfig("operator") + " --journal " + dir_->path() +
-                             "/journal.db --allow-disruptive -o json";
+  const std::string kubeconfig = BindOperatorToShippedRole();
+  const std::string common = "apply --cluster default/etcd-main --kubeconfig " + kubeconfig + " --journal " +
+                             dir_->path() + "/journal.db --allow-disruptive -o json";
   int exit_code = -1;
   const std::string applied = RunRuleplane(common, exit_code);
   ASSERT_EQ(exit_code, 0) << applied;
@@ -243,6 +280,97 @@ TEST_F(ObserveCluster, AnObjectChangedSinceTheObservationIsAConflictAndARerunReo
   ASSERT_EQ(exit_code, 0) << rerun;
   EXPECT_EQ(At(*client_->Get(statefulset, log_), {"spec", "replicas"})->int_value(), 5)
       << "re-observed, re-planned";
+}
+
+TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShippedRole) {
+  CreateExample(Example("maintenance-rolling-update.json"));
+  ASSERT_FALSE(HasFailure());
+  // A spec change: generation 2, applied so far: 1.
+  PatchEtcd("status", R"({"status":{"observedGeneration":1}})");
+  PatchEtcd("", R"({"spec":{"backup":{"image":"example.org/ruleplane:v2"},
+                             "etcd":{"resources":{"requests":{"cpu":"700m"}}}}})");
+  const std::string common = "apply --cluster default/etcd-main --kubeconfig " + BindOperatorToShippedRole() +
+                             " --journal " + dir_->path() + "/journal.db -o json";
+  int exit_code = -1;
+  const std::string refused = RunRuleplane(common, exit_code);
+  EXPECT_EQ(exit_code, 1) << refused;
+  EXPECT_NE(refused.find("ApplyStatefulSetSpec is disruptive"), std::string::npos) << refused;
+
+  const std::string applied = RunRuleplane(common + " --allow-disruptive", exit_code);
+  ASSERT_EQ(exit_code, 0) << applied;
+  EXPECT_EQ(StepStates(applied), std::vector<std::string>{"ApplyStatefulSetSpec etcd-main: succeeded"});
+  auto statefulset = client_->Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log_);
+  ASSERT_TRUE(statefulset.ok());
+  const Value::List& containers = At(*statefulset, {"spec", "template", "spec", "containers"})->list_value();
+  ASSERT_EQ(containers.size(), 2u);
+  EXPECT_EQ(At(containers[0], {"resources", "requests", "cpu"})->string_value(), "700m");
+  EXPECT_EQ(At(containers[1], {"image"})->string_value(), "example.org/ruleplane:v2");
+  EXPECT_EQ(At(*statefulset, {"spec", "template", "spec", "priorityClassName"})->string_value(),
+            "gardener-system-500");
+  auto etcd = client_->Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_);
+  ASSERT_TRUE(etcd.ok());
+  EXPECT_EQ(At(*etcd, {"status", "observedGeneration"})->int_value(), 2);
+
+  const std::string again = RunRuleplane(common + " --allow-disruptive", exit_code);
+  ASSERT_EQ(exit_code, 0) << again;
+  EXPECT_EQ(StepStates(again), std::vector<std::string>{}) << "up to date: nothing decided";
+}
+
+TEST_F(ObserveCluster, ApplyOfTheV2ScaleUpWritesTheEtcdConfigMapForFiveMembersOnce) {
+  CreateExample(Example("v2-scale-up.json"));
+  ASSERT_FALSE(HasFailure());
+  const std::string common = "apply --cluster default/etcd-main --rules etcd-druid@2 --kubeconfig " +
+                             BindOperatorToShippedRole() + " --journal " + dir_->path() +
+                             "/journal.db --allow-disruptive -o json";
+  int exit_code = -1;
+  const std::string applied = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << applied;
+  const std::vector<std::string> states = StepStates(applied);
+  EXPECT_NE(std::find(states.begin(), states.end(), "ApplyEtcdConfigMap etcd-main: succeeded"), states.end())
+      << applied;
+  auto etcd = client_->Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_);
+  ASSERT_TRUE(etcd.ok());
+  auto config_map = client_->Get({"v1", "configmaps", "default", EtcdConfigMapName(*etcd), ""}, log_);
+  ASSERT_TRUE(config_map.ok()) << config_map.error().message;
+  EXPECT_EQ(InitialClusterSize(*config_map), 5);
+  EXPECT_EQ(At(*config_map, {"metadata", "ownerReferences"})->list_value().size(), 1u);
+
+  const std::string again = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << again;
+  ExpectNoStepRepeated(applied, again);
+}
+
+TEST_F(ObserveCluster, ApplyCreatesTheCompactionJobOnceWhenTheDeltasPassTheThreshold) {
+  CreateExample(Example("v2-compaction-due.json"));
+  ASSERT_FALSE(HasFailure());
+  const std::string common = "apply --cluster default/etcd-main --rules etcd-druid@2 --kubeconfig " +
+                             BindOperatorToShippedRole() + " --journal " + dir_->path() +
+                             "/journal.db -o json";
+  int exit_code = -1;
+  const std::string no_image = RunRuleplane(common, exit_code);
+  EXPECT_EQ(exit_code, 1) << no_image;
+  EXPECT_NE(no_image.find("spec.backup.image is not set"), std::string::npos) << no_image;
+
+  PatchEtcd("", R"({"spec":{"backup":{"image":"example.org/etcdbrctl:v0.28.0"}}})");
+  const std::string applied = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << applied;
+  const std::string created = "CreateCompactionJob etcd-main-compactor: succeeded";
+  const std::vector<std::string> states = StepStates(applied);
+  EXPECT_NE(std::find(states.begin(), states.end(), created), states.end()) << applied;
+  auto job = client_->Get({"batch/v1", "jobs", "default", "etcd-main-compactor", ""}, log_);
+  ASSERT_TRUE(job.ok()) << job.error().message;
+  const Value& container = At(*job, {"spec", "template", "spec", "containers"})->list_value()[0];
+  EXPECT_EQ(At(container, {"image"})->string_value(), "example.org/etcdbrctl:v0.28.0");
+
+  const std::string again = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << again;
+  const std::vector<std::string> again_states = StepStates(again);
+  EXPECT_NE(
+      std::find(again_states.begin(), again_states.end(), "CreateCompactionJob etcd-main-compactor: skipped"),
+      again_states.end())
+      << "the job exists: done\n"
+      << again;
+  ExpectNoStepRepeated(applied, again);
 }
 
 }  // namespace

@@ -1,0 +1,49 @@
+// The objects etcd-druid derives from an Etcd (druid.gardener.cloud/v1alpha1)
+// for the catalogue's template actions, as etcd-druid v0.22.7 renders them:
+//
+//   EtcdConfigMap      etcd-bootstrap-<uid[:6]>, data etcd.conf.yaml
+//                      (pkg/component/etcd/configmap/values_helper.go)
+//   CompactionJob      <etcd>-compactor (controllers/compaction/reconciler.go)
+//   PodTemplateForSpec the StatefulSet's pod template with what the Etcd's
+//                      spec owns applied: images, resources, labels,
+//                      annotations, priority class
+//
+// Pure functions of the Etcd object as the API returned it: no I/O. An Etcd
+// that lacks what a template needs (no uid, no backup store, no image for the
+// compaction job) is kFailedPrecondition, naming the field.
+#pragma once
+
+#include <string>
+
+#include "engine/common/error.h"
+#include "engine/common/value.h"
+
+namespace ruleplane {
+
+std::string EtcdConfigMapName(const Value& etcd);
+
+// The ConfigMap whose etcd.conf.yaml lists `replicas` members in
+// initial-cluster ("<etcd>-<i>=<scheme>://<etcd>-<i>.<etcd>-peer.<ns>.svc:<port>").
+Result<Value> EtcdConfigMap(const Value& etcd, int64_t replicas);
+
+// The number of members the ConfigMap's etcd.conf.yaml lists in
+// initial-cluster; -1 when it has none or cannot be read.
+int64_t InitialClusterSize(const Value& config_map);
+
+std::string CompactionJobName(const Value& etcd);
+
+// The batch/v1 Job that runs `etcd-backup-restore compact` over the Etcd's
+// backup store, in spec.backup.image.
+Result<Value> CompactionJob(const Value& etcd);
+
+// `pod_template` (a StatefulSet's spec.template) with the Etcd's spec
+// applied: the "etcd" container's image and resources from spec.etcd, the
+// backup sidecar's ("backup-restore" or "member-agent") from spec.backup,
+// spec.labels and spec.annotations added to the pod's, spec.priorityClassName.
+// Fields the spec does not set are left as they are.
+Value PodTemplateForSpec(const Value& etcd, const Value& pod_template);
+
+// A Kubernetes quantity ("8Gi", "500M", "1024") in bytes; the error says why not.
+Result<int64_t> QuantityBytes(const std::string& quantity);
+
+}  // namespace ruleplane

@@ -1,0 +1,118 @@
+// The objects rendered from an Etcd for the template actions, against
+// etcd-druid v0.22.7's rendering of the same Etcd (the maintenance example's,
+// which has TLS on both sides, an S3 store and a quota of 8Gi).
+#include "adapters/kubernetes/etcd_templates.h"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/common/json_value.h"
+
+namespace ruleplane {
+namespace {
+
+const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
+  const Value* at = &object;
+  for (std::string_view key : keys) {
+    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
+  }
+  return at;
+}
+
+Value ExampleEtcd() {
+  std::ifstream in(std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/maintenance-rolling-update.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto snapshot = ParseJson(text.str());
+  EXPECT_TRUE(snapshot.ok());
+  return snapshot.ok() ? *At(*snapshot, {"etcd"}) : Value::Null();
+}
+
+Value WithBackupImage(const Value& etcd, const std::string& image) {
+  nlohmann::ordered_json json = nlohmann::ordered_json::parse(FormatJson(etcd));
+  json["spec"]["backup"]["image"] = image;
+  auto value = ParseJson(json.dump());
+  EXPECT_TRUE(value.ok());
+  return value.ok() ? *value : Value::Null();
+}
+
+TEST(EtcdTemplates, TheConfigMapListsOneTlsPeerUrlPerReplica) {
+  const Value etcd = ExampleEtcd();
+  auto config_map = EtcdConfigMap(etcd, 5);
+  ASSERT_TRUE(config_map.ok()) << config_map.error().message;
+  EXPECT_EQ(At(*config_map, {"metadata", "name"})->string_value(), "etcd-bootstrap-4d6c1f");
+  EXPECT_EQ(At(*config_map, {"metadata", "ownerReferences"})->list_value().size(), 1u);
+  const YAML::Node config = YAML::Load(At(*config_map, {"data", "etcd.conf.yaml"})->string_value());
+  EXPECT_EQ(config["initial-cluster"].as<std::string>(),
+            "etcd-main-0=https://etcd-main-0.etcd-main-peer.shoot--dev--demo.svc:2380,"
+            "etcd-main-1=https://etcd-main-1.etcd-main-peer.shoot--dev--demo.svc:2380,"
+            "etcd-main-2=https://etcd-main-2.etcd-main-peer.shoot--dev--demo.svc:2380,"
+            "etcd-main-3=https://etcd-main-3.etcd-main-peer.shoot--dev--demo.svc:2380,"
+            "etcd-main-4=https://etcd-main-4.etcd-main-peer.shoot--dev--demo.svc:2380");
+  EXPECT_EQ(config["quota-backend-bytes"].as<int64_t>(), 8589934592);
+  EXPECT_EQ(config["listen-client-urls"].as<std::string>(), "https://0.0.0.0:2379");
+  EXPECT_EQ(config["advertise-client-urls"].as<std::string>(), "https@etcd-main-peer@shoot--dev--demo@2379");
+  EXPECT_EQ(config["peer-transport-security"]["trusted-ca-file"].as<std::string>(),
+            "/var/etcd/ssl/peer/ca/bundle.crt");
+  EXPECT_EQ(config["auto-compaction-retention"].as<std::string>(), "30m");
+  EXPECT_EQ(InitialClusterSize(*config_map), 5);
+  EXPECT_EQ(InitialClusterSize(*EtcdConfigMap(etcd, 3)), 3);
+  EXPECT_EQ(InitialClusterSize(Value::MakeMap({})), -1);
+}
+
+TEST(EtcdTemplates, TheCompactionJobRunsBackupRestoreCompactOnTheStore) {
+  const Value etcd = ExampleEtcd();
+  auto refused = CompactionJob(etcd);
+  ASSERT_FALSE(refused.ok()) << "no image in the spec, and ruleplane ships no image list";
+  EXPECT_NE(refused.error().message.find("spec.backup.image"), std::string::npos) << refused.error().message;
+
+  auto job = CompactionJob(WithBackupImage(etcd, "example.org/etcdbrctl:v0.28.0"));
+  ASSERT_TRUE(job.ok()) << job.error().message;
+  EXPECT_EQ(At(*job, {"metadata", "name"})->string_value(), "etcd-main-compactor");
+  EXPECT_EQ(At(*job, {"spec", "backoffLimit"})->int_value(), 0);
+  const Value& container = At(*job, {"spec", "template", "spec", "containers"})->list_value()[0];
+  EXPECT_EQ(At(container, {"image"})->string_value(), "example.org/etcdbrctl:v0.28.0");
+  std::vector<std::string> args;
+  for (const Value& arg : At(container, {"args"})->list_value()) args.push_back(arg.string_value());
+  for (const std::string expected :
+       {"compact", "--storage-provider=S3", "--store-prefix=shoot--dev--demo--7f1c3e9a/etcd-main",
+        "--store-container=dev-backup-etcd", "--full-snapshot-lease-name=etcd-main-full-snap",
+        "--embedded-etcd-quota-bytes=8589934592"}) {
+    EXPECT_NE(std::find(args.begin(), args.end(), expected), args.end()) << expected;
+  }
+  EXPECT_EQ(At(*job, {"spec", "template", "spec", "volumes"})->list_value().size(), 2u)
+      << "workspace and secret";
+}
+
+TEST(EtcdTemplates, ThePodTemplateTakesImagesResourcesAndLabelsFromTheSpec) {
+  const Value etcd = ExampleEtcd();
+  auto pod_template = ParseJson(R"({"metadata":{"labels":{"keep":"me"}},
+    "spec":{"containers":[{"name":"etcd","image":"old-etcd"},{"name":"member-agent","image":"old-agent"},
+                          {"name":"other","image":"untouched"}]}})");
+  ASSERT_TRUE(pod_template.ok());
+  const Value updated = PodTemplateForSpec(WithBackupImage(etcd, "new-agent"), *pod_template);
+  const Value::List& containers = At(updated, {"spec", "containers"})->list_value();
+  EXPECT_EQ(At(containers[0], {"image"})->string_value(), "old-etcd") << "spec.etcd.image is not set";
+  EXPECT_EQ(At(containers[0], {"resources", "requests", "memory"})->string_value(), "1536Mi");
+  EXPECT_EQ(At(containers[1], {"image"})->string_value(), "new-agent");
+  EXPECT_EQ(At(containers[2], {"image"})->string_value(), "untouched");
+  EXPECT_EQ(At(updated, {"metadata", "labels", "keep"})->string_value(), "me");
+  EXPECT_EQ(At(updated, {"metadata", "labels", "role"})->string_value(), "main");
+  EXPECT_EQ(At(updated, {"spec", "priorityClassName"})->string_value(), "gardener-system-500");
+}
+
+TEST(EtcdTemplates, QuantitiesAreWholeBytes) {
+  EXPECT_EQ(*QuantityBytes("8Gi"), 8589934592);
+  EXPECT_EQ(*QuantityBytes("100M"), 100000000);
+  EXPECT_EQ(*QuantityBytes("1024"), 1024);
+  EXPECT_FALSE(QuantityBytes("1.5Gi").ok());
+  EXPECT_FALSE(QuantityBytes("Gi").ok());
+  EXPECT_FALSE(QuantityBytes("8Xi").ok());
+}
+
+}  // namespace
+}  // namespace ruleplane
