@@ -1,8 +1,9 @@
 #include "adapters/kubernetes/kube_client.h"
 
+#include <sys/stat.h>
+
 #include <curl/curl.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -91,11 +92,18 @@ KubeClient::KubeClient(KubeConfig config, std::chrono::milliseconds timeout)
 
 Result<std::string> KubeClient::BearerToken() {
   if (config_.token_file.empty()) return config_.token;
-  // Projected service-account tokens rotate: read the file again when it changes.
-  std::error_code error;
-  const auto mtime = std::filesystem::last_write_time(config_.token_file, error);
-  if (error) return Error{ErrorCode::kIo, "cannot read the token file " + config_.token_file, {}};
-  if (cached_token_.empty() || mtime != token_mtime_) {
+  // Projected service-account tokens rotate (the kubelet swaps a symlink to a
+  // new file): read it again when the file behind the name is another one or
+  // was rewritten. An mtime alone can repeat within one clock tick.
+  struct stat file {};
+  if (stat(config_.token_file.c_str(), &file) != 0) {
+    return Error{ErrorCode::kIo, "cannot read the token file " + config_.token_file, {}};
+  }
+  const std::array<int64_t, 5> version = {
+      static_cast<int64_t>(file.st_dev), static_cast<int64_t>(file.st_ino),
+      static_cast<int64_t>(file.st_mtim.tv_sec), static_cast<int64_t>(file.st_mtim.tv_nsec),
+      static_cast<int64_t>(file.st_size)};
+  if (cached_token_.empty() || version != token_version_) {
     std::ifstream in(config_.token_file);
     std::stringstream text;
     text << in.rdbuf();
@@ -103,7 +111,7 @@ Result<std::string> KubeClient::BearerToken() {
     while (!cached_token_.empty() && std::isspace(static_cast<unsigned char>(cached_token_.back()))) {
       cached_token_.pop_back();
     }
-    token_mtime_ = mtime;
+    token_version_ = version;
   }
   return cached_token_;
 }

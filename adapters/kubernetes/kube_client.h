@@ -20,8 +20,8 @@
 // other 4xx kInvalidArgument with the field causes.
 #pragma once
 
+#include <array>
 #include <chrono>
-#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -82,7 +82,7 @@ class KubeClient {
   bool server_dry_run_ = false;
   int64_t page_size_ = 500;
   std::string cached_token_;
-  std::filesystem::file_time_type token_mtime_{};
+  std::array<int64_t, 5> token_version_{};  // device, inode, mtime (s, ns), size of the token file read
 };
 
 // The error a failed API call means, from its HTTP status and Status body.

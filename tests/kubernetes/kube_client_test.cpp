@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include <fstream>
 #include <thread>
 
@@ -288,6 +291,50 @@ TEST_F(KubeClientTest, AKubeconfigFileIsEnoughToConnect) {
   KubeClient client(*config);
   RequestLog log;
   EXPECT_TRUE(client.Get({"v1", "namespaces", "", "default", ""}, log).ok());
+}
+
+// In a Pod: the service-account token, the CA and the namespace from the
+// projected volume, laid out as the kubelet lays it out (token -> ..data/token,
+// ..data -> a timestamped directory), and the token rotated by swapping the
+// ..data link while one client keeps running.
+TEST_F(KubeClientTest, InClusterTheRotatedServiceAccountTokenIsReadAgain) {
+  namespace fs = std::filesystem;
+  const std::string secrets = dir_->path() + "/serviceaccount";
+  auto project = [&](const std::string& version, const std::string& token) {
+    const std::string data = secrets + "/..2026_11_24_" + version;
+    fs::create_directories(data);
+    std::ofstream(data + "/token") << token;
+    fs::copy_file(kube_->AdminConfig().tls.ca_file, data + "/ca.crt", fs::copy_options::overwrite_existing);
+    std::ofstream(data + "/namespace") << "default";
+    fs::create_symlink(fs::path(data).filename(), secrets + "/..data_tmp");
+    fs::rename(secrets + "/..data_tmp", secrets + "/..data");  // atomic, as the kubelet swaps it
+  };
+  fs::create_directories(secrets);
+  project("1", "expired-token");
+  for (const char* file : {"token", "ca.crt", "namespace"}) {
+    fs::create_symlink(std::string("..data/") + file, secrets + "/" + file);
+  }
+  const std::string server = kube_->server();
+  const std::string port = server.substr(server.rfind(':') + 1);
+  ASSERT_EQ(setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1", 1), 0);
+  ASSERT_EQ(setenv("KUBERNETES_SERVICE_PORT", port.c_str(), 1), 0);
+
+  auto config = InClusterConfig(secrets);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->namespace_name, "default");
+  KubeClient client(*config);
+  RequestLog log;
+  const KubeResource namespace_default{"v1", "namespaces", "", "default", ""};
+  auto refused = client.Get(namespace_default, log);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("HTTP 401"), std::string::npos) << refused.error().message;
+
+  project("2", "admin-token");
+  auto read = client.Get(namespace_default, log);
+  EXPECT_TRUE(read.ok()) << "the same client, the new token: " << read.error().message;
+
+  project("3", "expired-token");
+  EXPECT_FALSE(client.Get(namespace_default, log).ok()) << "and the next rotation is seen too";
 }
 
 }  // namespace
