@@ -167,8 +167,18 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
   auto order = DependencyOrder(plan.steps);
   if (!order) return fail("refused", Refusal("the plan's dependsOn has a cycle or names an unknown step"));
 
+  bool disruptive_performed = false;
   for (const PlanStep* step : *order) {
     StepReport& step_report = report.steps[static_cast<size_t>(step - plan.steps.data())];
+    if (options_.one_disruptive_step && !options_.dry_run && step->disruptive && disruptive_performed) {
+      report.state = "paused";
+      if (journal_ != nullptr) {
+        Status finished =
+            journal_->FinishPlan(plan_id_, "paused", "before a second disruptive step, " + step->id);
+        if (!finished.ok()) report.error = finished.error();
+      }
+      return report;
+    }
     const StepRecord* previous = nullptr;
     for (const StepRecord& record : interrupted) {
       if (record.idempotency_key == step->idempotency_key) previous = &record;
@@ -185,6 +195,7 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
           "step " + step->id + " (" + step->action + " " + step->target + ") failed: " + error.message;
       return fail("failed", error);
     }
+    if (step->disruptive && step_report.state == StepState::kSucceeded) disruptive_performed = true;
   }
   report.state = "succeeded";
   if (journal_ != nullptr) {

@@ -72,6 +72,10 @@ struct ExecutorOptions {
   RetryPolicy retry;
   std::string command;  // journaled: "member-init", "backup full", ...
   std::string subject;  // journaled: what the plan acts on; resuming looks up its last run
+  // A controller's reconcile: at most one disruptive step is performed (not
+  // found done); the plan pauses before a second one, which waits for the
+  // next observation. The plan ends "paused".
+  bool one_disruptive_step = false;
 };
 
 struct StepReport {
@@ -86,7 +90,7 @@ struct StepReport {
 
 struct ExecutionReport {
   int64_t plan_id = 0;         // in the journal; 0 without one
-  std::string state;           // "succeeded", "failed", "refused"
+  std::string state;           // "succeeded", "paused", "failed", "refused"
   std::optional<Error> error;  // the failure or refusal
   std::vector<StepReport> steps;
 

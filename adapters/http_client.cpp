@@ -43,6 +43,12 @@ void SetBlob(CURL* curl, CURLoption option, const std::string& pem) {
   curl_easy_setopt(curl, option, &blob);
 }
 
+// libcurl calls this about once a second, also while no data arrives.
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel != nullptr && cancel->load() ? 1 : 0;
+}
+
 size_t OnData(char* data, size_t size, size_t count, void* user) {
   auto* state = static_cast<StreamState*>(user);
   const size_t bytes = size * count;
@@ -79,8 +85,9 @@ Result<HttpResponse> HttpClient::Send(const std::string& method, const std::stri
 
 Result<long> HttpClient::Stream(const std::string& method, const std::string& url, const std::string& body,
                                 std::chrono::milliseconds timeout,
-                                const std::function<bool(std::string_view)>& on_data) {
-  return Stream(method, url, body, timeout, &on_data, nullptr, {});
+                                const std::function<bool(std::string_view)>& on_data,
+                                const std::vector<std::string>& headers) {
+  return Stream(method, url, body, timeout, &on_data, nullptr, headers);
 }
 
 Result<long> HttpClient::Stream(const std::string& method, const std::string& url, const std::string& body,
@@ -112,6 +119,11 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, collected);
+  if (cancel_ != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, cancel_);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  }
   if (tls_.ca_file.empty() && !tls_.ca_pem.empty()) SetBlob(curl, CURLOPT_CAINFO_BLOB, tls_.ca_pem);
   if (tls_.cert_file.empty() && !tls_.cert_pem.empty()) SetBlob(curl, CURLOPT_SSLCERT_BLOB, tls_.cert_pem);
   if (tls_.key_file.empty() && !tls_.key_pem.empty()) SetBlob(curl, CURLOPT_SSLKEY_BLOB, tls_.key_pem);
@@ -126,7 +138,8 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   curl_slist_free_all(headers);
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && state.stopped)) return status;
+  if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && state.stopped) || code == CURLE_ABORTED_BY_CALLBACK)
+    return status;
   const std::string message = method + " " + url + ": " + curl_easy_strerror(code);
   if (code == CURLE_OPERATION_TIMEDOUT) {
     // A stream that ran until its time was up ended as asked.

@@ -5,6 +5,7 @@
 // (HttpStatusError).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
@@ -34,6 +35,9 @@ class HttpClient {
  public:
   explicit HttpClient(TlsConfig tls = {});
   ~HttpClient();
+  // While `*cancel` is true, a transfer in progress (an idle watch included)
+  // ends within about a second, as if `on_data` had returned false.
+  void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
@@ -48,14 +52,15 @@ class HttpClient {
   // `timeout` bounds the whole transfer; a stream answered with 200 that is
   // still open at the timeout ends without an error (a watch).
   Result<long> Stream(const std::string& method, const std::string& url, const std::string& body,
-                      std::chrono::milliseconds timeout,
-                      const std::function<bool(std::string_view)>& on_data);
+                      std::chrono::milliseconds timeout, const std::function<bool(std::string_view)>& on_data,
+                      const std::vector<std::string>& headers = {});
 
  private:
   Result<long> Stream(const std::string& method, const std::string& url, const std::string& body,
                       std::chrono::milliseconds timeout, const std::function<bool(std::string_view)>* on_data,
                       HttpResponse* collected, const std::vector<std::string>& headers);
   TlsConfig tls_;
+  const std::atomic<bool>* cancel_ = nullptr;
   void* curl_ = nullptr;  // CURL*, reused between calls (keep-alive)
 };
 

@@ -23,6 +23,7 @@ int RunVerify(const Args& args, std::ostream& out, std::ostream& err);
 int RunDiff(const Args& args, std::ostream& out, std::ostream& err);
 int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 int RunApply(const Args& args, std::ostream& out, std::ostream& err);
+int RunController(const Args& args, std::ostream& out, std::ostream& err);
 int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err);
 int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 int RunBackup(const Args& args, std::ostream& out, std::ostream& err);

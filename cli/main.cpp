@@ -35,6 +35,8 @@ Commands:
                      the plan for a live cluster; reads only
   apply --cluster NS/NAME | SNAPSHOT.json [--dry-run=client|server] [--allow-disruptive]
                      observe, plan, gate and perform the Kubernetes steps, journaled
+  controller [--kubeconfig F] [-n NS | --all-namespaces] [--allow-disruptive] [--dry-run]
+                     reconcile every Etcd from a watch cache until stopped; /metrics, /healthz, /readyz
   observe member [member flags]
                      this member's EtcdMemberInitSnapshot: data directory, backup store, member list
   member-init [member flags] [--rules NAME@VERSION] [--dry-run] [--journal FILE]
@@ -72,6 +74,7 @@ int Run(int argc, char** argv) {
   if (command == "diff") return RunDiff(args, std::cout, std::cerr);
   if (command == "observe") return RunObserve(args, std::cin, std::cout, std::cerr);
   if (command == "apply") return RunApply(args, std::cout, std::cerr);
+  if (command == "controller") return RunController(args, std::cout, std::cerr);
   if (command == "member-agent") return RunMemberAgent(args, std::cout, std::cerr);
   if (command == "member-init") return RunMemberInit(args, std::cin, std::cout, std::cerr);
   if (command == "backup") return RunBackup(args, std::cout, std::cerr);

@@ -16,12 +16,11 @@ std::string Uid(const Value& object) {
   return uid != nullptr && uid->is_string() ? uid->string_value() : "";
 }
 
-// The items of `list` with an ownerReference to `owner_uid`.
-Value OwnedBy(const Value& list, const std::string& owner_uid) {
+// The items with an ownerReference to `owner_uid`.
+Value OwnedBy(const Value::List& items, const std::string& owner_uid) {
   Value::List owned;
-  const Value* items = Path(list, {"items"});
-  if (items == nullptr || !items->is_list() || owner_uid.empty()) return Value::MakeList(std::move(owned));
-  for (const Value& item : items->list_value()) {
+  if (owner_uid.empty()) return Value::MakeList(std::move(owned));
+  for (const Value& item : items) {
     const Value* owners = Path(item, {"metadata", "ownerReferences"});
     if (owners == nullptr || !owners->is_list()) continue;
     for (const Value& owner : owners->list_value()) {
@@ -33,6 +32,25 @@ Value OwnedBy(const Value& list, const std::string& owner_uid) {
     }
   }
   return Value::MakeList(std::move(owned));
+}
+
+Value::List Items(const Value& list) {
+  const Value* items = Path(list, {"items"});
+  return items != nullptr && items->is_list() ? items->list_value() : Value::List{};
+}
+
+// The snapshot of these objects (null: absent).
+Result<Snapshot> Assemble(const Value& etcd, const Value& statefulset, const Value::List& leases,
+                          const Value::List& pods, const Value& budget, Timestamp now) {
+  Value::Map document = {{Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
+                         {Value::String("kind"), Value::String("EtcdClusterSnapshot")},
+                         {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
+                         {Value::String("etcd"), etcd}};
+  if (!statefulset.is_null()) document.emplace_back(Value::String("statefulSet"), statefulset);
+  document.emplace_back(Value::String("leases"), OwnedBy(leases, Uid(etcd)));
+  document.emplace_back(Value::String("pods"), OwnedBy(pods, statefulset.is_null() ? "" : Uid(statefulset)));
+  if (!budget.is_null()) document.emplace_back(Value::String("podDisruptionBudget"), budget);
+  return SnapshotFromValue(Value::MakeMap(std::move(document)));
 }
 
 // The object, or null when it does not exist.
@@ -61,16 +79,17 @@ Result<Snapshot> ObserveCluster(KubeClient& client, const std::string& namespace
   }
   if (!budget.ok()) return budget.error();
 
-  Value::Map document = {{Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
-                         {Value::String("kind"), Value::String("EtcdClusterSnapshot")},
-                         {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
-                         {Value::String("etcd"), *etcd}};
-  if (!statefulset->is_null()) document.emplace_back(Value::String("statefulSet"), *statefulset);
-  document.emplace_back(Value::String("leases"), OwnedBy(*leases, Uid(*etcd)));
-  document.emplace_back(Value::String("pods"),
-                        OwnedBy(*pods, statefulset->is_null() ? "" : Uid(*statefulset)));
-  if (!budget->is_null()) document.emplace_back(Value::String("podDisruptionBudget"), *budget);
-  return SnapshotFromValue(Value::MakeMap(std::move(document)));
+  return Assemble(*etcd, *statefulset, Items(*leases), Items(*pods), *budget, now);
+}
+
+Result<Snapshot> ObserveClusterFromCache(const ObjectCache& cache, const std::string& namespace_name,
+                                         const std::string& name, Timestamp now) {
+  auto etcd = cache.Get("etcds", namespace_name, name);
+  if (!etcd) return Error{ErrorCode::kNotFound, "etcds " + name + " in namespace " + namespace_name, {}};
+  const Value::List leases = cache.List("leases", namespace_name);
+  const Value::List pods = cache.List("pods", namespace_name);
+  return Assemble(*etcd, cache.Get("statefulsets", namespace_name, name).value_or(Value::Null()), leases,
+                  pods, cache.Get("poddisruptionbudgets", namespace_name, name).value_or(Value::Null()), now);
 }
 
 }  // namespace ruleplane

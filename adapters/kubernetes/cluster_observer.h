@@ -10,6 +10,7 @@
 #include <string>
 
 #include "adapters/kubernetes/kube_client.h"
+#include "adapters/kubernetes/object_cache.h"
 #include "engine/common/snapshot.h"
 #include "engine/common/time_util.h"
 
@@ -19,5 +20,10 @@ namespace ruleplane {
 // left out of the snapshot (the rules decide what that means).
 Result<Snapshot> ObserveCluster(KubeClient& client, const std::string& namespace_name,
                                 const std::string& name, Timestamp now, RequestLog& log);
+
+// The same snapshot from a cache that follows etcds, statefulsets, leases,
+// pods and poddisruptionbudgets: no request to the API server.
+Result<Snapshot> ObserveClusterFromCache(const ObjectCache& cache, const std::string& namespace_name,
+                                         const std::string& name, Timestamp now);
 
 }  // namespace ruleplane

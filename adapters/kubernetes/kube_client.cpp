@@ -5,6 +5,7 @@
 #include <curl/curl.h>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -179,6 +180,62 @@ Result<Value> KubeClient::List(const KubeResource& collection, const std::string
   }
   list.emplace_back(Value::String("items"), Value::MakeList(std::move(items)));
   return Value::MakeMap(std::move(list));
+}
+
+Result<KubeClient::WatchEnd> KubeClient::Watch(const KubeResource& collection,
+                                               const std::string& label_selector,
+                                               const std::string& resource_version,
+                                               std::chrono::seconds timeout, const WatchHandler& on_event) {
+  std::string query = "watch=true&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeout.count());
+  if (!resource_version.empty()) query += "&resourceVersion=" + Escape(resource_version);
+  if (!label_selector.empty()) query += "&labelSelector=" + Escape(label_selector);
+  const std::string url = config_.server + collection.Path() + "?" + query;
+  auto token = BearerToken();
+  if (!token.ok()) return token.error();
+  std::vector<std::string> headers = {"Accept: application/json"};
+  if (!token->empty()) headers.push_back("Authorization: Bearer " + *token);
+
+  WatchEnd end{resource_version, false};
+  std::string pending, error_body;
+  std::optional<Error> failure;
+  auto on_data = [&](std::string_view data) {
+    pending.append(data);
+    size_t line_end;
+    while ((line_end = pending.find('\n')) != std::string::npos) {
+      auto event = ParseJson(std::string_view(pending).substr(0, line_end));
+      pending.erase(0, line_end + 1);
+      const Value* type = event.ok() && event->is_map() ? event->Find("type") : nullptr;
+      const Value* object = event.ok() && event->is_map() ? event->Find("object") : nullptr;
+      if (type == nullptr || !type->is_string() || object == nullptr) {
+        error_body = event.ok() ? FormatJson(*event) : std::string();
+        continue;  // a Status instead of an event: the HTTP status says what it is
+      }
+      if (type->string_value() == "ERROR") {
+        const Value* code = object->is_map() ? object->Find("code") : nullptr;
+        if (code != nullptr && code->is_int() && code->int_value() == 410) {
+          end.expired = true;
+        } else {
+          failure = KubeStatusError(code != nullptr && code->is_int() ? code->int_value() : 500, "watch",
+                                    collection, FormatJson(*object));
+        }
+        return false;
+      }
+      const Value* metadata = object->is_map() ? object->Find("metadata") : nullptr;
+      const Value* version =
+          metadata != nullptr && metadata->is_map() ? metadata->Find("resourceVersion") : nullptr;
+      if (version != nullptr && version->is_string()) end.resource_version = version->string_value();
+      if (!on_event(type->string_value(), *object)) return false;
+    }
+    return true;
+  };
+  // The server ends the watch after timeoutSeconds; the transfer gets a little longer.
+  auto status = http_.Stream("GET", url, "", timeout + std::chrono::seconds(10), on_data, headers);
+  if (!status.ok()) return status.error();
+  if (failure) return *failure;
+  if (*status == 410) end.expired = true;
+  if (*status != 200 && *status != 410)
+    return KubeStatusError(*status, "watch", collection, pending + error_body);
+  return end;
 }
 
 Result<Value> KubeClient::Create(const KubeResource& collection, const Value& object, RequestLog& log) {

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -51,6 +52,8 @@ class KubeClient {
   const KubeConfig& config() const { return config_; }
   // Every write carries dryRun=All: the API server validates it and stores nothing.
   void set_server_dry_run(bool on) { server_dry_run_ = on; }
+  // A watch (or any call) in progress ends soon after `*cancel` turns true.
+  void set_cancel(const std::atomic<bool>* cancel) { http_.set_cancel(cancel); }
   // Items per page of a List (the API server's `limit`; 500 by default).
   void set_page_size(int64_t items) { page_size_ = items; }
 
@@ -70,6 +73,19 @@ class KubeClient {
   };
   Status Delete(const KubeResource& object, const DeletePreconditions& preconditions,
                 std::optional<int64_t> grace_period_seconds, RequestLog& log);
+
+  // A watch of the collection from `resource_version` (with bookmarks):
+  // each event ("ADDED", "MODIFIED", "DELETED", "BOOKMARK") and its object
+  // to `on_event` until it returns false or the server ends the watch (after
+  // `timeout`). `expired` when the version is too old (410 Gone): list again.
+  struct WatchEnd {
+    std::string resource_version;  // the last one seen, to watch on from
+    bool expired = false;
+  };
+  using WatchHandler = std::function<bool(const std::string& type, const Value& object)>;
+  Result<WatchEnd> Watch(const KubeResource& collection, const std::string& label_selector,
+                         const std::string& resource_version, std::chrono::seconds timeout,
+                         const WatchHandler& on_event);
 
  private:
   Result<Value> Call(const std::string& method, const KubeResource& resource, const std::string& query,

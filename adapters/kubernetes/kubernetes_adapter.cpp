@@ -209,7 +209,8 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
   if (action == "ScaleStatefulSet") {
     auto scale = client_.Get({"apps/v1", "statefulsets", namespace_, step.target, "scale"}, log);
     if (!scale.ok()) return scale.error();
-    return Int(*scale, {"spec", "replicas"}, -1) == IntParam(step, "replicas");
+    // A Scale of 0 replicas leaves the field out (omitempty).
+    return Int(*scale, {"spec", "replicas"}, 0) == IntParam(step, "replicas");
   }
   if (action == "DeletePod") return PodGone(name, log);
   if (action == "WaitForPodsDeleted") {

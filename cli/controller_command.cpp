@@ -1,0 +1,206 @@
+// ruleplane controller: reconciles every Etcd object of a namespace (or of
+// all namespaces) from a watch cache, through a work queue, until stopped.
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include "actions/controller_metrics.h"
+#include "actions/etcd_reconciler.h"
+#include "actions/work_queue.h"
+#include "adapters/http_server.h"
+#include "adapters/kubernetes/object_cache.h"
+#include "cli/cluster_input.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/rule_library.h"
+#include "engine/common/json_value.h"
+
+namespace ruleplane::cli {
+namespace {
+
+constexpr const char* kControllerUsage =
+    R"(usage: ruleplane controller [--kubeconfig FILE] [--context NAME] [-n NAMESPACE | --all-namespaces]
+                            [--rules NAME@VERSION|PATH]... [--journal FILE] [--dry-run]
+                            [--allow-disruptive] [--auto-recover-quorum-loss]
+                            [--resync-period SECONDS]
+                            [--metrics-bind-address HOST:PORT]
+
+Reconciles every Etcd object of the namespace (the kubeconfig's, or -n; or
+every namespace) until SIGTERM: lists and watches the Etcds and the
+StatefulSets, Leases, Pods and PodDisruptionBudgets they own into a cache;
+queues an Etcd when any of them changes, and every --resync-period seconds
+(default 30: decisions depend on time, such as a lease expiring); and for each
+queued Etcd observes it from the cache, plans with the etcd-druid rules,
+executes the plan with at most one disruptive step (it pauses before a
+second, which waits for the next observation), journaled in --journal
+(default ruleplane-controller-journal.db), and logs one JSON line per step. A
+failed reconcile is retried after a per-Etcd exponential backoff; a conflict
+(409) is re-observed. Disruptive steps run only with --allow-disruptive; a
+plan that scales the StatefulSet to 0 (the quorum-loss re-bootstrap from the
+backup) is refused unless --auto-recover-quorum-loss is given too. --dry-run
+plans and executes nothing.
+
+Serves /metrics (Prometheus), /healthz and /readyz (ready once the cache has
+listed everything) on --metrics-bind-address (default 0.0.0.0:8080).
+)";
+
+volatile std::sig_atomic_t stopping = 0;
+
+std::string OwnerName(const Value& object, std::string_view kind) {
+  const Value* metadata = object.is_map() ? object.Find("metadata") : nullptr;
+  const Value* owners =
+      metadata != nullptr && metadata->is_map() ? metadata->Find("ownerReferences") : nullptr;
+  if (owners == nullptr || !owners->is_list()) return "";
+  for (const Value& owner : owners->list_value()) {
+    const Value* owner_kind = owner.is_map() ? owner.Find("kind") : nullptr;
+    const Value* name = owner.is_map() ? owner.Find("name") : nullptr;
+    if (owner_kind != nullptr && owner_kind->is_string() && owner_kind->string_value() == kind &&
+        name != nullptr && name->is_string()) {
+      return name->string_value();
+    }
+  }
+  return "";
+}
+
+std::string MetadataText(const Value& object, std::string_view field) {
+  const Value* metadata = object.is_map() ? object.Find("metadata") : nullptr;
+  const Value* value = metadata != nullptr && metadata->is_map() ? metadata->Find(field) : nullptr;
+  return value != nullptr && value->is_string() ? value->string_value() : "";
+}
+
+// The Etcd an object belongs to ("namespace/name"), or "".
+std::string EtcdKeyOf(const std::string& plural, const Value& object) {
+  std::string name;
+  if (plural == "etcds") {
+    name = MetadataText(object, "name");
+  } else if (plural == "pods") {
+    name = OwnerName(object, "StatefulSet");  // etcd-druid names the StatefulSet as its Etcd
+  } else {
+    name = OwnerName(object, "Etcd");
+  }
+  return name.empty() ? "" : MetadataText(object, "namespace") + "/" + name;
+}
+
+}  // namespace
+
+int RunController(const Args& args, std::ostream& out, std::ostream& err) {
+  Flags flags({{"--kubeconfig"},
+               {"--context"},
+               {"-n"},
+               {"--all-namespaces", false},
+               {"--rules"},
+               {"--journal"},
+               {"--dry-run", false},
+               {"--allow-disruptive", false},
+               {"--auto-recover-quorum-loss", false},
+               {"--resync-period"},
+               {"--metrics-bind-address"}});
+  if (!flags.Parse(args, err, kControllerUsage)) return kExitUsage;
+  int64_t resync_seconds = 30;
+  if (!flags.GetCount("--resync-period", resync_seconds, err)) return kExitUsage;
+  auto config = ResolveKubeConfig(flags.Get("--kubeconfig"), flags.Get("--context"));
+  if (!config.ok()) {
+    err << "ruleplane: controller: " << config.error().message << "\n";
+    return kExitUsage;
+  }
+  const std::string namespace_name =
+      flags.Has("--all-namespaces") ? "" : flags.Get("-n", config->namespace_name);
+
+  std::vector<std::string> references = flags.GetList("--rules");
+  if (references.empty()) references = DefaultRuleReferences();
+  auto library = LoadRuleLibrary(references, err);
+  if (!library || PrintDiagnostics(*library, err) > 0) return kExitUsage;
+  auto rule_sets = SelectForSubject(*library, "EtcdCluster", err);
+  auto journal = Journal::Open(flags.Get("--journal", "ruleplane-controller-journal.db"));
+  if (!journal.ok()) {
+    err << "ruleplane: controller: " << journal.error().message << "\n";
+    return kExitUsage;
+  }
+
+  KubeClient client(*config);
+  // Kubernetes serves PodDisruptionBudgets as policy/v1 from 1.21 on, before as policy/v1beta1.
+  RequestLog probe;
+  const bool policy_v1 = client.Get({"policy/v1", "poddisruptionbudgets", "", "", ""}, probe).ok();
+  WorkQueue queue;
+  ControllerMetrics metrics;
+  ObjectCache cache(
+      *config,
+      {{{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, "", ""}, ""},
+       {{"apps/v1", "statefulsets", namespace_name, "", ""}, ""},
+       {{"coordination.k8s.io/v1", "leases", namespace_name, "", ""}, ""},
+       {{"v1", "pods", namespace_name, "", ""}, ""},
+       {{policy_v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", namespace_name, "", ""}, ""}},
+      [&](const std::string& plural, const Value& object) {
+        const std::string key = EtcdKeyOf(plural, object);
+        if (!key.empty()) queue.Add(key);
+      });
+  auto server =
+      HttpServer::Start(flags.Get("--metrics-bind-address", "0.0.0.0:8080"), [&](const std::string& path) {
+        if (path == "/metrics") {
+          const ObjectCache::Counters counters = cache.counters();
+          metrics.SetApiRequests(counters.lists, counters.watches, counters.events);
+          metrics.SetQueueDepth(static_cast<int64_t>(queue.Depth()));
+          return HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", metrics.Text()};
+        }
+        if (path == "/healthz") return HttpAnswer{200, "text/plain", "ok\n"};
+        if (path == "/readyz") {
+          return cache.synced() ? HttpAnswer{200, "text/plain", "ok\n"}
+                                : HttpAnswer{503, "text/plain", "the cache has not listed everything yet\n"};
+        }
+        return HttpAnswer{404, "text/plain", "not found\n"};
+      });
+  if (!server.ok()) {
+    err << "ruleplane: controller: " << server.error().message << "\n";
+    return kExitUsage;
+  }
+  std::signal(SIGTERM, [](int) { stopping = 1; });
+  std::signal(SIGINT, [](int) { stopping = 1; });
+
+  metrics.SetLeader(true);
+  cache.Start();
+  ReconcilerOptions options;
+  options.dry_run = flags.Has("--dry-run");
+  options.allow_disruptive = flags.Has("--allow-disruptive");
+  options.auto_recover_quorum_loss = flags.Has("--auto-recover-quorum-loss");
+  EtcdReconciler reconciler(cache, client, rule_sets, library->catalogue.get(), journal->get(), options,
+                            metrics, out);
+  // Time moves decisions too (a lease expires without an event): queue every Etcd now and then.
+  std::thread resync([&] {
+    auto next = std::chrono::steady_clock::now();
+    while (!stopping) {
+      if (std::chrono::steady_clock::now() >= next && cache.synced()) {
+        for (const Value& etcd : cache.List("etcds", namespace_name)) queue.Add(EtcdKeyOf("etcds", etcd));
+        next = std::chrono::steady_clock::now() + std::chrono::seconds(resync_seconds);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    queue.ShutDown();
+  });
+  out << FormatJson(Value::MakeMap({{Value::String("msg"), Value::String("started")},
+                                    {Value::String("namespace"), Value::String(namespace_name)},
+                                    {Value::String("metricsPort"), Value::Int((*server)->port())}}))
+      << std::endl;
+  while (auto key = queue.Get()) {
+    if (!cache.synced()) {
+      queue.AddAfter(*key, std::chrono::seconds(1));
+      queue.Done(*key);
+      continue;
+    }
+    Status reconciled = reconciler.Reconcile(*key);
+    if (reconciled.ok() || reconciled.error().code == ErrorCode::kNotFound) {
+      queue.Forget(*key);
+    } else {
+      queue.AddRateLimited(*key);
+      out << FormatJson(Value::MakeMap({{Value::String("etcd"), Value::String(*key)},
+                                        {Value::String("error"), Value::String(reconciled.error().message)},
+                                        {Value::String("retries"), Value::Int(queue.Failures(*key))}}))
+          << std::endl;
+    }
+    queue.Done(*key);
+  }
+  resync.join();
+  cache.Stop();
+  return kExitOk;
+}
+
+}  // namespace ruleplane::cli
