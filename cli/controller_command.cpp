@@ -1,5 +1,8 @@
 // ruleplane controller: reconciles every Etcd object of a namespace (or of
 // all namespaces) from a watch cache, through a work queue, until stopped.
+#include <unistd.h>
+
+#include <atomic>
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -8,6 +11,7 @@
 #include "actions/etcd_reconciler.h"
 #include "actions/work_queue.h"
 #include "adapters/http_server.h"
+#include "adapters/kubernetes/leader_election.h"
 #include "adapters/kubernetes/object_cache.h"
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
@@ -23,7 +27,10 @@ constexpr const char* kControllerUsage =
                             [--rules NAME@VERSION|PATH]... [--journal FILE] [--dry-run]
                             [--allow-disruptive] [--auto-recover-quorum-loss]
                             [--resync-period SECONDS]
-                            [--metrics-bind-address HOST:PORT]
+                            [--metrics-bind-address HOST:PORT] [--leader-elect true|false]
+                            [--leader-elect-lease-duration S] [--leader-elect-renew-deadline S]
+                            [--leader-elect-retry-period S] [--leader-elect-resource-name NAME]
+                            [--leader-elect-resource-namespace NS]
 
 Reconciles every Etcd object of the namespace (the kubeconfig's, or -n; or
 every namespace) until SIGTERM: lists and watches the Etcds and the
@@ -40,11 +47,16 @@ plan that scales the StatefulSet to 0 (the quorum-loss re-bootstrap from the
 backup) is refused unless --auto-recover-quorum-loss is given too. --dry-run
 plans and executes nothing.
 
+Leader election (on by default): replicas fill their caches, and the one
+holding the coordination.k8s.io Lease (--leader-elect-resource-name, default
+ruleplane-controller, in the kubeconfig's namespace; 15 s / 10 s / 2 s as
+client-go) reconciles; a replica that loses the Lease exits with 1.
+
 Serves /metrics (Prometheus), /healthz and /readyz (ready once the cache has
 listed everything) on --metrics-bind-address (default 0.0.0.0:8080).
 )";
 
-volatile std::sig_atomic_t stopping = 0;
+std::atomic<bool> stopping{false};  // lock-free: set from the signal handler
 
 std::string OwnerName(const Value& object, std::string_view kind) {
   const Value* metadata = object.is_map() ? object.Find("metadata") : nullptr;
@@ -94,10 +106,26 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
                {"--allow-disruptive", false},
                {"--auto-recover-quorum-loss", false},
                {"--resync-period"},
-               {"--metrics-bind-address"}});
+               {"--metrics-bind-address"},
+               {"--leader-elect"},
+               {"--leader-elect-lease-duration"},
+               {"--leader-elect-renew-deadline"},
+               {"--leader-elect-retry-period"},
+               {"--leader-elect-resource-name"},
+               {"--leader-elect-resource-namespace"}});
   if (!flags.Parse(args, err, kControllerUsage)) return kExitUsage;
-  int64_t resync_seconds = 30;
-  if (!flags.GetCount("--resync-period", resync_seconds, err)) return kExitUsage;
+  int64_t resync_seconds = 30, lease_seconds = 15, renew_seconds = 10, retry_seconds = 2;
+  if (!flags.GetCount("--resync-period", resync_seconds, err) ||
+      !flags.GetCount("--leader-elect-lease-duration", lease_seconds, err) ||
+      !flags.GetCount("--leader-elect-renew-deadline", renew_seconds, err) ||
+      !flags.GetCount("--leader-elect-retry-period", retry_seconds, err)) {
+    return kExitUsage;
+  }
+  const std::string leader_elect = flags.Get("--leader-elect", "true");
+  if (leader_elect != "true" && leader_elect != "false") {
+    err << "ruleplane: controller: --leader-elect is true or false\n";
+    return kExitUsage;
+  }
   auto config = ResolveKubeConfig(flags.Get("--kubeconfig"), flags.Get("--context"));
   if (!config.ok()) {
     err << "ruleplane: controller: " << config.error().message << "\n";
@@ -153,10 +181,43 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
     err << "ruleplane: controller: " << server.error().message << "\n";
     return kExitUsage;
   }
-  std::signal(SIGTERM, [](int) { stopping = 1; });
-  std::signal(SIGINT, [](int) { stopping = 1; });
+  std::signal(SIGTERM, [](int) { stopping = true; });
+  std::signal(SIGINT, [](int) { stopping = true; });
 
-  metrics.SetLeader(true);
+  // Leader election: the cache fills on every replica; only the one holding
+  // the Lease reconciles, and it exits when it loses the Lease. The Lease is
+  // not a fence: every write still carries the resourceVersion it observed.
+  std::atomic<bool> leading{leader_elect == "false"}, lost{false};
+  metrics.SetLeader(leading);
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  LeaderElectionConfig election;
+  election.namespace_name = flags.Get("--leader-elect-resource-namespace", config->namespace_name);
+  election.lease_name = flags.Get("--leader-elect-resource-name", "ruleplane-controller");
+  election.identity = std::string(host) + "_" + std::to_string(getpid());
+  election.lease_duration = std::chrono::seconds(lease_seconds);
+  election.renew_deadline = std::chrono::seconds(renew_seconds);
+  election.retry_period = std::chrono::seconds(retry_seconds);
+  // Each request ends well before the renew deadline.
+  KubeClient election_client(*config, std::chrono::milliseconds(election.renew_deadline / 2));
+  LeaderElector elector(election_client, election);
+  std::thread elect;
+  if (!leading) {
+    elect = std::thread([&] {
+      Status ended = elector.Run([&] { return stopping.load(); },
+                                 [&](bool now_leading) {
+                                   leading = now_leading;
+                                   metrics.SetLeader(now_leading);
+                                 });
+      if (!ended.ok()) {
+        out << FormatJson(Value::MakeMap({{Value::String("msg"), Value::String("stopped leading")},
+                                          {Value::String("error"), Value::String(ended.error().message)}}))
+            << std::endl;
+        lost = true;
+        stopping = true;
+      }
+    });
+  }
   cache.Start();
   ReconcilerOptions options;
   options.dry_run = flags.Has("--dry-run");
@@ -180,7 +241,12 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
                                     {Value::String("namespace"), Value::String(namespace_name)},
                                     {Value::String("metricsPort"), Value::Int((*server)->port())}}))
       << std::endl;
+  while (!leading && !stopping) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   while (auto key = queue.Get()) {
+    if (!leading) {
+      queue.Done(*key);
+      break;
+    }
     if (!cache.synced()) {
       queue.AddAfter(*key, std::chrono::seconds(1));
       queue.Done(*key);
@@ -198,9 +264,11 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
     }
     queue.Done(*key);
   }
+  stopping = true;
   resync.join();
+  if (elect.joinable()) elect.join();
   cache.Stop();
-  return kExitOk;
+  return lost ? kExitFinding : kExitOk;
 }
 
 }  // namespace ruleplane::cli

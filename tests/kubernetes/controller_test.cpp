@@ -58,8 +58,8 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
   const std::string controller_log = dir.path() + "/controller.log";
   auto controller = ChildProcess::Start(
       {RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("admin"), "-n", "default",
-       "--allow-disruptive", "--journal", dir.path() + "/journal.db", "--resync-period", "1",
-       "--metrics-bind-address", "127.0.0.1:" + std::to_string(port)},
+       "--allow-disruptive", "--leader-elect", "false", "--journal", dir.path() + "/journal.db",
+       "--resync-period", "1", "--metrics-bind-address", "127.0.0.1:" + std::to_string(port)},
       controller_log);
   ASSERT_TRUE(controller.ok()) << controller.error().message;
 
@@ -127,6 +127,64 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
   EXPECT_EQ(controller->Stop(std::chrono::seconds(10)), 0) << Slurp(controller_log);
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(5))
       << "SIGTERM ends watches promptly";
+}
+
+// Two replicas: only the one holding the Lease writes; killed, the other
+// takes the Lease over and acts.
+TEST(Controller, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies) {
+  TempDir dir("controllers");
+  auto kube = KubeCluster::Start(dir.path());
+  ASSERT_TRUE(kube.ok()) << kube.error().message;
+  KubeClient admin((*kube)->AdminConfig());
+  RequestLog log;
+  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const std::string kubeconfig = (*kube)->WriteKubeconfig("admin");
+  std::vector<ChildProcess> replicas;
+  std::vector<int> ports;
+  for (int i = 0; i < 2; ++i) {
+    ports.push_back(FreeLoopbackPort());
+    auto started = ChildProcess::Start(
+        {RULEPLANE_BINARY, "controller", "--kubeconfig", kubeconfig, "-n", "default", "--allow-disruptive",
+         "--journal", dir.path() + "/journal-" + std::to_string(i) + ".db", "--resync-period", "1",
+         "--leader-elect-lease-duration", "3", "--leader-elect-renew-deadline", "2",
+         "--leader-elect-retry-period", "1", "--metrics-bind-address",
+         "127.0.0.1:" + std::to_string(ports[i])},
+        dir.path() + "/controller-" + std::to_string(i) + ".log");
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    replicas.push_back(std::move(*started));
+  }
+  HttpClient http;
+  auto leads = [&](int i) {
+    auto metrics = http.Send("GET", "http://127.0.0.1:" + std::to_string(ports[i]) + "/metrics", "",
+                             std::chrono::seconds(5));
+    return metrics.ok() && metrics->body.find("\nruleplane_leader 1\n") != std::string::npos;
+  };
+  ASSERT_TRUE(Eventually([&] { return leads(0) || leads(1); }, std::chrono::seconds(30)));
+  const int leader = leads(0) ? 0 : 1, standby = 1 - leader;
+  EXPECT_FALSE(leads(standby));
+
+  const KubeResource statefulset{"apps/v1", "statefulsets", "default", "etcd-main", ""};
+  auto replicas_of = [&] {
+    auto sts = admin.Get(statefulset, log);
+    const Value* count = sts.ok() ? At(*sts, {"spec", "replicas"}) : nullptr;
+    return count != nullptr ? count->int_value() : -1;
+  };
+  ASSERT_TRUE(Eventually([&] { return replicas_of() == 5; }, std::chrono::seconds(30)));
+  const std::string standby_log = dir.path() + "/controller-" + std::to_string(standby) + ".log";
+  EXPECT_EQ(Slurp(standby_log).find("\"action\""), std::string::npos)
+      << "the standby wrote: " << Slurp(standby_log);
+
+  replicas[static_cast<size_t>(leader)].Kill(SIGKILL);
+  ASSERT_TRUE(Eventually([&] { return leads(standby); }, std::chrono::seconds(30))) << Slurp(standby_log);
+  // The new leader acts: a change of the desired size is carried out.
+  auto patched = admin.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""},
+                                  *ParseJson(R"({"spec":{"replicas":3}})"), log);
+  ASSERT_TRUE(patched.ok()) << patched.error().message;
+  EXPECT_TRUE(Eventually([&] { return Slurp(standby_log).find("\"action\"") != std::string::npos; },
+                         std::chrono::seconds(30)))
+      << Slurp(standby_log);
 }
 
 }  // namespace
