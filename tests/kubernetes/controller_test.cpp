@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "adapters/http_client.h"
+#include "adapters/kubernetes/manifests.h"
 #include "adapters/process.h"
 #include "engine/common/json_value.h"
 #include "tests/support/kube_cluster.h"
@@ -88,7 +89,8 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
     for (const KubeResource& resource :
          {KubeResource{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, statefulset,
           budget}) {
-      const Value* version = At(get(resource), {"metadata", "resourceVersion"});
+      const Value object = get(resource);
+      const Value* version = At(object, {"metadata", "resourceVersion"});
       seen.push_back(version != nullptr ? version->string_value() : "absent");
     }
     auto leases = admin.List({"coordination.k8s.io/v1", "leases", "default", "", ""}, "", log);
@@ -185,6 +187,50 @@ TEST(Controller, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies) {
   EXPECT_TRUE(Eventually([&] { return Slurp(standby_log).find("\"action\"") != std::string::npos; },
                          std::chrono::seconds(30)))
       << Slurp(standby_log);
+}
+
+// deploy/ as shipped applies to the API server, and the controller acts with
+// nothing but the Role it ships: the user "operator" is bound to it alone.
+TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
+  TempDir dir("controller-deploy");
+  auto kube = KubeCluster::Start(dir.path(), {"operator"});
+  ASSERT_TRUE(kube.ok()) << kube.error().message;
+  KubeClient admin((*kube)->AdminConfig());
+  RequestLog log;
+  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  for (const char* file : {"rbac.yaml", "controller.yaml"}) {
+    auto manifests = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/" + file);
+    ASSERT_TRUE(manifests.ok()) << manifests.error().message;
+    Status applied = ApplyManifests(admin, *manifests, "default", log);
+    ASSERT_TRUE(applied.ok()) << file << ": " << applied.error().message;
+  }
+  auto deployment = admin.Get({"apps/v1", "deployments", "default", "ruleplane-controller", ""}, log);
+  ASSERT_TRUE(deployment.ok()) << deployment.error().message;
+  EXPECT_EQ(At(*deployment, {"spec", "replicas"})->int_value(), 2);
+  EXPECT_EQ(At(*deployment, {"spec", "template", "spec", "serviceAccountName"})->string_value(), "ruleplane");
+  auto binding = ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
+                           R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":)"
+                           R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
+                           R"("subjects":[{"kind":"User","name":"operator"}]})");
+  ASSERT_TRUE(ApplyManifests(admin, {*binding}, "default", log).ok());
+  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+
+  const std::string controller_log = dir.path() + "/controller.log";
+  auto controller = ChildProcess::Start(
+      {RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("operator"), "-n", "default",
+       "--allow-disruptive", "--journal", dir.path() + "/journal.db", "--metrics-bind-address",
+       "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
+      controller_log);
+  ASSERT_TRUE(controller.ok()) << controller.error().message;
+  const bool scaled = Eventually(
+      [&] {
+        auto sts = admin.Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log);
+        return sts.ok() && At(*sts, {"spec", "replicas"})->int_value() == 5;
+      },
+      std::chrono::seconds(60));
+  EXPECT_TRUE(scaled) << Slurp(controller_log);
+  EXPECT_EQ(Slurp(controller_log).find("HTTP 403"), std::string::npos) << Slurp(controller_log);
 }
 
 }  // namespace
