@@ -33,20 +33,22 @@ TEST(WorkQueue, AKeyAddedWhileAWorkerHasItComesBackWhenTheWorkerIsDone) {
 }
 
 TEST(WorkQueue, FailuresBackOffExponentiallyUntilForgotten) {
-  WorkQueue queue(milliseconds(20), milliseconds(70));
+  WorkQueue queue(milliseconds(20), milliseconds(1000));
   const auto started = WorkQueue::Clock::now();
-  queue.AddRateLimited("ns/a");  // 20 ms
-  queue.Get();
+  queue.AddRateLimited("ns/a");  // due in 20 ms
+  EXPECT_EQ(*queue.Get(), "ns/a");
   queue.Done("ns/a");
   EXPECT_GE(WorkQueue::Clock::now() - started, milliseconds(20));
-  queue.AddRateLimited("ns/a");  // 40 ms
-  queue.AddRateLimited("ns/a");  // 70 ms (capped), but the earlier due time stands
+  // Order, not timing: d (30 ms) comes before a (now 40 ms, then 80 ms: the
+  // earlier due time stands), and a before b (60 ms).
+  queue.AddRateLimited("ns/a");
+  queue.AddRateLimited("ns/a");
   EXPECT_EQ(queue.Failures("ns/a"), 3);
-  const auto second = WorkQueue::Clock::now();
-  queue.Get();
-  const auto waited = WorkQueue::Clock::now() - second;
-  EXPECT_GE(waited, milliseconds(40));
-  EXPECT_LT(waited, milliseconds(70));
+  queue.AddAfter("ns/b", milliseconds(60));
+  queue.AddAfter("ns/d", milliseconds(30));
+  EXPECT_EQ(*queue.Get(), "ns/d");
+  EXPECT_EQ(*queue.Get(), "ns/a");
+  EXPECT_EQ(*queue.Get(), "ns/b");
   queue.Forget("ns/a");
   EXPECT_EQ(queue.Failures("ns/a"), 0);
 }
@@ -55,9 +57,9 @@ TEST(WorkQueue, AnEarlierAddWinsOverALaterDueTime) {
   WorkQueue queue;
   queue.AddAfter("ns/a", std::chrono::hours(1));
   queue.Add("ns/a");
-  const auto started = WorkQueue::Clock::now();
-  EXPECT_EQ(*queue.Get(), "ns/a");
-  EXPECT_LT(WorkQueue::Clock::now() - started, milliseconds(100));
+  queue.AddAfter("ns/b", milliseconds(50));
+  EXPECT_EQ(*queue.Get(), "ns/a") << "due now, not in an hour";
+  EXPECT_EQ(*queue.Get(), "ns/b");
 }
 
 TEST(WorkQueue, ShutDownWakesAWaitingWorker) {
