@@ -12,16 +12,8 @@
 namespace ruleplane {
 namespace {
 
-const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
 int64_t Int(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* value = At(object, keys);
+  const Value* value = ValueAt(object, keys);
   return value != nullptr && value->is_int() ? value->int_value() : 0;
 }
 
@@ -29,15 +21,16 @@ int64_t Int(const Value& object, std::initializer_list<std::string_view> keys) {
 ControllerMetrics::ClusterState StateOf(const Value& etcd) {
   ControllerMetrics::ClusterState state;
   state.desired = Int(etcd, {"spec", "replicas"});
-  const Value* members = At(etcd, {"status", "members"});
+  const Value* members = ValueAt(etcd, {"status", "members"});
   if (members != nullptr && members->is_list()) {
     for (const Value& member : members->list_value()) {
-      const Value* status = At(member, {"status"});
+      const Value* status = ValueAt(member, {"status"});
       if (status != nullptr && status->is_string() && status->string_value() == "Ready") ++state.ready;
     }
   }
-  const int64_t size =
-      At(etcd, {"status", "clusterSize"}) != nullptr ? Int(etcd, {"status", "clusterSize"}) : state.desired;
+  const int64_t size = ValueAt(etcd, {"status", "clusterSize"}) != nullptr
+                           ? Int(etcd, {"status", "clusterSize"})
+                           : state.desired;
   state.quorate = size > 0 && 2 * state.ready > size;
   return state;
 }

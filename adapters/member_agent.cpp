@@ -10,17 +10,7 @@
 #include "engine/extensions/cron_schedule.h"
 
 namespace ruleplane {
-namespace {
-
-const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Value AgentRound::ToValue() const {
   return Value::MakeMap({{Value::String("healthy"), Value::Bool(healthy)},
@@ -57,7 +47,7 @@ Status MemberAgent::RenewLease(const std::string& name, const std::string& holde
     }
     return current.error();
   }
-  const Value* version = At(*current, {"metadata", "resourceVersion"});
+  const Value* version = ValueAt(*current, {"metadata", "resourceVersion"});
   const Value patch = Value::MakeMap(
       {{Value::String("metadata"), Value::MakeMap({{Value::String("resourceVersion"),
                                                     version != nullptr ? *version : Value::String("")}})},
@@ -123,17 +113,17 @@ Status MemberAgent::SetBackupReady(bool succeeded, const std::string& message,
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto current = kube_.Get(etcd, log);
     if (!current.ok()) return current.error();
-    const Value* conditions = At(*current, {"status", "conditions"});
+    const Value* conditions = ValueAt(*current, {"status", "conditions"});
     Value::List list =
         conditions != nullptr && conditions->is_list() ? conditions->list_value() : Value::List{};
     const bool already = std::any_of(list.begin(), list.end(), [&](const Value& existing) {
       return std::all_of(kCompared.begin(), kCompared.end(), [&](std::string_view field) {
-        const Value* have = At(existing, {field});
+        const Value* have = ValueAt(existing, {field});
         return have != nullptr && *have == *condition.Find(field);
       });
     });
     if (already) return {};
-    const Value* version = At(*current, {"metadata", "resourceVersion"});
+    const Value* version = ValueAt(*current, {"metadata", "resourceVersion"});
     const Value patch = Value::MakeMap(
         {{Value::String("metadata"), Value::MakeMap({{Value::String("resourceVersion"),
                                                       version != nullptr ? *version : Value::String("")}})},

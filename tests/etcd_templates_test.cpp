@@ -15,21 +15,13 @@
 namespace ruleplane {
 namespace {
 
-const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
 Value ExampleEtcd() {
   std::ifstream in(std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/maintenance-rolling-update.json");
   std::stringstream text;
   text << in.rdbuf();
   auto snapshot = ParseJson(text.str());
   EXPECT_TRUE(snapshot.ok());
-  return snapshot.ok() ? *At(*snapshot, {"etcd"}) : Value::Null();
+  return snapshot.ok() ? *ValueAt(*snapshot, {"etcd"}) : Value::Null();
 }
 
 Value WithBackupImage(const Value& etcd, const std::string& image) {
@@ -44,9 +36,9 @@ TEST(EtcdTemplates, TheConfigMapListsOneTlsPeerUrlPerReplica) {
   const Value etcd = ExampleEtcd();
   auto config_map = EtcdConfigMap(etcd, 5);
   ASSERT_TRUE(config_map.ok()) << config_map.error().message;
-  EXPECT_EQ(At(*config_map, {"metadata", "name"})->string_value(), "etcd-bootstrap-4d6c1f");
-  EXPECT_EQ(At(*config_map, {"metadata", "ownerReferences"})->list_value().size(), 1u);
-  const YAML::Node config = YAML::Load(At(*config_map, {"data", "etcd.conf.yaml"})->string_value());
+  EXPECT_EQ(ValueAt(*config_map, {"metadata", "name"})->string_value(), "etcd-bootstrap-4d6c1f");
+  EXPECT_EQ(ValueAt(*config_map, {"metadata", "ownerReferences"})->list_value().size(), 1u);
+  const YAML::Node config = YAML::Load(ValueAt(*config_map, {"data", "etcd.conf.yaml"})->string_value());
   EXPECT_EQ(config["initial-cluster"].as<std::string>(),
             "etcd-main-0=https://etcd-main-0.etcd-main-peer.shoot--dev--demo.svc:2380,"
             "etcd-main-1=https://etcd-main-1.etcd-main-peer.shoot--dev--demo.svc:2380,"
@@ -72,19 +64,19 @@ TEST(EtcdTemplates, TheCompactionJobRunsBackupRestoreCompactOnTheStore) {
 
   auto job = CompactionJob(WithBackupImage(etcd, "example.org/etcdbrctl:v0.28.0"));
   ASSERT_TRUE(job.ok()) << job.error().message;
-  EXPECT_EQ(At(*job, {"metadata", "name"})->string_value(), "etcd-main-compactor");
-  EXPECT_EQ(At(*job, {"spec", "backoffLimit"})->int_value(), 0);
-  const Value& container = At(*job, {"spec", "template", "spec", "containers"})->list_value()[0];
-  EXPECT_EQ(At(container, {"image"})->string_value(), "example.org/etcdbrctl:v0.28.0");
+  EXPECT_EQ(ValueAt(*job, {"metadata", "name"})->string_value(), "etcd-main-compactor");
+  EXPECT_EQ(ValueAt(*job, {"spec", "backoffLimit"})->int_value(), 0);
+  const Value& container = ValueAt(*job, {"spec", "template", "spec", "containers"})->list_value()[0];
+  EXPECT_EQ(ValueAt(container, {"image"})->string_value(), "example.org/etcdbrctl:v0.28.0");
   std::vector<std::string> args;
-  for (const Value& arg : At(container, {"args"})->list_value()) args.push_back(arg.string_value());
+  for (const Value& arg : ValueAt(container, {"args"})->list_value()) args.push_back(arg.string_value());
   for (const std::string expected :
        {"compact", "--storage-provider=S3", "--store-prefix=shoot--dev--demo--7f1c3e9a/etcd-main",
         "--store-container=dev-backup-etcd", "--full-snapshot-lease-name=etcd-main-full-snap",
         "--embedded-etcd-quota-bytes=8589934592"}) {
     EXPECT_NE(std::find(args.begin(), args.end(), expected), args.end()) << expected;
   }
-  EXPECT_EQ(At(*job, {"spec", "template", "spec", "volumes"})->list_value().size(), 2u)
+  EXPECT_EQ(ValueAt(*job, {"spec", "template", "spec", "volumes"})->list_value().size(), 2u)
       << "workspace and secret";
 }
 
@@ -95,14 +87,14 @@ TEST(EtcdTemplates, ThePodTemplateTakesImagesResourcesAndLabelsFromTheSpec) {
                           {"name":"other","image":"untouched"}]}})");
   ASSERT_TRUE(pod_template.ok());
   const Value updated = PodTemplateForSpec(WithBackupImage(etcd, "new-agent"), *pod_template);
-  const Value::List& containers = At(updated, {"spec", "containers"})->list_value();
-  EXPECT_EQ(At(containers[0], {"image"})->string_value(), "old-etcd") << "spec.etcd.image is not set";
-  EXPECT_EQ(At(containers[0], {"resources", "requests", "memory"})->string_value(), "1536Mi");
-  EXPECT_EQ(At(containers[1], {"image"})->string_value(), "new-agent");
-  EXPECT_EQ(At(containers[2], {"image"})->string_value(), "untouched");
-  EXPECT_EQ(At(updated, {"metadata", "labels", "keep"})->string_value(), "me");
-  EXPECT_EQ(At(updated, {"metadata", "labels", "role"})->string_value(), "main");
-  EXPECT_EQ(At(updated, {"spec", "priorityClassName"})->string_value(), "gardener-system-500");
+  const Value::List& containers = ValueAt(updated, {"spec", "containers"})->list_value();
+  EXPECT_EQ(ValueAt(containers[0], {"image"})->string_value(), "old-etcd") << "spec.etcd.image is not set";
+  EXPECT_EQ(ValueAt(containers[0], {"resources", "requests", "memory"})->string_value(), "1536Mi");
+  EXPECT_EQ(ValueAt(containers[1], {"image"})->string_value(), "new-agent");
+  EXPECT_EQ(ValueAt(containers[2], {"image"})->string_value(), "untouched");
+  EXPECT_EQ(ValueAt(updated, {"metadata", "labels", "keep"})->string_value(), "me");
+  EXPECT_EQ(ValueAt(updated, {"metadata", "labels", "role"})->string_value(), "main");
+  EXPECT_EQ(ValueAt(updated, {"spec", "priorityClassName"})->string_value(), "gardener-system-500");
 }
 
 TEST(EtcdTemplates, QuantitiesAreWholeBytes) {

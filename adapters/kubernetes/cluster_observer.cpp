@@ -3,16 +3,8 @@
 namespace ruleplane {
 namespace {
 
-const Value* Path(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
 std::string Uid(const Value& object) {
-  const Value* uid = Path(object, {"metadata", "uid"});
+  const Value* uid = ValueAt(object, {"metadata", "uid"});
   return uid != nullptr && uid->is_string() ? uid->string_value() : "";
 }
 
@@ -21,10 +13,10 @@ Value OwnedBy(const Value::List& items, const std::string& owner_uid) {
   Value::List owned;
   if (owner_uid.empty()) return Value::MakeList(std::move(owned));
   for (const Value& item : items) {
-    const Value* owners = Path(item, {"metadata", "ownerReferences"});
+    const Value* owners = ValueAt(item, {"metadata", "ownerReferences"});
     if (owners == nullptr || !owners->is_list()) continue;
     for (const Value& owner : owners->list_value()) {
-      const Value* uid = Path(owner, {"uid"});
+      const Value* uid = ValueAt(owner, {"uid"});
       if (uid != nullptr && uid->is_string() && uid->string_value() == owner_uid) {
         owned.push_back(item);
         break;
@@ -35,7 +27,7 @@ Value OwnedBy(const Value::List& items, const std::string& owner_uid) {
 }
 
 Value::List Items(const Value& list) {
-  const Value* items = Path(list, {"items"});
+  const Value* items = ValueAt(list, {"items"});
   return items != nullptr && items->is_list() ? items->list_value() : Value::List{};
 }
 

@@ -12,23 +12,15 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
 std::string Text(const Value& object, std::initializer_list<std::string_view> keys,
                  const std::string& fallback = "") {
-  const Value* value = At(object, keys);
+  const Value* value = ValueAt(object, keys);
   return value != nullptr && value->is_string() && !value->string_value().empty() ? value->string_value()
                                                                                   : fallback;
 }
 
 int64_t Int(const Value& object, std::initializer_list<std::string_view> keys, int64_t fallback) {
-  const Value* value = At(object, keys);
+  const Value* value = ValueAt(object, keys);
   return value != nullptr && value->is_int() ? value->int_value() : fallback;
 }
 
@@ -67,7 +59,7 @@ Result<std::string> StorageProvider(const std::string& provider) {
 
 // "<scheme>" of the client or peer URLs: https when that side has TLS.
 std::string Scheme(const Value& etcd, std::string_view tls_field) {
-  return At(etcd, {"spec", "etcd", tls_field}) != nullptr ? "https" : "http";
+  return ValueAt(etcd, {"spec", "etcd", tls_field}) != nullptr ? "https" : "http";
 }
 
 }  // namespace
@@ -141,7 +133,7 @@ Result<Value> EtcdConfigMap(const Value& etcd, int64_t replicas) {
   yaml << YAML::Key << "advertise-client-urls" << YAML::Value
        << client + "@" + name + "-peer@" + ns + "@" + client_port;
   for (const auto& [field, side] : {std::pair{"clientUrlTls", "client"}, std::pair{"peerUrlTls", "peer"}}) {
-    if (At(etcd, {"spec", "etcd", field}) == nullptr) continue;
+    if (ValueAt(etcd, {"spec", "etcd", field}) == nullptr) continue;
     const std::string dir = std::string("/var/etcd/ssl/") + side;
     yaml << YAML::Key << std::string(side) + "-transport-security" << YAML::Value << YAML::BeginMap;
     yaml << YAML::Key << "cert-file" << YAML::Value << dir + "/server/tls.crt";
@@ -180,7 +172,7 @@ std::string CompactionJobName(const Value& etcd) { return Text(etcd, {"metadata"
 
 Result<Value> CompactionJob(const Value& etcd) {
   const std::string name = Text(etcd, {"metadata", "name"});
-  const Value* store = At(etcd, {"spec", "backup", "store"});
+  const Value* store = ValueAt(etcd, {"spec", "backup", "store"});
   if (store == nullptr) return Missing(etcd, "spec.backup.store", "is not set: there is nothing to compact");
   // etcd-druid falls back to its own image list; ruleplane ships none.
   const std::string image = Text(etcd, {"spec", "backup", "image"});
@@ -236,7 +228,8 @@ Result<Value> CompactionJob(const Value& etcd) {
     mounts.push_back({{"name", "etcd-backup"}, {"mountPath", gcs ? "/var/.gcp/" : "/var/etcd-backup/"}});
   }
   Json resources = {{"requests", {{"cpu", "600m"}, {"memory", "3Gi"}}}};
-  if (const Value* given = At(etcd, {"spec", "backup", "compactionResources"})) resources = ToJson(*given);
+  if (const Value* given = ValueAt(etcd, {"spec", "backup", "compactionResources"}))
+    resources = ToJson(*given);
   const Json labels = {
       {"name", "etcd-backup-compaction"}, {"instance", name}, {"gardener.cloud/role", "controlplane"}};
   constexpr int64_t kActiveDeadlineSeconds = 3 * 3600;  // etcd-druid's --active-deadline-duration
@@ -269,10 +262,10 @@ Result<Value> CompactionJob(const Value& etcd) {
 
 Value PodTemplateForSpec(const Value& etcd, const Value& pod_template) {
   Json result = ToJson(pod_template);
-  const Value* spec = At(etcd, {"spec"});
+  const Value* spec = ValueAt(etcd, {"spec"});
   if (spec == nullptr) return pod_template;
   for (const char* field : {"labels", "annotations"}) {
-    if (const Value* given = At(*spec, {field}); given != nullptr && given->is_map()) {
+    if (const Value* given = ValueAt(*spec, {field}); given != nullptr && given->is_map()) {
       const Json entries = ToJson(*given);
       for (auto entry = entries.begin(); entry != entries.end(); ++entry) {
         result["metadata"][field][entry.key()] = entry.value();
@@ -291,7 +284,7 @@ Value PodTemplateForSpec(const Value& etcd, const Value& pod_template) {
       if (section == nullptr) continue;
       if (const std::string image = Text(*spec, {section, "image"}); !image.empty())
         container["image"] = image;
-      if (const Value* resources = At(*spec, {section, "resources"}))
+      if (const Value* resources = ValueAt(*spec, {section, "resources"}))
         container["resources"] = ToJson(*resources);
     }
   }

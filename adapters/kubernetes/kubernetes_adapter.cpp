@@ -10,21 +10,13 @@
 namespace ruleplane {
 namespace {
 
-const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
 std::string Text(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* value = At(object, keys);
+  const Value* value = ValueAt(object, keys);
   return value != nullptr && value->is_string() ? value->string_value() : "";
 }
 
 int64_t Int(const Value& object, std::initializer_list<std::string_view> keys, int64_t fallback) {
-  const Value* value = At(object, keys);
+  const Value* value = ValueAt(object, keys);
   return value != nullptr && value->is_int() ? value->int_value() : fallback;
 }
 
@@ -53,7 +45,7 @@ Value With(const Value& map, const std::string& key, Value value) {
 }
 
 Value::List ListAt(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* list = At(object, keys);
+  const Value* list = ValueAt(object, keys);
   return list != nullptr && list->is_list() ? list->list_value() : Value::List{};
 }
 
@@ -77,7 +69,7 @@ bool HasFields(const Value& entry, const PlanStep& step, std::initializer_list<s
   for (std::string_view field : fields) {
     const Value& wanted = StepValue(step, field);
     if (wanted.is_null()) continue;
-    const Value* have = At(entry, {field});
+    const Value* have = ValueAt(entry, {field});
     if (have == nullptr || !(*have == wanted)) return false;
   }
   return true;
@@ -111,7 +103,7 @@ Result<Value> KubernetesAdapter::FreshEtcd(RequestLog& log) {
 }
 
 Status KubernetesAdapter::PatchEtcdStatus(const Value& status_patch, RequestLog& log) {
-  Value& etcd = Tracked("etcd", *At(snapshot_, {"etcd"}));
+  Value& etcd = Tracked("etcd", *ValueAt(snapshot_, {"etcd"}));
   auto patched =
       client_.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, "status"},
                          Fenced(Text(etcd, {"metadata", "resourceVersion"}), "status", status_patch), log);
@@ -132,7 +124,7 @@ Result<bool> KubernetesAdapter::PodGone(const std::string& name, RequestLog& log
   }
   // Replaced by the StatefulSet controller (a new uid), or on its way out.
   return (!observed_uid.empty() && Text(*pod, {"metadata", "uid"}) != observed_uid) ||
-         At(*pod, {"metadata", "deletionTimestamp"}) != nullptr;
+         ValueAt(*pod, {"metadata", "deletionTimestamp"}) != nullptr;
 }
 
 Result<bool> KubernetesAdapter::EventRecorded(const std::string& reason, const std::string& message,
@@ -155,7 +147,7 @@ Status KubernetesAdapter::RecordEvent(const PlanStep& step, const std::string& t
                                       RequestLog& log) {
   auto now = TimestampFromUnixSeconds(std::time(nullptr));
   if (!now.ok()) return now.error();
-  const Value& etcd = *At(snapshot_, {"etcd"});
+  const Value& etcd = *ValueAt(snapshot_, {"etcd"});
   const Value event = Value::MakeMap({
       {Value::String("apiVersion"), Value::String("v1")},
       {Value::String("kind"), Value::String("Event")},
@@ -194,7 +186,7 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     if (action == "SetClusterSize")
       return Int(*etcd, {"status", "clusterSize"}, -1) == IntParam(step, "size");
     if (action == "SetEtcdReady") {
-      const Value* ready = At(*etcd, {"status", "ready"});
+      const Value* ready = ValueAt(*etcd, {"status", "ready"});
       return ready != nullptr && *ready == StepValue(step, "ready");
     }
     const bool condition = action == "SetEtcdCondition" || action == "RemoveEtcdCondition";
@@ -247,14 +239,14 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     return Int(*etcd, {"status", "observedGeneration"}, 0) >= IntParam(step, "generation");
   }
   if (action == "ApplyEtcdConfigMap") {
-    auto config_map =
-        client_.Get({"v1", "configmaps", namespace_, EtcdConfigMapName(*At(snapshot_, {"etcd"})), ""}, log);
+    auto config_map = client_.Get(
+        {"v1", "configmaps", namespace_, EtcdConfigMapName(*ValueAt(snapshot_, {"etcd"})), ""}, log);
     if (!config_map.ok() && config_map.error().code != ErrorCode::kNotFound) return config_map.error();
     return config_map.ok() && InitialClusterSize(*config_map) == IntParam(step, "replicas");
   }
   if (action == "CreateCompactionJob") {
-    auto job =
-        client_.Get({"batch/v1", "jobs", namespace_, CompactionJobName(*At(snapshot_, {"etcd"})), ""}, log);
+    auto job = client_.Get(
+        {"batch/v1", "jobs", namespace_, CompactionJobName(*ValueAt(snapshot_, {"etcd"})), ""}, log);
     if (!job.ok() && job.error().code != ErrorCode::kNotFound) return job.error();
     return job.ok();
   }
@@ -265,7 +257,7 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
   const std::string& action = step.action;
   const std::string name =
       StepValue(step, "name").is_string() ? StepValue(step, "name").string_value() : step.target;
-  const Value& etcd = Tracked("etcd", *At(snapshot_, {"etcd"}));
+  const Value& etcd = Tracked("etcd", *ValueAt(snapshot_, {"etcd"}));
   if (action == "SetEtcdCondition") {
     const Value condition = StatusEntry(step, "type", StepValue(step, "type").string_value(),
                                         {"status", "reason", "message", "lastTransitionTime"});
@@ -301,7 +293,7 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
   if (action == "SetEtcdReady")
     return PatchEtcdStatus(Value::MakeMap({{Value::String("ready"), StepValue(step, "ready")}}), log);
   if (action == "ScaleStatefulSet") {
-    const Value* observed = At(snapshot_, {"statefulSet"});
+    const Value* observed = ValueAt(snapshot_, {"statefulSet"});
     if (observed == nullptr) return Error{ErrorCode::kFailedPrecondition, "no StatefulSet was observed", {}};
     Value& statefulset = Tracked("statefulset", *observed);
     auto scaled = client_.MergePatch(
@@ -313,7 +305,7 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
     // The Scale's resourceVersion is the StatefulSet's.
     if (!scaled->is_null()) {
       statefulset = With(statefulset, "metadata",
-                         With(*At(statefulset, {"metadata"}), "resourceVersion",
+                         With(*ValueAt(statefulset, {"metadata"}), "resourceVersion",
                               Value::String(Text(*scaled, {"metadata", "resourceVersion"}))));
     }
     return {};
@@ -340,7 +332,7 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
     }
   }
   if (action == "CreateMemberLease") {
-    const Value& observed = *At(snapshot_, {"etcd"});
+    const Value& observed = *ValueAt(snapshot_, {"etcd"});
     const Value lease = Value::MakeMap(
         {{Value::String("apiVersion"), Value::String("coordination.k8s.io/v1")},
          {Value::String("kind"), Value::String("Lease")},
@@ -367,7 +359,7 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
   }
   if (action == "SetPdbMinAvailable") {
     const Value min_available = Value::Int(IntParam(step, "minAvailable"));
-    if (const Value* observed = At(snapshot_, {"podDisruptionBudget"})) {
+    if (const Value* observed = ValueAt(snapshot_, {"podDisruptionBudget"})) {
       Value& budget = Tracked("budget", *observed);
       const std::string version = Text(budget, {"apiVersion"});
       auto patched = client_.MergePatch(
@@ -379,8 +371,8 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
       if (!patched->is_null()) budget = *patched;
       return {};
     }
-    const Value* selector = At(snapshot_, {"statefulSet", "spec", "selector"});
-    if (selector == nullptr) selector = At(snapshot_, {"etcd", "spec", "selector"});
+    const Value* selector = ValueAt(snapshot_, {"statefulSet", "spec", "selector"});
+    if (selector == nullptr) selector = ValueAt(snapshot_, {"etcd", "spec", "selector"});
     if (selector == nullptr)
       return Error{ErrorCode::kFailedPrecondition, "no pod selector to create the budget", {}};
     const Value budget = Value::MakeMap(
@@ -412,23 +404,23 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
   }
   if (action == "ApplyStatefulSetSpec") return ApplyStatefulSetSpec(step, log);
   if (action == "ApplyEtcdConfigMap") {
-    auto rendered = EtcdConfigMap(*At(snapshot_, {"etcd"}), IntParam(step, "replicas"));
+    auto rendered = EtcdConfigMap(*ValueAt(snapshot_, {"etcd"}), IntParam(step, "replicas"));
     if (!rendered.ok()) return rendered.error();
-    const KubeResource config_map{"v1", "configmaps", namespace_, EtcdConfigMapName(*At(snapshot_, {"etcd"})),
-                                  ""};
+    const KubeResource config_map{"v1", "configmaps", namespace_,
+                                  EtcdConfigMapName(*ValueAt(snapshot_, {"etcd"})), ""};
     auto current = client_.Get(config_map, log);
     if (!current.ok() && current.error().code != ErrorCode::kNotFound) return current.error();
     Result<Value> written = current.ok()
                                 ? client_.MergePatch(config_map,
                                                      Fenced(Text(*current, {"metadata", "resourceVersion"}),
-                                                            "data", *At(*rendered, {"data"})),
+                                                            "data", *ValueAt(*rendered, {"data"})),
                                                      log)
                                 : client_.Create({"v1", "configmaps", namespace_, "", ""}, *rendered, log);
     if (!written.ok()) return written.error();
     return {};
   }
   if (action == "CreateCompactionJob") {
-    auto job = CompactionJob(*At(snapshot_, {"etcd"}));
+    auto job = CompactionJob(*ValueAt(snapshot_, {"etcd"}));
     if (!job.ok()) return job.error();
     auto created = client_.Create({"batch/v1", "jobs", namespace_, "", ""}, *job, log);
     if (!created.ok() && created.error().code != ErrorCode::kConflict) return created.error();
@@ -443,23 +435,23 @@ Status KubernetesAdapter::ApplyStatefulSetSpec(const PlanStep& step, RequestLog&
   if (!fresh.ok()) return fresh.error();
   // The spec of this generation is the one observed; a newer one needs a new plan.
   if (Int(*fresh, {"metadata", "generation"}, -1) != generation ||
-      Int(*At(snapshot_, {"etcd"}), {"metadata", "generation"}, -1) != generation) {
+      Int(*ValueAt(snapshot_, {"etcd"}), {"metadata", "generation"}, -1) != generation) {
     return Error{ErrorCode::kConflict,
                  "the Etcd is at generation " + std::to_string(Int(*fresh, {"metadata", "generation"}, -1)) +
                      ", the plan applies " + std::to_string(generation) + ": re-observe",
                  {}};
   }
-  const Value* observed = At(snapshot_, {"statefulSet"});
+  const Value* observed = ValueAt(snapshot_, {"statefulSet"});
   if (observed == nullptr) return Error{ErrorCode::kFailedPrecondition, "no StatefulSet was observed", {}};
   Value& statefulset = Tracked("statefulset", *observed);
-  const Value* pod_template = At(statefulset, {"spec", "template"});
+  const Value* pod_template = ValueAt(statefulset, {"spec", "template"});
   if (pod_template == nullptr)
     return Error{ErrorCode::kFailedPrecondition, "the StatefulSet has no pod template", {}};
   auto patched = client_.MergePatch(
       {"apps/v1", "statefulsets", namespace_, Text(statefulset, {"metadata", "name"}), ""},
       Fenced(Text(statefulset, {"metadata", "resourceVersion"}), "spec",
-             Value::MakeMap(
-                 {{Value::String("template"), PodTemplateForSpec(*At(snapshot_, {"etcd"}), *pod_template)}})),
+             Value::MakeMap({{Value::String("template"),
+                              PodTemplateForSpec(*ValueAt(snapshot_, {"etcd"}), *pod_template)}})),
       log);
   if (!patched.ok()) return patched.error();
   if (!patched->is_null()) statefulset = *patched;

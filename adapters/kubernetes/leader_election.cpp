@@ -14,21 +14,13 @@ namespace {
 
 using std::chrono::steady_clock;
 
-const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
 std::string StringAt(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = At(object, keys);
+  const Value* at = ValueAt(object, keys);
   return at != nullptr && at->is_string() ? at->string_value() : "";
 }
 
 int64_t IntAt(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = At(object, keys);
+  const Value* at = ValueAt(object, keys);
   return at != nullptr && at->is_int() ? at->int_value() : 0;
 }
 

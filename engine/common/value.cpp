@@ -183,6 +183,14 @@ void AppendDebugString(const Value& value, std::string& out) {
 
 }  // namespace
 
+const Value* Value::FindPath(std::initializer_list<std::string_view> keys) const {
+  const Value* at = this;
+  for (std::string_view key : keys) {
+    if ((at = at->Find(key)) == nullptr) return nullptr;
+  }
+  return at;
+}
+
 const Value* Value::Find(std::string_view key) const {
   if (kind_ != Kind::kMap) return nullptr;
   for (const auto& [entry_key, entry_value] : map_value()) {

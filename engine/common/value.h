@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -105,6 +106,9 @@ class Value {
   // Map lookup; nullptr when this is not a map or has no such key.
   const Value* Find(std::string_view key) const;
   const Value* Find(const Value& key) const;
+  // Lookup along a path of map keys ({"metadata", "name"}); nullptr when a
+  // step is not a map or has no such key.
+  const Value* FindPath(std::initializer_list<std::string_view> keys) const;
 
   // CEL's name of the kind: "null_type", "bool", "int", "double", "string",
   // "list", "map", "google.protobuf.Timestamp", "google.protobuf.Duration", "error".
@@ -135,5 +139,10 @@ class Value {
   Kind kind_ = Kind::kNull;
   Data data_;
 };
+
+// object.FindPath(keys), as a function for the adapters' and tests' field reads.
+inline const Value* ValueAt(const Value& object, std::initializer_list<std::string_view> keys) {
+  return object.FindPath(keys);
+}
 
 }  // namespace ruleplane

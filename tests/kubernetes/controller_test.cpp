@@ -20,14 +20,6 @@
 namespace ruleplane::testing {
 namespace {
 
-const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
 std::string Slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -73,9 +65,10 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
   const bool scaled = Eventually(
       [&] {
         const Value sts = get(statefulset), pdb = get(budget);
-        return At(sts, {"spec", "replicas"}) != nullptr && At(sts, {"spec", "replicas"})->int_value() == 5 &&
-               At(pdb, {"spec", "minAvailable"}) != nullptr &&
-               At(pdb, {"spec", "minAvailable"})->int_value() == 3 &&
+        return ValueAt(sts, {"spec", "replicas"}) != nullptr &&
+               ValueAt(sts, {"spec", "replicas"})->int_value() == 5 &&
+               ValueAt(pdb, {"spec", "minAvailable"}) != nullptr &&
+               ValueAt(pdb, {"spec", "minAvailable"})->int_value() == 3 &&
                !get({"coordination.k8s.io/v1", "leases", "default", "etcd-main-4", ""}).is_null();
       },
       std::chrono::seconds(60));
@@ -90,12 +83,12 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
          {KubeResource{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, statefulset,
           budget}) {
       const Value object = get(resource);
-      const Value* version = At(object, {"metadata", "resourceVersion"});
+      const Value* version = ValueAt(object, {"metadata", "resourceVersion"});
       seen.push_back(version != nullptr ? version->string_value() : "absent");
     }
     auto leases = admin.List({"coordination.k8s.io/v1", "leases", "default", "", ""}, "", log);
-    for (const Value& lease : At(*leases, {"items"})->list_value()) {
-      seen.push_back(At(lease, {"metadata", "resourceVersion"})->string_value());
+    for (const Value& lease : ValueAt(*leases, {"items"})->list_value()) {
+      seen.push_back(ValueAt(lease, {"metadata", "resourceVersion"})->string_value());
     }
     return seen;
   };
@@ -170,7 +163,7 @@ TEST(Controller, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies) {
   const KubeResource statefulset{"apps/v1", "statefulsets", "default", "etcd-main", ""};
   auto replicas_of = [&] {
     auto sts = admin.Get(statefulset, log);
-    const Value* count = sts.ok() ? At(*sts, {"spec", "replicas"}) : nullptr;
+    const Value* count = sts.ok() ? ValueAt(*sts, {"spec", "replicas"}) : nullptr;
     return count != nullptr ? count->int_value() : -1;
   };
   ASSERT_TRUE(Eventually([&] { return replicas_of() == 5; }, std::chrono::seconds(30)));
@@ -206,8 +199,9 @@ TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
   }
   auto deployment = admin.Get({"apps/v1", "deployments", "default", "ruleplane-controller", ""}, log);
   ASSERT_TRUE(deployment.ok()) << deployment.error().message;
-  EXPECT_EQ(At(*deployment, {"spec", "replicas"})->int_value(), 2);
-  EXPECT_EQ(At(*deployment, {"spec", "template", "spec", "serviceAccountName"})->string_value(), "ruleplane");
+  EXPECT_EQ(ValueAt(*deployment, {"spec", "replicas"})->int_value(), 2);
+  EXPECT_EQ(ValueAt(*deployment, {"spec", "template", "spec", "serviceAccountName"})->string_value(),
+            "ruleplane");
   auto binding = ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
                            R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":)"
                            R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
@@ -226,7 +220,7 @@ TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
   const bool scaled = Eventually(
       [&] {
         auto sts = admin.Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log);
-        return sts.ok() && At(*sts, {"spec", "replicas"})->int_value() == 5;
+        return sts.ok() && ValueAt(*sts, {"spec", "replicas"})->int_value() == 5;
       },
       std::chrono::seconds(60));
   EXPECT_TRUE(scaled) << Slurp(controller_log);

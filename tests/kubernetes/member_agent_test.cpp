@@ -25,16 +25,8 @@ namespace {
 using testing_support::CommandResult;
 using testing_support::Contains;
 
-const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
 std::string Field(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = At(object, keys);
+  const Value* at = ValueAt(object, keys);
   return at != nullptr && at->is_string() ? at->string_value() : "";
 }
 
@@ -98,7 +90,7 @@ class MemberAgentTest : public ::testing::Test {
 
   Value BackupReady() {
     const Value etcd = Get("etcds", "etcd-main");
-    for (const Value& condition : At(etcd, {"status", "conditions"})->list_value()) {
+    for (const Value& condition : ValueAt(etcd, {"status", "conditions"})->list_value()) {
       if (Field(condition, {"type"}) == "BackupReady") return condition;
     }
     return Value::Null();
@@ -117,7 +109,7 @@ class MemberAgentTest : public ::testing::Test {
   // "<action> <target> <status> <reason>" of each step.
   static std::vector<std::string> Steps(const Value& plan) {
     std::vector<std::string> steps;
-    for (const Value& step : At(plan, {"steps"})->list_value()) {
+    for (const Value& step : ValueAt(plan, {"steps"})->list_value()) {
       steps.push_back(Field(step, {"action"}) + " " + Field(step, {"target"}) + " " +
                       Field(step, {"params", "status"}) + " " + Field(step, {"params", "reason"}));
     }
@@ -217,7 +209,8 @@ TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
   for (int i = 0; i < 3; ++i) {
     const CommandResult run = Agent(i, "--k8s-heartbeat-duration 2");
     ASSERT_EQ(run.exit_code, 0) << run.out;
-    EXPECT_EQ(At(Get("leases", etcd_->member(i).name), {"spec", "leaseDurationSeconds"})->int_value(), 6);
+    EXPECT_EQ(ValueAt(Get("leases", etcd_->member(i).name), {"spec", "leaseDurationSeconds"})->int_value(),
+              6);
   }
   for (const std::string& step : Steps(Plan())) EXPECT_FALSE(Contains(step, "LeaseExpired")) << step;
 

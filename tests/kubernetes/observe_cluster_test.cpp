@@ -24,14 +24,6 @@
 namespace ruleplane::testing {
 namespace {
 
-const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
 class ObserveCluster : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -100,8 +92,9 @@ std::set<std::string> PerformedStepIds(const std::string& output) {
   std::set<std::string> ids;
   auto report = ParseJson(output);
   if (!report.ok()) return {"not JSON: " + output};
-  for (const Value& step : At(*report, {"execution", "steps"})->list_value()) {
-    if (At(step, {"state"})->string_value() == "succeeded") ids.insert(At(step, {"id"})->string_value());
+  for (const Value& step : ValueAt(*report, {"execution", "steps"})->list_value()) {
+    if (ValueAt(step, {"state"})->string_value() == "succeeded")
+      ids.insert(ValueAt(step, {"id"})->string_value());
   }
   return ids;
 }
@@ -119,9 +112,10 @@ std::vector<std::string> StepStates(const std::string& output) {
   std::vector<std::string> states;
   auto report = ParseJson(output);
   if (!report.ok()) return {"not JSON: " + output};
-  for (const Value& step : At(*report, {"execution", "steps"})->list_value()) {
-    states.push_back(At(step, {"action"})->string_value() + " " + At(step, {"target"})->string_value() +
-                     ": " + At(step, {"state"})->string_value());
+  for (const Value& step : ValueAt(*report, {"execution", "steps"})->list_value()) {
+    states.push_back(ValueAt(step, {"action"})->string_value() + " " +
+                     ValueAt(step, {"target"})->string_value() + ": " +
+                     ValueAt(step, {"state"})->string_value());
   }
   return states;
 }
@@ -137,11 +131,11 @@ TEST_F(ObserveCluster, ALiveMinorityNotReadyClusterPlansAsTheExample) {
   ASSERT_TRUE(now.ok());
   auto live = ::ruleplane::ObserveCluster(*client_, "default", "etcd-main", *now, reads);
   ASSERT_TRUE(live.ok()) << live.error().message;
-  EXPECT_EQ(At(live->document, {"leases"})->list_value().size(), 5u);
-  EXPECT_EQ(At(live->document, {"pods"})->list_value().size(), 3u);
-  EXPECT_EQ(At(live->document, {"statefulSet", "metadata", "uid"})->string_value(),
-            At(statefulset, {"metadata", "uid"})->string_value());
-  EXPECT_NE(At(live->document, {"podDisruptionBudget"}), nullptr);
+  EXPECT_EQ(ValueAt(live->document, {"leases"})->list_value().size(), 5u);
+  EXPECT_EQ(ValueAt(live->document, {"pods"})->list_value().size(), 3u);
+  EXPECT_EQ(ValueAt(live->document, {"statefulSet", "metadata", "uid"})->string_value(),
+            ValueAt(statefulset, {"metadata", "uid"})->string_value());
+  EXPECT_NE(ValueAt(live->document, {"podDisruptionBudget"}), nullptr);
   for (const Request& request : reads.requests()) EXPECT_FALSE(request.mutates) << DescribeRequest(request);
 
   // `plan --cluster` decides what the example file decides.
@@ -156,12 +150,13 @@ TEST_F(ObserveCluster, ALiveMinorityNotReadyClusterPlansAsTheExample) {
   ASSERT_TRUE(file_plan.ok() && cluster_plan.ok()) << from_cluster;
   auto decisions = [](const Value& plan) {
     std::vector<std::string> lines;
-    for (const Value& rule_set : At(plan, {"ruleSets"})->list_value()) {
-      lines.push_back(At(rule_set, {"name"})->string_value() + ": " +
-                      FormatJson(*At(rule_set, {"matchedRules"})));
+    for (const Value& rule_set : ValueAt(plan, {"ruleSets"})->list_value()) {
+      lines.push_back(ValueAt(rule_set, {"name"})->string_value() + ": " +
+                      FormatJson(*ValueAt(rule_set, {"matchedRules"})));
     }
-    for (const Value& step : At(plan, {"steps"})->list_value()) {
-      lines.push_back(At(step, {"action"})->string_value() + " " + At(step, {"target"})->string_value());
+    for (const Value& step : ValueAt(plan, {"steps"})->list_value()) {
+      lines.push_back(ValueAt(step, {"action"})->string_value() + " " +
+                      ValueAt(step, {"target"})->string_value());
     }
     return lines;
   };
@@ -199,18 +194,18 @@ TEST_F(ObserveCluster, ApplyDeletesTheNotReadyPodOnceAndOnlyWhenAllowed) {
   EXPECT_EQ(exit_code, 0) << server_dry;
   auto still = client_->Get(pod, log);
   ASSERT_TRUE(still.ok()) << "no dry run deletes the pod";
-  EXPECT_EQ(At(*still, {"metadata", "deletionTimestamp"}), nullptr) << server_dry;
+  EXPECT_EQ(ValueAt(*still, {"metadata", "deletionTimestamp"}), nullptr) << server_dry;
 
   const std::string applied = RunRuleplane(common + " --allow-disruptive -o json", exit_code);
   ASSERT_EQ(exit_code, 0) << applied;
   EXPECT_EQ(StepStates(applied), std::vector<std::string>{"DeletePod etcd-main-2: succeeded"});
   auto deleted = client_->Get(pod, log);
-  EXPECT_TRUE(!deleted.ok() || At(*deleted, {"metadata", "deletionTimestamp"}) != nullptr)
+  EXPECT_TRUE(!deleted.ok() || ValueAt(*deleted, {"metadata", "deletionTimestamp"}) != nullptr)
       << "deleted (terminating: no kubelet here finishes it)";
   for (const char* other : {"etcd-main-0", "etcd-main-1"}) {
     auto kept = client_->Get({"v1", "pods", "default", other, ""}, log);
     ASSERT_TRUE(kept.ok()) << other;
-    EXPECT_EQ(At(*kept, {"metadata", "deletionTimestamp"}), nullptr) << other;
+    EXPECT_EQ(ValueAt(*kept, {"metadata", "deletionTimestamp"}), nullptr) << other;
   }
 
   const std::string again = RunRuleplane(common + " --allow-disruptive -o json", exit_code);
@@ -236,13 +231,13 @@ TEST_F(ObserveCluster, ApplyScalesUpWithLeasesAndBudgetAndASecondApplyRepeatsNot
   RequestLog log;
   auto statefulset = client_->Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log);
   ASSERT_TRUE(statefulset.ok());
-  EXPECT_EQ(At(*statefulset, {"spec", "replicas"})->int_value(), 5);
+  EXPECT_EQ(ValueAt(*statefulset, {"spec", "replicas"})->int_value(), 5);
   for (const char* lease : {"etcd-main-3", "etcd-main-4"}) {
     EXPECT_TRUE(client_->Get({"coordination.k8s.io/v1", "leases", "default", lease, ""}, log).ok()) << lease;
   }
   auto budget = client_->Get({"policy/v1beta1", "poddisruptionbudgets", "default", "etcd-main", ""}, log);
   ASSERT_TRUE(budget.ok());
-  EXPECT_EQ(At(*budget, {"spec", "minAvailable"})->int_value(), 3);
+  EXPECT_EQ(ValueAt(*budget, {"spec", "minAvailable"})->int_value(), 3);
 
   const std::string again = RunRuleplane(common, exit_code);
   ASSERT_EQ(exit_code, 0) << again;
@@ -273,12 +268,12 @@ TEST_F(ObserveCluster, AnObjectChangedSinceTheObservationIsAConflictAndARerunReo
   const std::string conflict = RunRuleplane("apply " + stale + " " + common, exit_code);
   EXPECT_EQ(exit_code, 1) << conflict;
   EXPECT_NE(conflict.find("Conflict"), std::string::npos) << conflict;
-  EXPECT_EQ(At(*client_->Get(statefulset, log_), {"spec", "replicas"})->int_value(), 3)
+  EXPECT_EQ(ValueAt(*client_->Get(statefulset, log_), {"spec", "replicas"})->int_value(), 3)
       << "the fenced write changed nothing";
 
   const std::string rerun = RunRuleplane("apply --cluster default/etcd-main " + common, exit_code);
   ASSERT_EQ(exit_code, 0) << rerun;
-  EXPECT_EQ(At(*client_->Get(statefulset, log_), {"spec", "replicas"})->int_value(), 5)
+  EXPECT_EQ(ValueAt(*client_->Get(statefulset, log_), {"spec", "replicas"})->int_value(), 5)
       << "re-observed, re-planned";
 }
 
@@ -301,15 +296,16 @@ TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShip
   EXPECT_EQ(StepStates(applied), std::vector<std::string>{"ApplyStatefulSetSpec etcd-main: succeeded"});
   auto statefulset = client_->Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log_);
   ASSERT_TRUE(statefulset.ok());
-  const Value::List& containers = At(*statefulset, {"spec", "template", "spec", "containers"})->list_value();
+  const Value::List& containers =
+      ValueAt(*statefulset, {"spec", "template", "spec", "containers"})->list_value();
   ASSERT_EQ(containers.size(), 2u);
-  EXPECT_EQ(At(containers[0], {"resources", "requests", "cpu"})->string_value(), "700m");
-  EXPECT_EQ(At(containers[1], {"image"})->string_value(), "example.org/ruleplane:v2");
-  EXPECT_EQ(At(*statefulset, {"spec", "template", "spec", "priorityClassName"})->string_value(),
+  EXPECT_EQ(ValueAt(containers[0], {"resources", "requests", "cpu"})->string_value(), "700m");
+  EXPECT_EQ(ValueAt(containers[1], {"image"})->string_value(), "example.org/ruleplane:v2");
+  EXPECT_EQ(ValueAt(*statefulset, {"spec", "template", "spec", "priorityClassName"})->string_value(),
             "gardener-system-500");
   auto etcd = client_->Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_);
   ASSERT_TRUE(etcd.ok());
-  EXPECT_EQ(At(*etcd, {"status", "observedGeneration"})->int_value(), 2);
+  EXPECT_EQ(ValueAt(*etcd, {"status", "observedGeneration"})->int_value(), 2);
 
   const std::string again = RunRuleplane(common + " --allow-disruptive", exit_code);
   ASSERT_EQ(exit_code, 0) << again;
@@ -333,7 +329,7 @@ TEST_F(ObserveCluster, ApplyOfTheV2ScaleUpWritesTheEtcdConfigMapForFiveMembersOn
   auto config_map = client_->Get({"v1", "configmaps", "default", EtcdConfigMapName(*etcd), ""}, log_);
   ASSERT_TRUE(config_map.ok()) << config_map.error().message;
   EXPECT_EQ(InitialClusterSize(*config_map), 5);
-  EXPECT_EQ(At(*config_map, {"metadata", "ownerReferences"})->list_value().size(), 1u);
+  EXPECT_EQ(ValueAt(*config_map, {"metadata", "ownerReferences"})->list_value().size(), 1u);
 
   const std::string again = RunRuleplane(common, exit_code);
   ASSERT_EQ(exit_code, 0) << again;
@@ -359,8 +355,8 @@ TEST_F(ObserveCluster, ApplyCreatesTheCompactionJobOnceWhenTheDeltasPassTheThres
   EXPECT_NE(std::find(states.begin(), states.end(), created), states.end()) << applied;
   auto job = client_->Get({"batch/v1", "jobs", "default", "etcd-main-compactor", ""}, log_);
   ASSERT_TRUE(job.ok()) << job.error().message;
-  const Value& container = At(*job, {"spec", "template", "spec", "containers"})->list_value()[0];
-  EXPECT_EQ(At(container, {"image"})->string_value(), "example.org/etcdbrctl:v0.28.0");
+  const Value& container = ValueAt(*job, {"spec", "template", "spec", "containers"})->list_value()[0];
+  EXPECT_EQ(ValueAt(container, {"image"})->string_value(), "example.org/etcdbrctl:v0.28.0");
 
   const std::string again = RunRuleplane(common, exit_code);
   ASSERT_EQ(exit_code, 0) << again;

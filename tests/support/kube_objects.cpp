@@ -12,14 +12,6 @@
 namespace ruleplane::testing {
 namespace {
 
-const Value* At(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return nullptr;
-  }
-  return at;
-}
-
 // "2024-05-01T09:59:50.876544Z" moved by whole seconds, its fraction kept as
 // written (Lease times must keep their six digits); other strings as they are.
 Value ShiftTimes(const Value& value, int64_t seconds) {
@@ -74,10 +66,10 @@ Value ForCreate(const Value& object, const Value& owner) {
 }
 
 Value OwnerOf(const Value& object) {
-  return Value::MakeMap({{Value::String("apiVersion"), *At(object, {"apiVersion"})},
-                         {Value::String("kind"), *At(object, {"kind"})},
-                         {Value::String("name"), *At(object, {"metadata", "name"})},
-                         {Value::String("uid"), *At(object, {"metadata", "uid"})},
+  return Value::MakeMap({{Value::String("apiVersion"), *ValueAt(object, {"apiVersion"})},
+                         {Value::String("kind"), *ValueAt(object, {"kind"})},
+                         {Value::String("name"), *ValueAt(object, {"metadata", "name"})},
+                         {Value::String("uid"), *ValueAt(object, {"metadata", "uid"})},
                          {Value::String("controller"), Value::Bool(true)}});
 }
 
@@ -134,10 +126,10 @@ Result<Value> CreateWithStatus(KubeClient& client, const KubeResource& collectio
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   if (!created.ok()) return created.error();
-  const Value* status = At(object, {"status"});
+  const Value* status = ValueAt(object, {"status"});
   if (status == nullptr) return created;
   KubeResource resource = collection;
-  resource.name = At(object, {"metadata", "name"})->string_value();
+  resource.name = ValueAt(object, {"metadata", "name"})->string_value();
   resource.subresource = "status";
   auto patched = client.MergePatch(resource, Value::MakeMap({{Value::String("status"), *status}}), log);
   if (!patched.ok()) return Error{patched.error().code, resource.name + ": " + patched.error().message, {}};
@@ -148,28 +140,28 @@ Result<Value> CreateExampleObjects(KubeClient& client, const std::string& exampl
                                    const std::string& namespace_name) {
   auto original = LoadJsonFile(example_path);
   if (!original.ok()) return original.error();
-  auto observed_at = ParseRfc3339(At(*original, {"observedAt"})->string_value());
+  auto observed_at = ParseRfc3339(ValueAt(*original, {"observedAt"})->string_value());
   if (!observed_at.ok()) return observed_at.error();
   const Value snapshot = ShiftTimes(*original, std::time(nullptr) - observed_at->seconds);
   const std::string& ns = namespace_name;
   auto etcd = CreateWithStatus(client, {"druid.gardener.cloud/v1alpha1", "etcds", ns, "", ""},
-                               *At(snapshot, {"etcd"}), Value::Null(), log);
+                               *ValueAt(snapshot, {"etcd"}), Value::Null(), log);
   if (!etcd.ok()) return etcd.error();
   auto statefulset = CreateWithStatus(client, {"apps/v1", "statefulsets", ns, "", ""},
-                                      *At(snapshot, {"statefulSet"}), OwnerOf(*etcd), log);
+                                      *ValueAt(snapshot, {"statefulSet"}), OwnerOf(*etcd), log);
   if (!statefulset.ok()) return statefulset.error();
-  for (const Value& lease : At(snapshot, {"leases"})->list_value()) {
+  for (const Value& lease : ValueAt(snapshot, {"leases"})->list_value()) {
     auto made = CreateWithStatus(client, {"coordination.k8s.io/v1", "leases", ns, "", ""}, lease,
                                  OwnerOf(*etcd), log);
     if (!made.ok()) return made.error();
   }
-  for (const Value& pod : At(snapshot, {"pods"})->list_value()) {
+  for (const Value& pod : ValueAt(snapshot, {"pods"})->list_value()) {
     auto made =
         CreateWithStatus(client, {"v1", "pods", ns, "", ""}, WithoutToken(pod), OwnerOf(*statefulset), log);
     if (!made.ok()) return made.error();
   }
   // Kubernetes 1.20 serves PodDisruptionBudgets as policy/v1beta1 only.
-  if (const Value* budget = At(snapshot, {"podDisruptionBudget"})) {
+  if (const Value* budget = ValueAt(snapshot, {"podDisruptionBudget"})) {
     Value::Map fields;
     for (const auto& [key, item] : budget->map_value()) {
       fields.emplace_back(key, key.string_value() == "apiVersion" ? Value::String("policy/v1beta1") : item);
