@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <ctime>
 
 #include "adapters/kubernetes/etcd_status.h"
@@ -10,24 +9,11 @@
 #include "engine/extensions/cron_schedule.h"
 
 namespace ruleplane {
-namespace {}  // namespace
-
 Value AgentRound::ToValue() const {
   return Value::MakeMap({{Value::String("healthy"), Value::Bool(healthy)},
                          {Value::String("holderIdentity"), Value::String(holder_identity)},
                          {Value::String("backup"), Value::String(backup)},
                          {Value::String("error"), Value::String(error)}});
-}
-
-std::string FormatMicroTime(std::chrono::system_clock::time_point time) {
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(micros / 1000000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[40];
-  const size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::snprintf(text + length, sizeof text - length, ".%06lldZ", static_cast<long long>(micros % 1000000));
-  return text;
 }
 
 MemberAgent::MemberAgent(MemberAgentOptions options, EtcdClient& cluster, KubeClient& kube,
@@ -47,15 +33,11 @@ Status MemberAgent::RenewLease(const std::string& name, const std::string& holde
     }
     return current.error();
   }
-  const Value* version = ValueAt(*current, {"metadata", "resourceVersion"});
-  const Value patch = Value::MakeMap(
-      {{Value::String("metadata"), Value::MakeMap({{Value::String("resourceVersion"),
-                                                    version != nullptr ? *version : Value::String("")}})},
-       {Value::String("spec"),
-        Value::MakeMap(
-            {{Value::String("holderIdentity"), Value::String(holder)},
-             {Value::String("renewTime"), Value::String(FormatMicroTime(now))},
-             {Value::String("leaseDurationSeconds"), Value::Int(3 * options_.heartbeat.count())}})}});
+  const Value patch = FencedMergePatch(
+      ResourceVersionOf(*current), "spec",
+      Value::MakeMap({{Value::String("holderIdentity"), Value::String(holder)},
+                      {Value::String("renewTime"), Value::String(FormatMicroTime(now))},
+                      {Value::String("leaseDurationSeconds"), Value::Int(3 * options_.heartbeat.count())}}));
   auto patched = kube_.MergePatch(lease, patch, log);
   if (!patched.ok()) return patched.error();
   return {};
@@ -123,13 +105,10 @@ Status MemberAgent::SetBackupReady(bool succeeded, const std::string& message,
       });
     });
     if (already) return {};
-    const Value* version = ValueAt(*current, {"metadata", "resourceVersion"});
-    const Value patch = Value::MakeMap(
-        {{Value::String("metadata"), Value::MakeMap({{Value::String("resourceVersion"),
-                                                      version != nullptr ? *version : Value::String("")}})},
-         {Value::String("status"),
-          Value::MakeMap({{Value::String("conditions"),
-                           Value::MakeList(WithStatusEntry(std::move(list), "type", condition))}})}});
+    const Value patch = FencedMergePatch(
+        ResourceVersionOf(*current), "status",
+        Value::MakeMap({{Value::String("conditions"),
+                         Value::MakeList(WithStatusEntry(std::move(list), "type", condition))}}));
     KubeResource status = etcd;
     status.subresource = "status";
     auto patched = kube_.MergePatch(status, patch, log);

@@ -79,7 +79,4 @@ class MemberAgent {
   std::optional<std::chrono::system_clock::time_point> last_delta_;
 };
 
-// "2024-05-01T10:00:00.123456Z": a Lease's MicroTime (exactly six digits).
-std::string FormatMicroTime(std::chrono::system_clock::time_point time);
-
 }  // namespace ruleplane

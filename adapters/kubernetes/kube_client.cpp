@@ -3,7 +3,8 @@
 #include <sys/stat.h>
 
 #include <curl/curl.h>
-
+#include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -240,6 +241,28 @@ Result<KubeClient::WatchEnd> KubeClient::Watch(const KubeResource& collection,
 
 Result<Value> KubeClient::Create(const KubeResource& collection, const Value& object, RequestLog& log) {
   return Call("POST", collection, "", FormatJson(object), true, log);
+}
+
+Value FencedMergePatch(const std::string& resource_version, std::string_view field, Value content) {
+  return Value::MakeMap({{Value::String("metadata"), Value::MakeMap({{Value::String("resourceVersion"),
+                                                                      Value::String(resource_version)}})},
+                         {Value::String(std::string(field)), std::move(content)}});
+}
+
+std::string FormatMicroTime(std::chrono::system_clock::time_point time) {
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(micros / 1000000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[40];
+  const size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(text + length, sizeof text - length, ".%06lldZ", static_cast<long long>(micros % 1000000));
+  return text;
+}
+
+std::string ResourceVersionOf(const Value& object) {
+  const Value* version = ValueAt(object, {"metadata", "resourceVersion"});
+  return version != nullptr && version->is_string() ? version->string_value() : "";
 }
 
 Result<Value> KubeClient::MergePatch(const KubeResource& object, const Value& patch, RequestLog& log) {

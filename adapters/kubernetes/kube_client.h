@@ -45,6 +45,18 @@ struct KubeResource {
   std::string Path() const;  // "/apis/apps/v1/namespaces/ns/statefulsets/name/scale"
 };
 
+// A merge patch that sets `field` to `content`, fenced by the resourceVersion
+// the change was decided on: the server answers 409 Conflict when the object
+// changed since (the caller re-observes).
+Value FencedMergePatch(const std::string& resource_version, std::string_view field, Value content);
+
+// A time as the API server's MicroTime wants it (a Lease's renewTime):
+// RFC 3339 in UTC with exactly six fractional digits.
+std::string FormatMicroTime(std::chrono::system_clock::time_point time);
+
+// metadata.resourceVersion of an object as read, or "".
+std::string ResourceVersionOf(const Value& object);
+
 class KubeClient {
  public:
   explicit KubeClient(KubeConfig config, std::chrono::milliseconds timeout = std::chrono::seconds(15));

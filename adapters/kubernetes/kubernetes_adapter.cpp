@@ -49,13 +49,6 @@ Value::List ListAt(const Value& object, std::initializer_list<std::string_view> 
   return list != nullptr && list->is_list() ? list->list_value() : Value::List{};
 }
 
-// A merge patch fenced by `resource_version`.
-Value Fenced(const std::string& resource_version, const std::string& field, Value content) {
-  return Value::MakeMap({{Value::String("metadata"), Value::MakeMap({{Value::String("resourceVersion"),
-                                                                      Value::String(resource_version)}})},
-                         {Value::String(field), std::move(content)}});
-}
-
 // The entry of `list` whose `key` field is `name`, or -1.
 int IndexOf(const Value::List& list, const std::string& key, const std::string& name) {
   for (size_t i = 0; i < list.size(); ++i) {
@@ -104,9 +97,9 @@ Result<Value> KubernetesAdapter::FreshEtcd(RequestLog& log) {
 
 Status KubernetesAdapter::PatchEtcdStatus(const Value& status_patch, RequestLog& log) {
   Value& etcd = Tracked("etcd", *ValueAt(snapshot_, {"etcd"}));
-  auto patched =
-      client_.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, "status"},
-                         Fenced(Text(etcd, {"metadata", "resourceVersion"}), "status", status_patch), log);
+  auto patched = client_.MergePatch(
+      {"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, "status"},
+      FencedMergePatch(Text(etcd, {"metadata", "resourceVersion"}), "status", status_patch), log);
   if (!patched.ok()) return patched.error();
   if (!patched->is_null()) etcd = *patched;
   return {};
@@ -298,8 +291,9 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
     Value& statefulset = Tracked("statefulset", *observed);
     auto scaled = client_.MergePatch(
         {"apps/v1", "statefulsets", namespace_, step.target, "scale"},
-        Fenced(Text(statefulset, {"metadata", "resourceVersion"}), "spec",
-               Value::MakeMap({{Value::String("replicas"), Value::Int(IntParam(step, "replicas"))}})),
+        FencedMergePatch(
+            Text(statefulset, {"metadata", "resourceVersion"}), "spec",
+            Value::MakeMap({{Value::String("replicas"), Value::Int(IntParam(step, "replicas"))}})),
         log);
     if (!scaled.ok()) return scaled.error();
     // The Scale's resourceVersion is the StatefulSet's.
@@ -364,8 +358,8 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
       const std::string version = Text(budget, {"apiVersion"});
       auto patched = client_.MergePatch(
           {version.empty() ? "policy/v1" : version, "poddisruptionbudgets", namespace_, etcd_name_, ""},
-          Fenced(Text(budget, {"metadata", "resourceVersion"}), "spec",
-                 Value::MakeMap({{Value::String("minAvailable"), min_available}})),
+          FencedMergePatch(Text(budget, {"metadata", "resourceVersion"}), "spec",
+                           Value::MakeMap({{Value::String("minAvailable"), min_available}})),
           log);
       if (!patched.ok()) return patched.error();
       if (!patched->is_null()) budget = *patched;
@@ -410,12 +404,12 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
                                   EtcdConfigMapName(*ValueAt(snapshot_, {"etcd"})), ""};
     auto current = client_.Get(config_map, log);
     if (!current.ok() && current.error().code != ErrorCode::kNotFound) return current.error();
-    Result<Value> written = current.ok()
-                                ? client_.MergePatch(config_map,
-                                                     Fenced(Text(*current, {"metadata", "resourceVersion"}),
-                                                            "data", *ValueAt(*rendered, {"data"})),
-                                                     log)
-                                : client_.Create({"v1", "configmaps", namespace_, "", ""}, *rendered, log);
+    Result<Value> written =
+        current.ok() ? client_.MergePatch(config_map,
+                                          FencedMergePatch(Text(*current, {"metadata", "resourceVersion"}),
+                                                           "data", *ValueAt(*rendered, {"data"})),
+                                          log)
+                     : client_.Create({"v1", "configmaps", namespace_, "", ""}, *rendered, log);
     if (!written.ok()) return written.error();
     return {};
   }
@@ -449,9 +443,9 @@ Status KubernetesAdapter::ApplyStatefulSetSpec(const PlanStep& step, RequestLog&
     return Error{ErrorCode::kFailedPrecondition, "the StatefulSet has no pod template", {}};
   auto patched = client_.MergePatch(
       {"apps/v1", "statefulsets", namespace_, Text(statefulset, {"metadata", "name"}), ""},
-      Fenced(Text(statefulset, {"metadata", "resourceVersion"}), "spec",
-             Value::MakeMap({{Value::String("template"),
-                              PodTemplateForSpec(*ValueAt(snapshot_, {"etcd"}), *pod_template)}})),
+      FencedMergePatch(Text(statefulset, {"metadata", "resourceVersion"}), "spec",
+                       Value::MakeMap({{Value::String("template"),
+                                        PodTemplateForSpec(*ValueAt(snapshot_, {"etcd"}), *pod_template)}})),
       log);
   if (!patched.ok()) return patched.error();
   if (!patched->is_null()) statefulset = *patched;

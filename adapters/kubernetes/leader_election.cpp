@@ -6,7 +6,6 @@
 #include <thread>
 #include <utility>
 
-#include "adapters/member_agent.h"
 #include "adapters/request.h"
 
 namespace ruleplane {
@@ -128,8 +127,7 @@ Result<bool> LeaderElector::TryAcquireOrRenew(std::chrono::system_clock::time_po
     spec.emplace_back(Value::String("acquireTime"), Value::String(now_text));
     spec.emplace_back(Value::String("leaseTransitions"), Value::Int(read.transitions + 1));
   }
-  const Value patch = Map({{"metadata", Map({{"resourceVersion", Value::String(read.resource_version)}})},
-                           {"spec", Value::MakeMap(std::move(spec))}});
+  const Value patch = FencedMergePatch(read.resource_version, "spec", Value::MakeMap(std::move(spec)));
   auto patched = kube_.MergePatch(lease, patch, log);
   if (!patched.ok()) {
     // 409: someone else wrote the Lease since we read it (and won this
@@ -148,12 +146,11 @@ Status LeaderElector::Release() {
   const KubeResource lease{"coordination.k8s.io/v1", "leases", config_.namespace_name, config_.lease_name,
                            ""};
   const std::string now_text = FormatMicroTime(std::chrono::system_clock::now());
-  const Value patch =
-      Map({{"metadata", Map({{"resourceVersion", Value::String(observed_.resource_version)}})},
-           {"spec", Map({{"holderIdentity", Value::String("")},
-                         {"leaseDurationSeconds", Value::Int(1)},
-                         {"acquireTime", Value::String(now_text)},
-                         {"renewTime", Value::String(now_text)}})}});
+  const Value patch = FencedMergePatch(observed_.resource_version, "spec",
+                                       Map({{"holderIdentity", Value::String("")},
+                                            {"leaseDurationSeconds", Value::Int(1)},
+                                            {"acquireTime", Value::String(now_text)},
+                                            {"renewTime", Value::String(now_text)}}));
   RequestLog log;
   auto patched = kube_.MergePatch(lease, patch, log);
   is_leader_ = false;

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/member_agent.h"
+#include "adapters/kubernetes/kube_client.h"
 #include "engine/common/json_value.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/temp_dir.h"
