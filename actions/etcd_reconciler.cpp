@@ -1,11 +1,15 @@
 #include "actions/etcd_reconciler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
+#include "actions/last_operation.h"
 #include "adapters/kubernetes/cluster_observer.h"
+#include "adapters/kubernetes/etcd_event.h"
 #include "adapters/kubernetes/kubernetes_adapter.h"
 #include "engine/common/json_value.h"
+#include "engine/common/sha256.h"
 #include "engine/common/time_util.h"
 #include "engine/plan/plan.h"
 
@@ -50,6 +54,10 @@ EtcdReconciler::EtcdReconciler(const ObjectCache& cache, KubeClient& client,
       metrics_(metrics),
       log_(log) {}
 
+ControllerGateOptions EtcdReconciler::GateOptions() const {
+  return {options_.auto_recover_quorum_loss, options_.min_disruptive_interval};
+}
+
 Status EtcdReconciler::Reconcile(const std::string& key) {
   const auto started = std::chrono::steady_clock::now();
   const size_t slash = key.find('/');
@@ -58,11 +66,14 @@ Status EtcdReconciler::Reconcile(const std::string& key) {
   if (!now.ok()) return now.error();
   auto snapshot = ObserveClusterFromCache(cache_, namespace_name, name, *now);
   if (!snapshot.ok()) return snapshot.error();
-  ControllerMetrics::ClusterState state = StateOf(*snapshot->document.Find("etcd"));
+  const Value& etcd = *snapshot->document.Find("etcd");
+  ControllerMetrics::ClusterState state = StateOf(etcd);
 
   auto plan = MakePlan(rule_sets_, *snapshot, {}, catalogue_);
   if (!plan.ok()) return plan.error();
+  const std::string digest = PlanDigest(*plan);
   ExecutionReport report;
+  report.state = "succeeded";
   if (!plan->steps.empty()) {
     KubernetesAdapter kubernetes(client_, *snapshot);
     AdapterSet adapters;
@@ -73,30 +84,16 @@ Status EtcdReconciler::Reconcile(const std::string& key) {
     options.command = options_.dry_run ? "controller --dry-run" : "controller";
     options.subject = "etcd " + key;
     options.one_disruptive_step = true;
-    if (!options_.auto_recover_quorum_loss) {
-      options.gate = [](const PlanStep& step) {
-        const Value* replicas = step.params.is_map() ? step.params.Find("replicas") : nullptr;
-        GateDecision decision;
-        if (step.action == "ScaleStatefulSet" && replicas != nullptr && replicas->is_int() &&
-            replicas->int_value() == 0) {
-          decision.refuse = true;
-          decision.reason =
-              "a scale to 0 re-bootstraps the cluster from its backup: only with --auto-recover-quorum-loss";
-        }
-        return decision;
-      };
-    }
-    Executor executor(adapters, journal_, options);
-    report = executor.Run(*plan, *snapshot, rule_sets_, {});
-    for (const StepReport& step : report.steps) {
-      bool disruptive = false;
-      for (const PlanStep& planned : plan->steps)
-        disruptive |= planned.id == step.step_id && planned.disruptive;
-      metrics_.Step(step.action, std::string(StepStateName(step.state)), disruptive);
+    options.gate = [&](const PlanStep& step) {
+      return GateControllerStep(step, snapshot->document, digest, *now, GateOptions());
+    };
+    options.recheck_disruptive = [&](const PlanStep& step) { return Recheck(namespace_name, name, step); };
+    options.on_step = [&](const PlanStep& planned, const StepReport& step) {
+      metrics_.Step(step.action, std::string(StepStateName(step.state)), planned.disruptive);
       log_ << FormatJson(Value::MakeMap({
                   {Value::String("time"), Value::String(FormatRfc3339(*now))},
                   {Value::String("etcd"), Value::String(key)},
-                  {Value::String("plan"), Value::Int(report.plan_id)},
+                  {Value::String("planDigest"), Value::String(digest)},
                   {Value::String("snapshot"), Value::String(plan->snapshot_digest)},
                   {Value::String("step"), Value::String(step.step_id)},
                   {Value::String("action"), Value::String(step.action)},
@@ -105,21 +102,121 @@ Status EtcdReconciler::Reconcile(const std::string& key) {
                   {Value::String("message"), Value::String(step.message)},
               }))
            << std::endl;
+      RecordEvent(etcd, planned, digest, step, *now);
+    };
+    Executor executor(adapters, journal_, options);
+    report = executor.Run(*plan, *snapshot, rule_sets_, {});
+    if (report.state == "refused") {
+      for (size_t i = 0; i < report.steps.size(); ++i) {
+        if (report.steps[i].state == StepState::kRefused) options.on_step(plan->steps[i], report.steps[i]);
+      }
     }
   }
+  Status written;
+  if (!options_.dry_run) {
+    const Value status =
+        LastOperationStatus(etcd, *plan, digest, report, DataLossBoundOf(snapshot->document), *now);
+    if (!status.is_null()) written = WriteStatus(namespace_name, name, status);
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (!report.ok()) {
-    metrics_.Reconciled(report.error->code == ErrorCode::kConflict  ? "conflict"
-                        : report.error->code == ErrorCode::kRefused ? "refused"
-                                                                    : "error",
+  if (!report.ok() || !written.ok()) {
+    const Error& error = report.ok() ? written.error() : *report.error;
+    metrics_.Reconciled(error.code == ErrorCode::kConflict  ? "conflict"
+                        : error.code == ErrorCode::kRefused ? "refused"
+                                                            : "error",
                         seconds);
     metrics_.Cluster(key, state);
-    return *report.error;
+    return error;
   }
-  metrics_.Reconciled("success", seconds);
+  metrics_.Reconciled(report.state == "paused" ? "paused" : "success", seconds);
   state.last_success = static_cast<double>(std::time(nullptr));
   metrics_.Cluster(key, state);
   return {};
+}
+
+Status EtcdReconciler::Recheck(const std::string& namespace_name, const std::string& name,
+                               const PlanStep& step) {
+  auto now = TimestampFromUnixSeconds(std::time(nullptr));
+  if (!now.ok()) return now.error();
+  RequestLog reads;
+  auto fresh = ObserveCluster(client_, namespace_name, name, *now, reads);
+  if (!fresh.ok()) return fresh.error();
+  auto replanned = MakePlan(rule_sets_, *fresh, {}, catalogue_);
+  if (!replanned.ok()) return replanned.error();
+  const auto same =
+      std::find_if(replanned->steps.begin(), replanned->steps.end(),
+                   [&](const PlanStep& planned) { return planned.idempotency_key == step.idempotency_key; });
+  if (same == replanned->steps.end()) {
+    return Error{ErrorCode::kConflict,
+                 "re-checked before acting: the state it was decided on no longer holds (a fresh observation "
+                 "does not plan it)",
+                 {}};
+  }
+  const GateDecision gate =
+      GateControllerStep(*same, fresh->document, PlanDigest(*replanned), *now, GateOptions());
+  if (gate.wait || gate.refuse) {
+    return Error{ErrorCode::kConflict, "re-checked before acting: " + gate.reason, {}};
+  }
+  return {};
+}
+
+void EtcdReconciler::RecordEvent(const Value& etcd, const PlanStep& planned, const std::string& digest,
+                                 const StepReport& step, Timestamp now) {
+  const std::string name = ValueAt(etcd, {"metadata", "name"})->string_value();
+  const std::string namespace_name = ValueAt(etcd, {"metadata", "namespace"})->string_value();
+  const std::string about =
+      step.action + " " + step.target + " (step " + step.step_id + ", plan " + digest + ")";
+  std::vector<EtcdEventFields> events;
+  if (options_.dry_run) {
+    // One Event per distinct request: every resync plans the same again.
+    for (const Request& request : step.requests) {
+      if (!request.mutates) continue;
+      const std::string text = DescribeRequest(request);
+      events.push_back({name + ".dryrun." + Sha256Hex(text).substr(0, 16), "Normal", "DryRun",
+                        "would send " + text + " for " + about, step.action});
+    }
+  } else if (step.state == StepState::kSucceeded) {
+    events.push_back({"", "Normal", step.action, "done: " + about, step.action});
+  } else if (step.state == StepState::kFailed) {
+    events.push_back({"", "Warning", "StepFailed", step.message + ": " + about, step.action});
+  } else if (step.state == StepState::kPending && IsQuorumLossRecovery(planned) &&
+             step.message.rfind("waiting: ", 0) == 0) {
+    // One per plan digest: it waits for an approval of this very plan.
+    events.push_back({name + ".approval." + digest.substr(7, 16), "Warning", "ApprovalRequired", step.message,
+                      step.action});
+  }
+  for (const EtcdEventFields& fields : events) {
+    RequestLog log;
+    auto created =
+        client_.Create({"v1", "events", namespace_name, "", ""}, EtcdEvent(etcd, fields, now), log);
+    // kConflict: an Event of that name exists already.
+    if (!created.ok() && created.error().code != ErrorCode::kConflict) {
+      log_ << FormatJson(Value::MakeMap({{Value::String("etcd"), Value::String(namespace_name + "/" + name)},
+                                         {Value::String("event"), Value::String(fields.reason)},
+                                         {Value::String("error"), Value::String(created.error().message)}}))
+           << std::endl;
+    }
+  }
+}
+
+Status EtcdReconciler::WriteStatus(const std::string& namespace_name, const std::string& name,
+                                   const Value& fields) {
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, name, ""};
+  KubeResource status = etcd;
+  status.subresource = "status";
+  Status written;
+  // A conflict is a write by a step or a member agent in between: read again (at most three times).
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    RequestLog log;
+    auto current = client_.Get(etcd, log);
+    if (!current.ok()) return current.error();
+    auto patched =
+        client_.MergePatch(status, FencedMergePatch(ResourceVersionOf(*current), "status", fields), log);
+    if (patched.ok()) return {};
+    written = patched.error();
+    if (written.error().code != ErrorCode::kConflict) break;
+  }
+  return written;
 }
 
 }  // namespace ruleplane

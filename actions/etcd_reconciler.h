@@ -4,15 +4,23 @@
 // queued it), plans with the loaded rule sets, executes the plan through the
 // Kubernetes adapter with at most one disruptive step performed (the plan
 // pauses before a second, which is planned again from the state the first
-// leaves), journals every step, and writes one JSON line per step to `log`.
-// A plan with no steps costs no request.
+// leaves) and the gates of controller_gates.h, journals every step, writes
+// one JSON line per step to `log` and an Event per step performed (in a dry
+// run, one of reason DryRun per request it would send), and keeps
+// status.lastOperation / lastErrors (last_operation.h). Before a disruptive
+// step acts, the state is observed again from the API server and planned
+// again: the step runs only if the fresh plan still has it and its gates
+// still pass. A steady state (nothing to do, the status saying so) costs no
+// request.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "actions/controller_gates.h"
 #include "actions/controller_metrics.h"
 #include "actions/executor.h"
 #include "actions/journal.h"
@@ -29,6 +37,7 @@ struct ReconcilerOptions {
   // Else a plan that scales the StatefulSet to 0 (DEP-01's quorum-loss
   // re-bootstrap from the backup) is refused even with allow_disruptive.
   bool auto_recover_quorum_loss = false;
+  std::chrono::seconds min_disruptive_interval{60};
 };
 
 class EtcdReconciler {
@@ -43,6 +52,16 @@ class EtcdReconciler {
   Status Reconcile(const std::string& key);
 
  private:
+  // The re-check before a disruptive step: kConflict when a fresh
+  // observation no longer plans it or a gate now holds it back.
+  Status Recheck(const std::string& namespace_name, const std::string& name, const PlanStep& step);
+  // The Event of a step that ended: performed, failed, waiting for an
+  // approval, or in a dry run each request it would send.
+  void RecordEvent(const Value& etcd, const PlanStep& planned, const std::string& digest,
+                   const StepReport& step, Timestamp now);
+  Status WriteStatus(const std::string& namespace_name, const std::string& name, const Value& fields);
+  ControllerGateOptions GateOptions() const;
+
   const ObjectCache& cache_;
   KubeClient& client_;
   std::vector<std::shared_ptr<const CompiledRuleSet>> rule_sets_;

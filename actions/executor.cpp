@@ -69,7 +69,7 @@ Executor::Executor(const AdapterSet& adapters, Journal* journal, ExecutorOptions
 
 std::optional<Error> Executor::CheckPlan(const Plan& plan, const Snapshot& snapshot,
                                          const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,
-                                         const EvaluationOptions& evaluation, ExecutionReport& report) const {
+                                         const EvaluationOptions& evaluation, ExecutionReport& report) {
   for (const PlannedRuleSet& planned : plan.rule_sets) {
     const std::optional<Error>& problem = planned.error ? planned.error : planned.violation;
     if (problem) {
@@ -89,6 +89,7 @@ std::optional<Error> Executor::CheckPlan(const Plan& plan, const Snapshot& snaps
     }
   }
   std::optional<Error> refusal;
+  gates_.assign(plan.steps.size(), GateDecision{});
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     StepReport& step_report = report.steps[i];
@@ -96,9 +97,11 @@ std::optional<Error> Executor::CheckPlan(const Plan& plan, const Snapshot& snaps
     if (adapters_.Find(step.adapter) == nullptr) {
       reason = "no adapter of kind '" + step.adapter + "' is configured for " + step.action;
     } else {
-      const GateDecision gate = options_.gate ? options_.gate(step) : GateDecision{};
+      const GateDecision& gate = gates_[i] = options_.gate ? options_.gate(step) : GateDecision{};
       if (gate.refuse) {
         reason = gate.reason;
+      } else if (gate.wait) {
+        continue;
       } else if (step.disruptive && !options_.allow_disruptive && !gate.allows_disruptive) {
         reason =
             step.action + " is disruptive: it runs only with --allow-disruptive or a gate that allows it";
@@ -169,12 +172,22 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
 
   bool disruptive_performed = false;
   for (const PlanStep* step : *order) {
-    StepReport& step_report = report.steps[static_cast<size_t>(step - plan.steps.data())];
-    if (options_.one_disruptive_step && !options_.dry_run && step->disruptive && disruptive_performed) {
+    const size_t index = static_cast<size_t>(step - plan.steps.data());
+    StepReport& step_report = report.steps[index];
+    std::string pause;
+    if (gates_[index].wait) {
+      pause = gates_[index].reason;
+    } else if (options_.one_disruptive_step && !options_.dry_run && step->disruptive &&
+               disruptive_performed) {
+      pause = "it would be a second disruptive step in this reconcile";
+    }
+    if (!pause.empty()) {
       report.state = "paused";
+      report.paused_before = step->id;
+      step_report.message = "waiting: " + pause;
+      if (options_.on_step) options_.on_step(*step, step_report);
       if (journal_ != nullptr) {
-        Status finished =
-            journal_->FinishPlan(plan_id_, "paused", "before a second disruptive step, " + step->id);
+        Status finished = journal_->FinishPlan(plan_id_, "paused", "before " + step->id + ": " + pause);
         if (!finished.ok()) report.error = finished.error();
       }
       return report;
@@ -189,6 +202,7 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
                                                step_report.message);
       if (status.ok() && !recorded.ok()) status = recorded.error();
     }
+    if (options_.on_step) options_.on_step(*step, step_report);
     if (!status.ok()) {
       Error error = status.error();
       error.message =
@@ -215,6 +229,7 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
   }
   std::mt19937_64 random(std::random_device{}());
   const auto deadline = Clock::now() + options_.retry.step_deadline;
+  bool rechecked = !step.disruptive || !options_.recheck_disruptive || options_.dry_run;
   for (int attempt = 1;; ++attempt) {
     // Check before acting, on the first attempt and before every retry: a
     // request that timed out may still have taken effect.
@@ -229,6 +244,14 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
       return {};
     }
     Status status = done.ok() ? Status() : Status(done.error());
+    if (status.ok() && !rechecked) {
+      rechecked = true;
+      if (Status holds = options_.recheck_disruptive(step); !holds.ok()) {
+        report.state = StepState::kFailed;
+        report.message = holds.error().message;
+        return holds;
+      }
+    }
     if (status.ok()) {
       report.attempts = attempt;
       if (journal_ != nullptr && !options_.dry_run) {

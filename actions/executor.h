@@ -63,6 +63,17 @@ struct GateDecision {
   bool refuse = false;             // never run it (and so refuse the plan)
   bool allows_disruptive = false;  // run it although it is disruptive and allow_disruptive is off
   std::string reason;              // why, for the report and the journal
+  bool wait = false;               // not now: the plan pauses before it (it runs when a later plan has it)
+};
+
+struct StepReport {
+  std::string step_id;
+  std::string action;
+  std::string target;
+  StepState state = StepState::kPending;  // kPending: not run (a dry run, or an earlier step failed)
+  int attempts = 0;
+  std::string message;  // why skipped, refused or failed; "dry run" when only recorded
+  std::vector<Request> requests;
 };
 
 struct ExecutorOptions {
@@ -76,21 +87,19 @@ struct ExecutorOptions {
   // found done); the plan pauses before a second one, which waits for the
   // next observation. The plan ends "paused".
   bool one_disruptive_step = false;
-};
-
-struct StepReport {
-  std::string step_id;
-  std::string action;
-  std::string target;
-  StepState state = StepState::kPending;  // kPending: not run (a dry run, or an earlier step failed)
-  int attempts = 0;
-  std::string message;  // why skipped, refused or failed; "dry run" when only recorded
-  std::vector<Request> requests;
+  // Called right before a disruptive step acts (not when it is found done,
+  // not in a dry run): an error stops the plan there. A controller re-reads
+  // the state the step was decided on and checks that it still holds.
+  std::function<Status(const PlanStep&)> recheck_disruptive;
+  // Called as each step ends (done, skipped, failed, or the one a pause
+  // stopped before), while the plan goes on: logs and Events in real time.
+  std::function<void(const PlanStep&, const StepReport&)> on_step;
 };
 
 struct ExecutionReport {
   int64_t plan_id = 0;         // in the journal; 0 without one
   std::string state;           // "succeeded", "paused", "failed", "refused"
+  std::string paused_before;   // the step a paused plan stopped before
   std::optional<Error> error;  // the failure or refusal
   std::vector<StepReport> steps;
 
@@ -108,14 +117,15 @@ class Executor {
  private:
   std::optional<Error> CheckPlan(const Plan& plan, const Snapshot& snapshot,
                                  const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,
-                                 const EvaluationOptions& evaluation, ExecutionReport& report) const;
+                                 const EvaluationOptions& evaluation, ExecutionReport& report);
   Status RunStep(const PlanStep& step, const StepRecord* interrupted, StepReport& report);
 
   const AdapterSet& adapters_;
   Journal* journal_;
   ExecutorOptions options_;
   int64_t plan_id_ = 0;
-  bool dry_run_acted_ = false;  // a dry run recorded a step that would change the state
+  std::vector<GateDecision> gates_;  // per step of the plan being run
+  bool dry_run_acted_ = false;       // a dry run recorded a step that would change the state
 };
 
 // The report as text, one line per step: "done", "skipped: already done",

@@ -21,7 +21,7 @@ MemberAgent::MemberAgent(MemberAgentOptions options, EtcdClient& cluster, KubeCl
     : options_(std::move(options)), cluster_(cluster), kube_(kube), store_(store) {}
 
 Status MemberAgent::RenewLease(const std::string& name, const std::string& holder,
-                               std::chrono::system_clock::time_point now) {
+                               std::chrono::system_clock::time_point now, int64_t revision) {
   RequestLog log;
   const KubeResource lease{"coordination.k8s.io/v1", "leases", options_.namespace_name, name, ""};
   auto current = kube_.Get(lease, log);
@@ -33,11 +33,20 @@ Status MemberAgent::RenewLease(const std::string& name, const std::string& holde
     }
     return current.error();
   }
-  const Value patch = FencedMergePatch(
-      ResourceVersionOf(*current), "spec",
-      Value::MakeMap({{Value::String("holderIdentity"), Value::String(holder)},
-                      {Value::String("renewTime"), Value::String(FormatMicroTime(now))},
-                      {Value::String("leaseDurationSeconds"), Value::Int(3 * options_.heartbeat.count())}}));
+  // Fenced as FencedMergePatch fences, with the revision annotation beside the resourceVersion.
+  Value::Map metadata = {{Value::String("resourceVersion"), Value::String(ResourceVersionOf(*current))}};
+  if (revision >= 0) {
+    metadata.emplace_back(
+        Value::String("annotations"),
+        Value::MakeMap({{Value::String(kRevisionAnnotation), Value::String(std::to_string(revision))}}));
+  }
+  const Value patch =
+      Value::MakeMap({{Value::String("metadata"), Value::MakeMap(std::move(metadata))},
+                      {Value::String("spec"),
+                       Value::MakeMap({{Value::String("holderIdentity"), Value::String(holder)},
+                                       {Value::String("renewTime"), Value::String(FormatMicroTime(now))},
+                                       {Value::String("leaseDurationSeconds"),
+                                        Value::Int(3 * options_.heartbeat.count())}})}});
   auto patched = kube_.MergePatch(lease, patch, log);
   if (!patched.ok()) return patched.error();
   return {};
@@ -142,7 +151,8 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
   round.healthy = true;
   const bool leads = status->leader == status->member_id;
   round.holder_identity = MemberIdHex(status->member_id) + (leads ? ":Leader" : ":Member");
-  if (Status renewed = RenewLease(options_.member_name, round.holder_identity, now); !renewed.ok()) {
+  if (Status renewed = RenewLease(options_.member_name, round.holder_identity, now, status->revision);
+      !renewed.ok()) {
     round.error = renewed.error().message;
     round.holder_identity.clear();
   }

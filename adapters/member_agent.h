@@ -4,7 +4,9 @@
 //   - while the member answers and is a voting member of the cluster, renew
 //     its Lease (named as the member) with holderIdentity
 //     "<memberID hex>:<Leader|Member>" (DEP-01), renewTime now and a duration
-//     of three heartbeats; an unhealthy member's lease is left to expire, which
+//     of three heartbeats, and the member's revision in the annotation
+//     ruleplane.dev/revision (the controller's data-loss bound compares it
+//     with the backup's); an unhealthy member's lease is left to expire, which
 //     is how etcd-druid notices it;
 //   - when the member leads, take the full snapshot the cron schedule asks for
 //     (or the first one), else a delta every delta period, into the backup
@@ -30,6 +32,9 @@
 #include "engine/common/value.h"
 
 namespace ruleplane {
+
+// On a member's Lease: the member's revision at the last renewal.
+inline constexpr const char* kRevisionAnnotation = "ruleplane.dev/revision";
 
 struct MemberAgentOptions {
   std::string member_name;  // also its Lease's name
@@ -60,8 +65,9 @@ class MemberAgent {
   AgentRound Heartbeat(std::chrono::system_clock::time_point now);
 
  private:
+  // `revision` >= 0: also annotate the Lease with it (kRevisionAnnotation).
   Status RenewLease(const std::string& name, const std::string& holder,
-                    std::chrono::system_clock::time_point now);
+                    std::chrono::system_clock::time_point now, int64_t revision = -1);
   // The backup due now, taken: its name is "" when none was due or the
   // cluster had not moved; `lease` is the snapshot Lease it renews.
   struct DueBackup {

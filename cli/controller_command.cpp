@@ -26,7 +26,7 @@ constexpr const char* kControllerUsage =
     R"(usage: ruleplane controller [--kubeconfig FILE] [--context NAME] [-n NAMESPACE | --all-namespaces]
                             [--rules NAME@VERSION|PATH]... [--journal FILE] [--dry-run]
                             [--allow-disruptive] [--auto-recover-quorum-loss]
-                            [--resync-period SECONDS]
+                            [--min-disruptive-interval SECONDS] [--resync-period SECONDS]
                             [--metrics-bind-address HOST:PORT] [--leader-elect true|false]
                             [--leader-elect-lease-duration S] [--leader-elect-renew-deadline S]
                             [--leader-elect-retry-period S] [--leader-elect-resource-name NAME]
@@ -40,12 +40,22 @@ queues an Etcd when any of them changes, and every --resync-period seconds
 queued Etcd observes it from the cache, plans with the etcd-druid rules,
 executes the plan with at most one disruptive step (it pauses before a
 second, which waits for the next observation), journaled in --journal
-(default ruleplane-controller-journal.db), and logs one JSON line per step. A
-failed reconcile is retried after a per-Etcd exponential backoff; a conflict
-(409) is re-observed. Disruptive steps run only with --allow-disruptive; a
-plan that scales the StatefulSet to 0 (the quorum-loss re-bootstrap from the
-backup) is refused unless --auto-recover-quorum-loss is given too. --dry-run
-plans and executes nothing.
+(default ruleplane-controller-journal.db), logs one JSON line per step,
+records an Event per step performed, and keeps the Etcd's
+status.lastOperation and status.lastErrors. A failed reconcile is retried
+after a per-Etcd exponential backoff; a conflict (409) is re-observed.
+
+Gates: disruptive steps run only with --allow-disruptive, at least
+--min-disruptive-interval seconds apart (default 60; the time of the last one
+is kept in status.lastOperation), and only when a fresh observation just
+before still plans them. A membership change (a scale) waits until every
+member that stays is Ready. The quorum-loss recovery (the StatefulSet scaled
+to 0, re-bootstrapped from the backup) waits, with status.lastOperation.state
+AwaitingApproval and its data-loss bound, until the Etcd is annotated
+ruleplane.dev/approve-plan=<the plan's digest> (an approval needs no
+--allow-disruptive), or always runs with --auto-recover-quorum-loss.
+--dry-run plans everything, performs nothing, and records each request it
+would send as an Event of reason DryRun.
 
 Leader election (on by default): replicas fill their caches, and the one
 holding the coordination.k8s.io Lease (--leader-elect-resource-name, default
@@ -105,6 +115,7 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
                {"--dry-run", false},
                {"--allow-disruptive", false},
                {"--auto-recover-quorum-loss", false},
+               {"--min-disruptive-interval"},
                {"--resync-period"},
                {"--metrics-bind-address"},
                {"--leader-elect"},
@@ -114,8 +125,10 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
                {"--leader-elect-resource-name"},
                {"--leader-elect-resource-namespace"}});
   if (!flags.Parse(args, err, kControllerUsage)) return kExitUsage;
-  int64_t resync_seconds = 30, lease_seconds = 15, renew_seconds = 10, retry_seconds = 2;
+  int64_t resync_seconds = 30, lease_seconds = 15, renew_seconds = 10, retry_seconds = 2,
+          interval_seconds = 60;
   if (!flags.GetCount("--resync-period", resync_seconds, err) ||
+      !flags.GetCount("--min-disruptive-interval", interval_seconds, err) ||
       !flags.GetCount("--leader-elect-lease-duration", lease_seconds, err) ||
       !flags.GetCount("--leader-elect-renew-deadline", renew_seconds, err) ||
       !flags.GetCount("--leader-elect-retry-period", retry_seconds, err)) {
@@ -223,6 +236,7 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   options.dry_run = flags.Has("--dry-run");
   options.allow_disruptive = flags.Has("--allow-disruptive");
   options.auto_recover_quorum_loss = flags.Has("--auto-recover-quorum-loss");
+  options.min_disruptive_interval = std::chrono::seconds(interval_seconds);
   EtcdReconciler reconciler(cache, client, rule_sets, library->catalogue.get(), journal->get(), options,
                             metrics, out);
   // Time moves decisions too (a lease expires without an event): queue every Etcd now and then.

@@ -123,6 +123,51 @@ TEST_F(ExecutorTest, RunsStepsInOrderAndSkipsWhatIsDone) {
   EXPECT_EQ(report.steps[1].state, StepState::kSucceeded);
 }
 
+TEST_F(ExecutorTest, AGateThatSaysWaitPausesThePlanBeforeTheStepAfterRunningTheOnesBefore) {
+  ExecutorOptions options;
+  std::vector<std::string> ended;
+  options.gate = [](const PlanStep& step) {
+    GateDecision decision;
+    decision.wait = step.action == "Wipe";
+    decision.reason = "not yet";
+    return decision;
+  };
+  options.on_step = [&](const PlanStep& step, const StepReport& report) {
+    ended.push_back(step.action + ":" + std::string(StepStateName(report.state)));
+  };
+  ExecutionReport report = Run(Observe(true), options);
+  ASSERT_TRUE(report.ok()) << report.error->message;
+  EXPECT_EQ(report.state, "paused");
+  EXPECT_EQ(report.paused_before, "steps/all/2");
+  EXPECT_EQ(adapter_.performed, (std::vector<std::string>{"Prepare"}))
+      << "a waiting disruptive step needs no --allow-disruptive, and nothing after it runs";
+  EXPECT_EQ(report.steps[1].message, "waiting: not yet");
+  EXPECT_EQ(ended, (std::vector<std::string>{"Prepare:succeeded", "Wipe:pending"}));
+}
+
+TEST_F(ExecutorTest, ADisruptiveStepIsReCheckedRightBeforeItActsAndAFailedCheckStopsThePlan) {
+  ExecutorOptions options;
+  options.allow_disruptive = true;
+  std::vector<std::string> rechecked;
+  options.recheck_disruptive = [&](const PlanStep& step) -> Status {
+    rechecked.push_back(step.action);
+    return Error{ErrorCode::kConflict, "no longer planned", {}};
+  };
+  ExecutionReport report = Run(Observe(true), options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error->code, ErrorCode::kConflict);
+  EXPECT_EQ(rechecked, (std::vector<std::string>{"Wipe"})) << "only disruptive steps are re-checked";
+  EXPECT_EQ(adapter_.performed, (std::vector<std::string>{"Prepare"}));
+  EXPECT_EQ(report.steps[1].state, StepState::kFailed);
+
+  adapter_.performed.clear();
+  adapter_.done.insert("Wipe");
+  rechecked.clear();
+  report = Run(Observe(true), options);
+  ASSERT_TRUE(report.ok()) << report.error->message;
+  EXPECT_TRUE(rechecked.empty()) << "a step found done is not re-checked";
+}
+
 TEST_F(ExecutorTest, RefusesADisruptiveStepWithoutPermissionAndSendsNothing) {
   ExecutionReport report = Run(Observe(true), {});
   ASSERT_FALSE(report.ok());

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <thread>
 
+#include "adapters/kubernetes/etcd_event.h"
 #include "adapters/kubernetes/etcd_status.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "engine/common/time_util.h"
@@ -140,29 +141,8 @@ Status KubernetesAdapter::RecordEvent(const PlanStep& step, const std::string& t
                                       RequestLog& log) {
   auto now = TimestampFromUnixSeconds(std::time(nullptr));
   if (!now.ok()) return now.error();
-  const Value& etcd = *ValueAt(snapshot_, {"etcd"});
-  const Value event = Value::MakeMap({
-      {Value::String("apiVersion"), Value::String("v1")},
-      {Value::String("kind"), Value::String("Event")},
-      {Value::String("metadata"),
-       Value::MakeMap({{Value::String("generateName"), Value::String(etcd_name_ + ".")},
-                       {Value::String("namespace"), Value::String(namespace_)}})},
-      {Value::String("involvedObject"),
-       Value::MakeMap({{Value::String("apiVersion"), Value::String("druid.gardener.cloud/v1alpha1")},
-                       {Value::String("kind"), Value::String("Etcd")},
-                       {Value::String("name"), Value::String(etcd_name_)},
-                       {Value::String("namespace"), Value::String(namespace_)},
-                       {Value::String("uid"), Value::String(Text(etcd, {"metadata", "uid"}))}})},
-      {Value::String("reason"), Value::String(reason)},
-      {Value::String("message"), Value::String(message)},
-      {Value::String("type"), Value::String(type)},
-      {Value::String("source"), Value::MakeMap({{Value::String("component"), Value::String("ruleplane")}})},
-      {Value::String("firstTimestamp"), Value::String(FormatRfc3339(*now))},
-      {Value::String("lastTimestamp"), Value::String(FormatRfc3339(*now))},
-      {Value::String("count"), Value::Int(1)},
-      {Value::String("action"), Value::String(step.action)},
-      {Value::String("reportingComponent"), Value::String("ruleplane")},
-  });
+  const Value event =
+      EtcdEvent(*ValueAt(snapshot_, {"etcd"}), {"", type, reason, message, step.action}, *now);
   auto created = client_.Create({"v1", "events", namespace_, "", ""}, event, log);
   if (!created.ok()) return created.error();
   return {};

@@ -196,6 +196,14 @@ Result<Plan> MakePlan(const std::vector<std::shared_ptr<const CompiledRuleSet>>&
   return plan;
 }
 
+std::string PlanDigest(const Plan& plan) {
+  std::string identity;
+  for (const PlannedRuleSet& rule_set : plan.rule_sets)
+    identity += rule_set.name + "@" + rule_set.version + " " + rule_set.digest + "\n";
+  for (const PlanStep& step : plan.steps) identity += step.idempotency_key + "\n";
+  return "sha256:" + Sha256Hex(identity);
+}
+
 Value PlanToValue(const Plan& plan) {
   auto string = [](const std::string& s) { return Value::String(s); };
   auto strings = [&](const std::vector<std::string>& items) {
@@ -230,6 +238,7 @@ Value PlanToValue(const Plan& plan) {
   return Value::MakeMap({
       {string("apiVersion"), string("ruleplane.dev/v1")},
       {string("kind"), string("Plan")},
+      {string("digest"), string(PlanDigest(plan))},
       {string("snapshot"), Value::MakeMap({{string("kind"), string(plan.snapshot_kind)},
                                            {string("digest"), string(plan.snapshot_digest)},
                                            {string("observedAt"), string(FormatRfc3339(plan.observed_at))}})},

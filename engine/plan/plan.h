@@ -66,6 +66,12 @@ Result<Plan> MakePlan(const std::vector<std::shared_ptr<const CompiledRuleSet>>&
 // The overrides that name params `rule_set` declares.
 ParamOverrides OverridesDeclaredBy(const RuleSet& rule_set, const ParamOverrides& overrides);
 
+// What the plan decides, independent of when it was observed: "sha256:<hex>"
+// over its rule sets (name, version, digest) and its steps' idempotency keys,
+// in order. The same decision on a later snapshot has the same digest, so an
+// approval that names it holds while the decision does.
+std::string PlanDigest(const Plan& plan);
+
 // The plan as the JSON document of the plan format (kind: Plan).
 Value PlanToValue(const Plan& plan);
 

@@ -227,5 +227,140 @@ TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
   EXPECT_EQ(Slurp(controller_log).find("HTTP 403"), std::string::npos) << Slurp(controller_log);
 }
 
+// DEP-01's quorum-lost example: without an approval nothing disruptive
+// happens, and the status says what waits and the data-loss bound; the
+// annotation naming the plan's digest lets the re-bootstrap begin.
+TEST(Controller, QuorumLossRecoveryWaitsForAnApprovalNamingThePlanDigest) {
+  TempDir dir("controller-approval");
+  auto kube = KubeCluster::Start(dir.path());
+  ASSERT_TRUE(kube.ok()) << kube.error().message;
+  KubeClient admin((*kube)->AdminConfig());
+  RequestLog log;
+  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto created = CreateExampleObjects(admin, ExamplePath("quorum-lost.json"), log);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const std::string controller_log = dir.path() + "/controller.log";
+  auto controller = ChildProcess::Start(
+      {RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("admin"), "-n", "default",
+       "--leader-elect", "false", "--journal", dir.path() + "/journal.db", "--resync-period", "1",
+       "--metrics-bind-address", "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
+      controller_log);
+  ASSERT_TRUE(controller.ok()) << controller.error().message;
+
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
+  auto text = [&](const KubeResource& resource, std::initializer_list<std::string_view> path) {
+    auto object = admin.Get(resource, log);
+    const Value* value = object.ok() ? ValueAt(*object, path) : nullptr;
+    return value != nullptr && value->is_string() ? value->string_value() : "";
+  };
+  auto events_with = [&](const std::string& reason) {
+    auto events = admin.List({"v1", "events", "default", "", ""}, "", log, "reason=" + reason);
+    return events.ok() ? ValueAt(*events, {"items"})->list_value() : Value::List{};
+  };
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return text(etcd, {"status", "lastOperation", "state"}) == "AwaitingApproval";
+      },
+      std::chrono::seconds(30)))
+      << Slurp(controller_log);
+  auto waiting = admin.Get(etcd, log);
+  ASSERT_TRUE(waiting.ok());
+  const std::string digest = ValueAt(*waiting, {"status", "lastOperation", "planDigest"})->string_value();
+  EXPECT_EQ(digest.rfind("sha256:", 0), 0u) << digest;
+  EXPECT_EQ(ValueAt(*waiting, {"status", "lastOperation", "dataLossBound", "backupRevision"})->int_value(),
+            1051874)
+      << "the example's delta-snap Lease";
+  EXPECT_NE(ValueAt(*waiting, {"status", "lastOperation", "description"})->string_value().find(digest),
+            std::string::npos)
+      << "the status says how to approve";
+  const KubeResource statefulset{"apps/v1", "statefulsets", "default", "etcd-main", ""};
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // several reconciles
+  auto sts = admin.Get(statefulset, log);
+  ASSERT_TRUE(sts.ok());
+  EXPECT_EQ(ValueAt(*sts, {"spec", "replicas"})->int_value(), 3) << "nothing disruptive without approval";
+  ASSERT_EQ(events_with("ApprovalRequired").size(), 1u) << "one Event per plan digest, not per reconcile";
+
+  // A wrong digest approves nothing; the plan's own does.
+  auto approve = [&](const std::string& value) {
+    return admin.MergePatch(
+        etcd,
+        Value::MakeMap({{Value::String("metadata"),
+                         Value::MakeMap({{Value::String("annotations"),
+                                          Value::MakeMap({{Value::String("ruleplane.dev/approve-plan"),
+                                                           Value::String(value)}})}})}}),
+        log);
+  };
+  ASSERT_TRUE(approve("sha256:0000").ok());
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  sts = admin.Get(statefulset, log);
+  EXPECT_EQ(ValueAt(*sts, {"spec", "replicas"})->int_value(), 3) << "approval of another plan";
+  ASSERT_TRUE(approve(digest).ok());
+  auto replicas_of = [&] {
+    auto current = admin.Get(statefulset, log);
+    const Value* count = current.ok() ? ValueAt(*current, {"spec", "replicas"}) : nullptr;
+    return count != nullptr ? count->int_value() : -1;
+  };
+  ASSERT_TRUE(Eventually([&] { return replicas_of() == 0; }, std::chrono::seconds(30)))
+      << Slurp(controller_log);
+  EXPECT_TRUE(Eventually([&] { return !events_with("ScaleStatefulSet").empty(); }, std::chrono::seconds(10)))
+      << "an Event for the step performed";
+  // No kubelet deletes the Pods here: do it, so that the plan goes on.
+  for (const char* pod : {"etcd-main-0", "etcd-main-1", "etcd-main-2"})
+    ASSERT_TRUE(admin.Delete({"v1", "pods", "default", pod, ""}, {}, 0, log).ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return !text(etcd, {"status", "lastOperation", "lastDisruptiveStepTime"}).empty();
+      },
+      std::chrono::seconds(30)))
+      << Slurp(controller_log);
+}
+
+// --dry-run performs nothing and records each would-be request as an Event
+// of reason DryRun, once per request however often it is planned again.
+TEST(Controller, DryRunRecordsEachWouldBeRequestAsAnEventAndWritesNothingElse) {
+  TempDir dir("controller-dry-run");
+  auto kube = KubeCluster::Start(dir.path());
+  ASSERT_TRUE(kube.ok()) << kube.error().message;
+  KubeClient admin((*kube)->AdminConfig());
+  RequestLog log;
+  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
+  auto before = admin.Get(etcd, log);
+  ASSERT_TRUE(before.ok());
+  const std::string controller_log = dir.path() + "/controller.log";
+  auto controller = ChildProcess::Start(
+      {RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("admin"), "-n", "default",
+       "--dry-run", "--allow-disruptive", "--leader-elect", "false", "--journal", dir.path() + "/journal.db",
+       "--resync-period", "1", "--metrics-bind-address", "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
+      controller_log);
+  ASSERT_TRUE(controller.ok()) << controller.error().message;
+  auto dry_runs = [&] {
+    auto events = admin.List({"v1", "events", "default", "", ""}, "", log, "reason=DryRun");
+    return events.ok() ? ValueAt(*events, {"items"})->list_value() : Value::List{};
+  };
+  ASSERT_TRUE(Eventually([&] { return !dry_runs().empty(); }, std::chrono::seconds(30)))
+      << Slurp(controller_log);
+  std::this_thread::sleep_for(std::chrono::seconds(4));  // several resyncs plan the same again
+  const Value::List events = dry_runs();
+  bool scale = false;
+  for (const Value& event : events) {
+    const std::string message = ValueAt(event, {"message"})->string_value();
+    scale |= message.find("PATCH") != std::string::npos && message.find("/scale") != std::string::npos;
+  }
+  EXPECT_TRUE(scale) << "the would-be scale is recorded";
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  EXPECT_EQ(dry_runs().size(), events.size()) << "the same requests are not recorded again";
+  auto sts = admin.Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log);
+  ASSERT_TRUE(sts.ok());
+  EXPECT_EQ(ValueAt(*sts, {"spec", "replicas"})->int_value(), 3);
+  auto after = admin.Get(etcd, log);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(ValueAt(*after, {"metadata", "resourceVersion"})->string_value(),
+            ValueAt(*before, {"metadata", "resourceVersion"})->string_value())
+      << "no status written in a dry run";
+}
+
 }  // namespace
 }  // namespace ruleplane::testing

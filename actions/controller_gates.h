@@ -1,0 +1,59 @@
+// The controller's safety gates on top of the rules: what `ruleplane
+// controller` checks about a step before it runs, from the observed
+// EtcdClusterSnapshot alone (no I/O here).
+//
+//   - Quorum-loss recovery (the StatefulSet scaled to 0, to re-bootstrap from
+//     the backup) waits for an approval: the annotation
+//     ruleplane.dev/approve-plan on the Etcd naming the plan's digest
+//     (PlanDigest), unless the controller runs with --auto-recover-quorum-loss.
+//     An approval runs the step without --allow-disruptive.
+//   - A membership change (a scale to another non-zero size) waits until
+//     every member that stays is Ready in the Etcd's status.members.
+//   - A disruptive step waits until `min_disruptive_interval` has passed since
+//     the last one, whose time the Etcd's status.lastOperation keeps (so a
+//     restarted or new leader keeps to it too).
+//
+// A gate that says wait pauses the plan before the step; the next reconcile
+// decides again.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "actions/executor.h"
+#include "adapters/member_agent.h"
+#include "engine/common/time_util.h"
+#include "engine/common/value.h"
+#include "engine/plan/plan.h"
+
+namespace ruleplane {
+
+inline constexpr const char* kApprovePlanAnnotation = "ruleplane.dev/approve-plan";
+
+// What a restore from the newest backup may lose: the writes after the
+// backup's revision, up to the highest revision a member was last seen at.
+struct DataLossBound {
+  int64_t backup_revision = -1;    // the full or delta snapshot Lease's; -1: unknown
+  int64_t observed_revision = -1;  // the highest on a member Lease's annotation; -1: unknown
+
+  // Revisions written after the backup (0 when it is current); -1: unknown.
+  int64_t revisions() const;
+  std::string Describe() const;
+  Value ToValue() const;
+};
+
+DataLossBound DataLossBoundOf(const Value& snapshot);
+
+struct ControllerGateOptions {
+  bool auto_recover_quorum_loss = false;
+  std::chrono::seconds min_disruptive_interval{60};
+};
+
+// The quorum-loss re-bootstrap: ScaleStatefulSet to 0 replicas.
+bool IsQuorumLossRecovery(const PlanStep& step);
+
+GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, const std::string& plan_digest,
+                                Timestamp now, const ControllerGateOptions& options);
+
+}  // namespace ruleplane

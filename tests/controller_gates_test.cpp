@@ -1,0 +1,179 @@
+// The controller's gates and the status it keeps, on DEP-01's examples
+// (examples/snapshots) planned with the bundled etcd-druid rules.
+#include "actions/controller_gates.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "actions/last_operation.h"
+#include "cli/rule_library.h"
+#include "engine/common/json_value.h"
+#include "engine/common/snapshot.h"
+#include "engine/common/time_util.h"
+
+namespace ruleplane {
+namespace {
+
+nlohmann::json Example(const std::string& name) {
+  std::ifstream in(std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+Snapshot Parsed(const nlohmann::json& document) {
+  auto snapshot = ParseSnapshot(document.dump());
+  EXPECT_TRUE(snapshot.ok()) << snapshot.error().message;
+  return *snapshot;
+}
+
+class ControllerGatesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::ostringstream errors;
+    library_ = cli::LoadRuleLibrary(cli::DefaultRuleReferences(), errors);
+    ASSERT_TRUE(library_) << errors.str();
+    rule_sets_ = cli::SelectForSubject(*library_, "EtcdCluster", errors);
+    ASSERT_FALSE(rule_sets_.empty()) << errors.str();
+  }
+
+  Plan PlanFor(const Snapshot& snapshot) {
+    auto plan = MakePlan(rule_sets_, snapshot, {}, library_->catalogue.get());
+    EXPECT_TRUE(plan.ok());
+    return *plan;
+  }
+
+  const PlanStep& StepOf(const Plan& plan, const std::string& action) {
+    for (const PlanStep& step : plan.steps) {
+      if (step.action == action) return step;
+    }
+    ADD_FAILURE() << "no " << action << " step";
+    return plan.steps.front();
+  }
+
+  std::unique_ptr<cli::RuleLibrary> library_;
+  std::vector<std::shared_ptr<const CompiledRuleSet>> rule_sets_;
+};
+
+TEST_F(ControllerGatesTest, QuorumLossRecoveryWaitsForAnApprovalOfThisVeryPlan) {
+  nlohmann::json document = Example("quorum-lost.json");
+  Snapshot snapshot = Parsed(document);
+  const Plan plan = PlanFor(snapshot);
+  const std::string digest = PlanDigest(plan);
+  const PlanStep& scale = StepOf(plan, "ScaleStatefulSet");
+  ASSERT_TRUE(IsQuorumLossRecovery(scale));
+
+  GateDecision gate = GateControllerStep(scale, snapshot.document, digest, snapshot.observed_at, {});
+  EXPECT_TRUE(gate.wait);
+  EXPECT_NE(gate.reason.find("ruleplane.dev/approve-plan=" + digest), std::string::npos) << gate.reason;
+  EXPECT_NE(gate.reason.find("1051874"), std::string::npos) << "the data-loss bound: " << gate.reason;
+
+  document["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = "sha256:another";
+  gate = GateControllerStep(scale, Parsed(document).document, digest, snapshot.observed_at, {});
+  EXPECT_TRUE(gate.wait) << "an approval of another plan";
+
+  document["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = digest;
+  gate = GateControllerStep(scale, Parsed(document).document, digest, snapshot.observed_at, {});
+  EXPECT_FALSE(gate.wait) << gate.reason;
+  EXPECT_TRUE(gate.allows_disruptive);
+
+  gate = GateControllerStep(scale, snapshot.document, digest, snapshot.observed_at, {true});
+  EXPECT_FALSE(gate.wait) << "--auto-recover-quorum-loss";
+  EXPECT_EQ(PlanDigest(PlanFor(Parsed(document))), digest) << "an annotation does not change the decision";
+}
+
+TEST_F(ControllerGatesTest, TheDataLossBoundIsTheMembersRevisionAgainstTheBackups) {
+  nlohmann::json document = Example("quorum-lost.json");
+  DataLossBound bound = DataLossBoundOf(Parsed(document).document);
+  EXPECT_EQ(bound.backup_revision, 1051874) << "the newer of the full and delta snapshot Leases";
+  EXPECT_EQ(bound.observed_revision, -1);
+  EXPECT_EQ(bound.revisions(), -1) << "no member reported its revision: unbounded";
+  document["leases"][0]["metadata"]["annotations"]["ruleplane.dev/revision"] = "1051900";
+  document["leases"][1]["metadata"]["annotations"]["ruleplane.dev/revision"] = "1051880";
+  bound = DataLossBoundOf(Parsed(document).document);
+  EXPECT_EQ(bound.observed_revision, 1051900);
+  EXPECT_EQ(bound.revisions(), 26);
+  EXPECT_NE(bound.Describe().find("at most 26 revisions"), std::string::npos) << bound.Describe();
+}
+
+TEST_F(ControllerGatesTest, AMembershipChangeWaitsUntilEveryMemberThatStaysIsReady) {
+  nlohmann::json document = Example("scale-up.json");
+  Snapshot snapshot = Parsed(document);
+  const Plan plan = PlanFor(snapshot);
+  const PlanStep& scale = StepOf(plan, "ScaleStatefulSet");
+  EXPECT_FALSE(GateControllerStep(scale, snapshot.document, PlanDigest(plan), snapshot.observed_at, {}).wait);
+  for (auto& member : document["etcd"]["status"]["members"]) {
+    if (member["name"] == "etcd-main-1") member["status"] = "NotReady";
+  }
+  const GateDecision gate =
+      GateControllerStep(scale, Parsed(document).document, PlanDigest(plan), snapshot.observed_at, {});
+  EXPECT_TRUE(gate.wait);
+  EXPECT_NE(gate.reason.find("etcd-main-1"), std::string::npos) << gate.reason;
+}
+
+TEST_F(ControllerGatesTest, ADisruptiveStepWaitsForTheMinimumIntervalKeptInTheStatus) {
+  nlohmann::json document = Example("scale-up.json");
+  Snapshot snapshot = Parsed(document);
+  const Plan plan = PlanFor(snapshot);
+  const PlanStep& scale = StepOf(plan, "ScaleStatefulSet");
+  ASSERT_TRUE(scale.disruptive);
+  auto gate_at = [&](const char* last) {
+    document["etcd"]["status"]["lastOperation"]["lastDisruptiveStepTime"] = last;
+    return GateControllerStep(scale, Parsed(document).document, PlanDigest(plan), snapshot.observed_at,
+                              {false, std::chrono::seconds(60)});
+  };
+  EXPECT_TRUE(gate_at("2024-05-01T09:59:01Z").wait) << "59 s before the observation";
+  EXPECT_FALSE(gate_at("2024-05-01T09:59:00Z").wait) << "60 s before";
+}
+
+TEST_F(ControllerGatesTest, TheStatusSaysWhatWaitsAndIsNotWrittenAgainWhenItAlreadySaysIt) {
+  Snapshot snapshot = Parsed(Example("quorum-lost.json"));
+  const Plan plan = PlanFor(snapshot);
+  const std::string digest = PlanDigest(plan);
+  ExecutionReport report;
+  report.state = "paused";
+  report.paused_before = plan.steps.front().id;
+  for (const PlanStep& step : plan.steps) {
+    StepReport step_report;
+    step_report.step_id = step.id;
+    step_report.action = step.action;
+    step_report.target = step.target;
+    report.steps.push_back(step_report);
+  }
+  report.steps.front().message = "waiting: approval";
+  const Value& etcd = *snapshot.document.Find("etcd");
+  const DataLossBound bound = DataLossBoundOf(snapshot.document);
+  const Value status = LastOperationStatus(etcd, plan, digest, report, bound, snapshot.observed_at);
+  ASSERT_TRUE(status.is_map());
+  EXPECT_EQ(ValueAt(status, {"lastOperation", "state"})->string_value(), "AwaitingApproval");
+  EXPECT_EQ(ValueAt(status, {"lastOperation", "planDigest"})->string_value(), digest);
+  EXPECT_EQ(ValueAt(status, {"lastOperation", "dataLossBound", "backupRevision"})->int_value(), 1051874);
+  EXPECT_EQ(ValueAt(status, {"lastOperation", "steps", "next"})->string_value(), plan.steps.front().id);
+  EXPECT_TRUE(ValueAt(status, {"lastErrors"})->list_value().empty());
+
+  // The Etcd as it is after that write: a later reconcile deciding the same writes nothing.
+  nlohmann::json written = Example("quorum-lost.json");
+  written["etcd"]["status"]["lastOperation"] =
+      nlohmann::json::parse(FormatJson(*status.Find("lastOperation")));
+  written["etcd"]["status"]["lastErrors"] = nlohmann::json::array();
+  const Snapshot later = Parsed(written);
+  auto one_second_later = AddDuration(snapshot.observed_at, Duration{1000000000});
+  EXPECT_TRUE(
+      LastOperationStatus(*later.document.Find("etcd"), plan, digest, report, bound, *one_second_later)
+          .is_null());
+
+  report.error = Error{ErrorCode::kConflict, "the StatefulSet changed", {}};
+  const Value failed =
+      LastOperationStatus(*later.document.Find("etcd"), plan, digest, report, bound, *one_second_later);
+  ASSERT_TRUE(failed.is_map());
+  EXPECT_EQ(ValueAt(failed, {"lastOperation", "state"})->string_value(), "Error");
+  const Value::List& errors = ValueAt(failed, {"lastErrors"})->list_value();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(ValueAt(errors[0], {"code"})->string_value(), "ERR_CONFLICT");
+}
+
+}  // namespace
+}  // namespace ruleplane
