@@ -10,6 +10,7 @@
 #include "actions/executor.h"
 #include "actions/journal.h"
 #include "adapters/etcd/etcd_adapter.h"
+#include "adapters/kubernetes/kube_client.h"
 #include "adapters/member_observer.h"
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
@@ -37,6 +38,9 @@ The cluster and the store:
   --backup-store DIR        a local backup store in etcd-backup-restore's layout (DIR/<prefix>)
   --etcd FILE|-             the Etcd object (JSON, as kubectl get etcd -o json prints it)
   --member-lease FILE       this member's Lease (JSON), read by the 2.x rules
+  --etcd-name NAME          instead of --etcd and --member-lease, in a Pod: read the Etcd
+                            NAME and the Lease named --name from the API server (namespace
+                            --namespace; --kubeconfig FILE, else $KUBECONFIG, else in-cluster)
 )";
 
 constexpr const char* kMemberInitUsage =
@@ -70,9 +74,10 @@ rules read, observed. Reads only.
 )";
 
 const std::vector<FlagSpec> kMemberFlags = {
-    {"--name"},       {"--peer-url"},     {"--client-url"}, {"--data-dir"},    {"--config-template"},
-    {"--config-out"}, {"--namespace"},    {"--endpoints"},  {"--cacert"},      {"--cert"},
-    {"--key"},        {"--backup-store"}, {"--etcd"},       {"--member-lease"}};
+    {"--name"},       {"--peer-url"},     {"--client-url"}, {"--data-dir"},     {"--config-template"},
+    {"--config-out"}, {"--namespace"},    {"--endpoints"},  {"--cacert"},       {"--cert"},
+    {"--key"},        {"--backup-store"}, {"--etcd"},       {"--member-lease"}, {"--etcd-name"},
+    {"--kubeconfig"}};
 
 std::vector<FlagSpec> WithMemberFlags(std::vector<FlagSpec> more) {
   more.insert(more.end(), kMemberFlags.begin(), kMemberFlags.end());
@@ -106,9 +111,34 @@ struct MemberContext {
   Value lease;
 };
 
+// The Etcd and this member's Lease (when it exists) as the API server has them.
+Status ReadFromApiServer(const Flags& flags, MemberContext& context) {
+  auto config = ResolveKubeConfig(flags.Get("--kubeconfig"), "");
+  if (!config.ok()) return config.error();
+  const std::string namespace_name = flags.Get("--namespace", config->namespace_name);
+  KubeClient client(*config);
+  RequestLog reads;
+  auto etcd = client.Get(
+      {"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, flags.Get("--etcd-name"), ""}, reads);
+  if (!etcd.ok()) return etcd.error();
+  context.etcd = *etcd;
+  auto lease =
+      client.Get({"coordination.k8s.io/v1", "leases", namespace_name, context.member.name, ""}, reads);
+  if (lease.ok()) {
+    context.lease = *lease;
+  } else if (lease.error().code != ErrorCode::kNotFound) {
+    return lease.error();
+  }
+  return {};
+}
+
 std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream& in, std::ostream& err,
                                                 const char* usage) {
-  if (!flags.Require({"--name", "--peer-url", "--data-dir", "--config-template", "--etcd"}, err, usage)) {
+  if (!flags.Require({"--name", "--peer-url", "--data-dir", "--config-template"}, err, usage)) {
+    return std::nullopt;
+  }
+  if (flags.Has("--etcd") == flags.Has("--etcd-name")) {
+    err << "ruleplane: give --etcd FILE or --etcd-name NAME (one of them)\n" << usage;
     return std::nullopt;
   }
   MemberContext context;
@@ -129,6 +159,13 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
     context.cluster = std::make_unique<EtcdClient>(config);
   }
   if (flags.Has("--backup-store")) context.store = std::make_unique<BackupStore>(flags.Get("--backup-store"));
+  if (flags.Has("--etcd-name")) {
+    if (Status read = ReadFromApiServer(flags, context); !read.ok()) {
+      err << "ruleplane: --etcd-name: " << read.error().message << "\n";
+      return std::nullopt;
+    }
+    return context;
+  }
   auto etcd = ReadJsonInput(flags.Get("--etcd"), in);
   if (!etcd.ok()) {
     err << "ruleplane: --etcd: " << etcd.error().message << "\n";

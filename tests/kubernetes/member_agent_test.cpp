@@ -204,6 +204,37 @@ TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady)
   EXPECT_NE(Field(ready, {"lastTransitionTime"}), failed_at);
 }
 
+// In a Pod, member-init reads the Etcd and its own Lease from the API server
+// (under the member Role), and the Lease carries the revision the agent saw.
+TEST_F(MemberAgentTest, MemberInitReadsTheEtcdAndItsLeaseWithTheRevisionFromTheApiServer) {
+  const CommandResult round = Agent(0);
+  ASSERT_EQ(round.exit_code, 0) << round.out << round.err;
+  const Value lease = Get("leases", "etcd-main-0");
+  const std::string revision = Field(lease, {"metadata", "annotations", "ruleplane.dev/revision"});
+  ASSERT_FALSE(revision.empty()) << FormatJson(lease);
+  EXPECT_GT(std::stoll(revision), 0);
+
+  std::ofstream(dir_->path() + "/template.yaml") << "name: etcd-main-0\n";
+  const CommandResult observed = testing_support::Ruleplane(
+      "observe member --name etcd-main-0 --peer-url " + etcd_->member(0).peer_url + " --data-dir " +
+      dir_->path() + "/pod-0/data --config-template " + dir_->path() +
+      "/template.yaml --etcd-name etcd-main --namespace default --kubeconfig " + agent_kubeconfig_);
+  ASSERT_EQ(observed.exit_code, 0) << observed.out << observed.err;
+  auto snapshot = ParseJson(observed.out);
+  ASSERT_TRUE(snapshot.ok()) << observed.out;
+  EXPECT_EQ(Field(*snapshot, {"etcd", "metadata", "name"}), "etcd-main");
+  EXPECT_EQ(Field(*snapshot, {"memberLease", "spec", "holderIdentity"}),
+            Field(lease, {"spec", "holderIdentity"}));
+  EXPECT_EQ(Field(*snapshot, {"memberLease", "metadata", "annotations", "ruleplane.dev/revision"}), revision);
+
+  const CommandResult missing = testing_support::Ruleplane(
+      "observe member --name etcd-main-0 --peer-url " + etcd_->member(0).peer_url + " --data-dir " +
+      dir_->path() + "/pod-0/data --config-template " + dir_->path() +
+      "/template.yaml --etcd-name no-such-etcd --namespace default --kubeconfig " + agent_kubeconfig_);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--etcd-name"), std::string::npos) << missing.err;
+}
+
 TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
   // Three heartbeats of 2 s: each renewal holds for 6 s.
   for (int i = 0; i < 3; ++i) {
