@@ -224,6 +224,31 @@ TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
       },
       std::chrono::seconds(60));
   EXPECT_TRUE(scaled) << Slurp(controller_log);
+
+  // examples/etcd.yaml applies too; with no StatefulSet yet, its status says why nothing is decided.
+  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
+  ASSERT_TRUE(example.ok()) << example.error().message;
+  ASSERT_EQ(example->size(), 1u);
+  ASSERT_TRUE(ApplyManifests(
+                  admin,
+                  {Value::MakeMap({{Value::String("apiVersion"), *ValueAt(example->front(), {"apiVersion"})},
+                                   {Value::String("kind"), Value::String("Etcd")},
+                                   {Value::String("metadata"),
+                                    Value::MakeMap({{Value::String("name"), Value::String("etcd-new")}})},
+                                   {Value::String("spec"), *ValueAt(example->front(), {"spec"})}})},
+                  "default", log)
+                  .ok());
+  auto last_error = [&] {
+    auto etcd = admin.Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-new", ""}, log);
+    const Value* errors = etcd.ok() ? ValueAt(*etcd, {"status", "lastErrors"}) : nullptr;
+    return errors != nullptr && errors->is_list() && !errors->list_value().empty()
+               ? ValueAt(errors->list_value().front(), {"description"})->string_value()
+               : "";
+  };
+  EXPECT_TRUE(Eventually([&] { return last_error().find("statefulSet") != std::string::npos; },
+                         std::chrono::seconds(30)))
+      << last_error() << "\n"
+      << Slurp(controller_log);
   EXPECT_EQ(Slurp(controller_log).find("HTTP 403"), std::string::npos) << Slurp(controller_log);
 }
 
