@@ -5,9 +5,11 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <string_view>
 #include <thread>
 
 #include "actions/controller_metrics.h"
+#include "actions/controller_shard.h"
 #include "actions/etcd_reconciler.h"
 #include "actions/work_queue.h"
 #include "adapters/http_server.h"
@@ -31,6 +33,7 @@ constexpr const char* kControllerUsage =
                             [--leader-elect-lease-duration S] [--leader-elect-renew-deadline S]
                             [--leader-elect-retry-period S] [--leader-elect-resource-name NAME]
                             [--leader-elect-resource-namespace NS]
+                            [--shard I/N] [--selector LABEL=VALUE[,...]]
 
 Reconciles every Etcd object of the namespace (the kubeconfig's, or -n; or
 every namespace) until SIGTERM: lists and watches the Etcds and the
@@ -61,6 +64,13 @@ Leader election (on by default): replicas fill their caches, and the one
 holding the coordination.k8s.io Lease (--leader-elect-resource-name, default
 ruleplane-controller, in the kubeconfig's namespace; 15 s / 10 s / 2 s as
 client-go) reconciles; a replica that loses the Lease exits with 1.
+
+Sharding, for more Etcds than one replica should carry: with --shard I/N
+(0 <= I < N) a replica reconciles only the Etcds whose "namespace/name" has
+an FNV-1a 64-bit hash equal to I mod N, and elects through the Lease
+<resource-name>-shard-I-of-N, so that one replica of each shard leads it; run
+one Deployment per shard. --selector takes only the Etcds with these labels
+(LABEL=VALUE, comma-separated; all must match), filtered by the API server.
 
 Serves /metrics (Prometheus), /healthz and /readyz (ready once the cache has
 listed everything) on --metrics-bind-address (default 0.0.0.0:8080).
@@ -103,6 +113,23 @@ std::string EtcdKeyOf(const std::string& plural, const Value& object) {
   return name.empty() ? "" : MetadataText(object, "namespace") + "/" + name;
 }
 
+// "" or LABEL=VALUE terms separated by commas: what --selector accepts (the
+// API server would answer anything else with 400 on every list, silently here).
+bool IsEqualitySelector(std::string_view selector) {
+  if (selector.empty()) return true;
+  while (true) {
+    const std::string_view term = selector.substr(0, selector.find(','));
+    const size_t equals = term.find('=');
+    if (equals == 0 || equals == std::string_view::npos ||
+        term.find_first_of(" !") != std::string_view::npos ||
+        term.find('=', equals + 1) != std::string_view::npos) {
+      return false;
+    }
+    if (term.size() == selector.size()) return true;
+    selector.remove_prefix(term.size() + 1);
+  }
+}
+
 }  // namespace
 
 int RunController(const Args& args, std::ostream& out, std::ostream& err) {
@@ -123,7 +150,9 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
                {"--leader-elect-renew-deadline"},
                {"--leader-elect-retry-period"},
                {"--leader-elect-resource-name"},
-               {"--leader-elect-resource-namespace"}});
+               {"--leader-elect-resource-namespace"},
+               {"--shard"},
+               {"--selector"}});
   if (!flags.Parse(args, err, kControllerUsage)) return kExitUsage;
   int64_t resync_seconds = 30, lease_seconds = 15, renew_seconds = 10, retry_seconds = 2,
           interval_seconds = 60;
@@ -137,6 +166,21 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   const std::string leader_elect = flags.Get("--leader-elect", "true");
   if (leader_elect != "true" && leader_elect != "false") {
     err << "ruleplane: controller: --leader-elect is true or false\n";
+    return kExitUsage;
+  }
+  ControllerShard shard;
+  if (flags.Has("--shard")) {
+    auto parsed = ControllerShard::Parse(flags.Get("--shard"));
+    if (!parsed.ok()) {
+      err << "ruleplane: controller: " << parsed.error().message << "\n";
+      return kExitUsage;
+    }
+    shard = *parsed;
+  }
+  const std::string etcd_selector = flags.Get("--selector");
+  if (!IsEqualitySelector(etcd_selector)) {
+    err << "ruleplane: controller: --selector is LABEL=VALUE[,LABEL=VALUE...], not \"" << etcd_selector
+        << "\"\n";
     return kExitUsage;
   }
   auto config = ResolveKubeConfig(flags.Get("--kubeconfig"), flags.Get("--context"));
@@ -166,14 +210,14 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   ControllerMetrics metrics;
   ObjectCache cache(
       *config,
-      {{{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, "", ""}, ""},
+      {{{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, "", ""}, etcd_selector},
        {{"apps/v1", "statefulsets", namespace_name, "", ""}, ""},
        {{"coordination.k8s.io/v1", "leases", namespace_name, "", ""}, ""},
        {{"v1", "pods", namespace_name, "", ""}, ""},
        {{policy_v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", namespace_name, "", ""}, ""}},
       [&](const std::string& plural, const Value& object) {
         const std::string key = EtcdKeyOf(plural, object);
-        if (!key.empty()) queue.Add(key);
+        if (!key.empty() && shard.Owns(key)) queue.Add(key);
       });
   auto server =
       HttpServer::Start(flags.Get("--metrics-bind-address", "0.0.0.0:8080"), [&](const std::string& path) {
@@ -207,6 +251,7 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   LeaderElectionConfig election;
   election.namespace_name = flags.Get("--leader-elect-resource-namespace", config->namespace_name);
   election.lease_name = flags.Get("--leader-elect-resource-name", "ruleplane-controller");
+  if (flags.Has("--shard")) election.lease_name = shard.LeaseName(election.lease_name);
   election.identity = std::string(host) + "_" + std::to_string(getpid());
   election.lease_duration = std::chrono::seconds(lease_seconds);
   election.renew_deadline = std::chrono::seconds(renew_seconds);
@@ -244,7 +289,10 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
     auto next = std::chrono::steady_clock::now();
     while (!stopping) {
       if (std::chrono::steady_clock::now() >= next && cache.synced()) {
-        for (const Value& etcd : cache.List("etcds", namespace_name)) queue.Add(EtcdKeyOf("etcds", etcd));
+        for (const Value& etcd : cache.List("etcds", namespace_name)) {
+          const std::string key = EtcdKeyOf("etcds", etcd);
+          if (shard.Owns(key)) queue.Add(key);
+        }
         next = std::chrono::steady_clock::now() + std::chrono::seconds(resync_seconds);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -78,10 +78,12 @@ Result<Snapshot> ObserveClusterFromCache(const ObjectCache& cache, const std::st
                                          const std::string& name, Timestamp now) {
   auto etcd = cache.Get("etcds", namespace_name, name);
   if (!etcd) return Error{ErrorCode::kNotFound, "etcds " + name + " in namespace " + namespace_name, {}};
-  const Value::List leases = cache.List("leases", namespace_name);
-  const Value::List pods = cache.List("pods", namespace_name);
-  return Assemble(*etcd, cache.Get("statefulsets", namespace_name, name).value_or(Value::Null()), leases,
-                  pods, cache.Get("poddisruptionbudgets", namespace_name, name).value_or(Value::Null()), now);
+  const Value statefulset = cache.Get("statefulsets", namespace_name, name).value_or(Value::Null());
+  const Value::List leases = cache.ListOwnedBy("leases", namespace_name, Uid(*etcd));
+  const Value::List pods =
+      statefulset.is_null() ? Value::List{} : cache.ListOwnedBy("pods", namespace_name, Uid(statefulset));
+  return Assemble(*etcd, statefulset, leases, pods,
+                  cache.Get("poddisruptionbudgets", namespace_name, name).value_or(Value::Null()), now);
 }
 
 }  // namespace ruleplane

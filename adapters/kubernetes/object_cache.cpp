@@ -15,6 +15,20 @@ std::string KeyOf(const Value& object) {
   return Text(object, "metadata", "namespace") + "/" + Text(object, "metadata", "name");
 }
 
+// The uids of the object's ownerReferences.
+std::vector<std::string> OwnerUids(const Value& object) {
+  std::vector<std::string> uids;
+  const Value* metadata = object.is_map() ? object.Find("metadata") : nullptr;
+  const Value* owners =
+      metadata != nullptr && metadata->is_map() ? metadata->Find("ownerReferences") : nullptr;
+  if (owners == nullptr || !owners->is_list()) return uids;
+  for (const Value& owner : owners->list_value()) {
+    const Value* uid = owner.is_map() ? owner.Find("uid") : nullptr;
+    if (uid != nullptr && uid->is_string()) uids.push_back(uid->string_value());
+  }
+  return uids;
+}
+
 constexpr std::chrono::seconds kWatchTimeout{300};
 constexpr std::chrono::seconds kRetryDelay{1};
 
@@ -70,6 +84,23 @@ std::vector<Value> ObjectCache::List(const std::string& plural, const std::strin
   return result;
 }
 
+std::vector<Value> ObjectCache::ListOwnedBy(const std::string& plural, const std::string& namespace_name,
+                                            const std::string& owner_uid) const {
+  std::lock_guard lock(mutex_);
+  std::vector<Value> result;
+  auto kind = owned_.find(plural);
+  auto objects = objects_.find(plural);
+  if (kind == owned_.end() || objects == objects_.end()) return result;
+  auto owned = kind->second.find(owner_uid);
+  if (owned == kind->second.end()) return result;
+  for (const std::string& key : owned->second) {
+    if (namespace_name.empty() || key.compare(0, namespace_name.size() + 1, namespace_name + "/") == 0) {
+      result.push_back(objects->second.at(key));
+    }
+  }
+  return result;
+}
+
 ObjectCache::Counters ObjectCache::counters() const {
   std::lock_guard lock(mutex_);
   return counters_;
@@ -78,10 +109,22 @@ ObjectCache::Counters ObjectCache::counters() const {
 void ObjectCache::Store(const std::string& plural, const std::string& type, const Value& object) {
   {
     std::lock_guard lock(mutex_);
+    const std::string key = KeyOf(object);
+    std::map<std::string, Value>& objects = objects_[plural];
+    std::map<std::string, std::set<std::string>>& by_owner = owned_[plural];
+    if (auto kept = objects.find(key); kept != objects.end()) {
+      for (const std::string& uid : OwnerUids(kept->second)) {
+        auto owned = by_owner.find(uid);
+        if (owned == by_owner.end()) continue;
+        owned->second.erase(key);
+        if (owned->second.empty()) by_owner.erase(owned);
+      }
+    }
     if (type == "DELETED") {
-      objects_[plural].erase(KeyOf(object));
+      objects.erase(key);
     } else {
-      objects_[plural][KeyOf(object)] = object;
+      objects[key] = object;
+      for (const std::string& uid : OwnerUids(object)) by_owner[uid].insert(key);
     }
   }
   on_change_(plural, object);
