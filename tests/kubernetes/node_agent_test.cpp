@@ -243,8 +243,9 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
                                 R"(data-dir: /scratch/data\n"}})"),
                            log_)
                   .ok());
-  // An init container writes into the emptyDir; the main container copies the
-  // configMap's file there, ready once it has (an exec probe).
+  // An init container writes into the emptyDir, a second one fails once (and
+  // is run again); the main container copies the configMap's file there,
+  // ready once it has (an exec probe).
   ASSERT_TRUE(
       admin_
           ->Create(
@@ -254,6 +255,9 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
                   R"("volumes":[{"name":"config","configMap":{"name":"files"}},{"name":"scratch","emptyDir":{}}],)"
                   R"("initContainers":[{"name":"init","image":"busybox","command":["sh","-c","echo $(POD_NAME) $$HOME > /scratch/init"],)"
                   R"("env":[{"name":"POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}}],)"
+                  R"("volumeMounts":[{"name":"scratch","mountPath":"/scratch"}]},)"
+                  R"({"name":"fails-once","image":"busybox","command":["sh","-c",)"
+                  R"("test -f /scratch/once || { touch /scratch/once; exit 1; }"],)"
                   R"("volumeMounts":[{"name":"scratch","mountPath":"/scratch"}]}],)"
                   R"("containers":[{"name":"main","image":"busybox","command":["sh","-c","cp /config/peers /scratch/peers && exec sleep 600"],)"
                   R"("readinessProbe":{"exec":{"command":["test","-f","/scratch/peers"]},"periodSeconds":1},)"
@@ -264,8 +268,14 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
       << FormatJson(Get(PodNamed("worker")), 2);
   const Value worker = Get(PodNamed("worker"));
   EXPECT_EQ(Text(worker, {"status", "podIP"}), prefix_ + "200");
-  EXPECT_NE(Text(worker, {"status", "initContainerStatuses"}).find("\"Completed\""), std::string::npos)
+  const Value* init_statuses = ValueAt(worker, {"status", "initContainerStatuses"});
+  ASSERT_TRUE(init_statuses != nullptr && init_statuses->is_list() && init_statuses->list_value().size() == 2)
       << FormatJson(worker, 2);
+  for (int i = 0; i < 2; ++i) {
+    const Value& init = init_statuses->list_value()[i];
+    EXPECT_EQ(Text(init, {"state", "terminated", "reason"}), "Completed") << FormatJson(init, 2);
+    EXPECT_EQ(Text(init, {"restartCount"}), i == 0 ? "0" : "1") << FormatJson(init, 2);
+  }
 
   const std::string scratch = agent_->VolumeDir("worker", "scratch");
   ASSERT_FALSE(scratch.empty());
@@ -309,13 +319,16 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
 
   // A process in a Pod uses it too: kubectl reads $KUBECONFIG; OnFailure until RBAC allows, then Succeeded.
   if (fs::exists("/usr/bin/kubectl")) {
-    ASSERT_TRUE(admin_
-                    ->Create({"v1", "pods", "default", "", ""},
-                             Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"reader"},"spec":{)"
-                                  R"("restartPolicy":"OnFailure","containers":[{"name":"kubectl","image":"bitnami/kubectl","command":)"
-                                  R"(["kubectl","get","pod","worker","-o","jsonpath={.metadata.uid}"]}]}})"),
-                             log_)
-                    .ok());
+    ASSERT_TRUE(
+        admin_
+            ->Create(
+                {"v1", "pods", "default", "", ""},
+                Json(
+                    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"reader"},"spec":{)"
+                    R"("restartPolicy":"OnFailure","containers":[{"name":"kubectl","image":"bitnami/kubectl","command":)"
+                    R"(["kubectl","get","pod","worker","-o","jsonpath={.metadata.uid}"]}]}})"),
+                log_)
+            .ok());
     EXPECT_TRUE(Eventually(
         [&] {
           return Text(Get(PodNamed("reader")), {"status", "phase"}) == "Succeeded";
@@ -326,6 +339,30 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
         ReadFile(dir_->path() + "/node/pods/reader/kubectl.log").find(Text(worker, {"metadata", "uid"})),
         std::string::npos);
   }
+
+  // restartPolicy Always: a container that exits is restarted with backoff (1 s, 2 s, ...), its log appended.
+  ASSERT_TRUE(admin_
+                  ->Create({"v1", "pods", "default", "", ""},
+                           Json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"crasher"},"spec":{)"
+                                R"("automountServiceAccountToken":false,"containers":[{"name":"exits",)"
+                                R"("image":"busybox","command":["sh","-c","echo started; exit 3"]}]}})"),
+                           log_)
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Text(Get(PodNamed("crasher")), {"status", "containerStatuses"}).find("\"restartCount\":2") !=
+               std::string::npos;
+      },
+      std::chrono::seconds(20)))
+      << FormatJson(Get(PodNamed("crasher")), 2);
+  const Value crasher = Get(PodNamed("crasher"));
+  EXPECT_EQ(Text(crasher, {"status", "phase"}), "Running");
+  EXPECT_FALSE(PodReady(crasher));
+  EXPECT_TRUE(
+      Text(crasher, {"status", "podIP"}).starts_with(prefix_ + "20"));  // the next free one (after reader's)
+  EXPECT_NE(Text(crasher, {"status", "podIP"}), Text(worker, {"status", "podIP"}));
+  EXPECT_GE(ReadFile(dir_->path() + "/node/pods/crasher/exits.log").size(),
+            3 * std::string("started\n").size());
 
   // Deleted: stopped, removed from the API, its emptyDir moved aside (not deleted).
   ASSERT_TRUE(admin_->Delete(PodNamed("worker"), {}, std::nullopt, log_).ok());
