@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -183,7 +184,9 @@ Status WriteFile(const std::string& path, const std::string& content) {
 class NodeAgent::Impl {
  public:
   Impl(const KubeConfig& admin, NodeAgentOptions options)
-      : options_(std::move(options)), client_(admin, std::chrono::seconds(10)), server_(admin.server) {}
+      : options_(std::move(options)), client_(admin, std::chrono::seconds(10)), server_(admin.server) {
+    client_.set_cancel(&cancel_);  // a request in flight (the API server may be gone) ends at RequestStop
+  }
 
   Status RegisterNode();
   void Run();
@@ -192,6 +195,7 @@ class NodeAgent::Impl {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
     }
+    cancel_ = true;
     wake_.notify_all();
   }
 
@@ -258,6 +262,7 @@ class NodeAgent::Impl {
   Clock::time_point last_heartbeat_;
   std::string node_ready_since_;
 
+  std::atomic<bool> cancel_{false};
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;

@@ -14,11 +14,13 @@
 //   namespace's Pods every 200 ms; a Pod without spec.nodeName is bound to
 //   this node (pods/binding).
 // - Each Pod gets its own loopback IP: a StatefulSet Pod `<sts>-<i>` gets
-//   ip_prefix + (10 + i), others the next free from ip_prefix + 200.
+//   ip_prefix + (10 + i), others the next free from ip_prefix + 200 (kept by
+//   name for the agent's life).
 // - Volumes are host directories under `root`: persistentVolumeClaim
 //   pvc/<claim> (kept when the Pod goes), emptyDir pods/<uid>/<volume> (moved
 //   aside to pods/<uid>.gone when the Pod goes), configMap and secret a file
-//   per key (items honoured, secrets decoded), hostPath hostpath/<path>.
+//   per key written once when the Pod starts (items honoured, secrets
+//   decoded), hostPath hostpath/<path>; other kinds an empty directory.
 // - Processes cannot see mounts, so every argument and env value that is a
 //   path under a volumeMount's mountPath (longest wins; "--flag=/path" too)
 //   is rewritten to the host directory (+ subPath); so are such paths inside
