@@ -1,8 +1,9 @@
 // The test kubelet (tests/support/node_agent.h) against a real kube-apiserver
 // and kube-controller-manager 1.20.2: a StatefulSet whose Pods run a real
 // 3-member etcd, a Pod deleted and recreated with its data, a container's
-// service-account kubeconfig, volumes and the DNS stand-in; no process
-// outlives the agent.
+// service-account kubeconfig, volumes and the DNS stand-in, a readiness
+// probe holding back an OrderedReady StatefulSet; no process outlives the
+// agent.
 #include "tests/support/node_agent.h"
 
 #include <gtest/gtest.h>
@@ -372,6 +373,36 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
   const std::string moved =
       dir_->path() + "/node/pods/" + Text(worker, {"metadata", "uid"}) + ".gone/scratch/peers";
   EXPECT_TRUE(fs::exists(moved)) << moved;
+}
+
+TEST_F(NodeAgentTest, OrderedReadyStatefulSetWaitsForTheReadinessProbe) {
+  // Ready once a file exists in the Pod's claim: the StatefulSet controller
+  // must not create web-1 until web-0's probe passes.
+  ASSERT_TRUE(
+      admin_
+          ->Create(
+              {"apps/v1", "statefulsets", "default", "", ""},
+              Json(
+                  R"j({"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{)j"
+                  R"j("serviceName":"web","replicas":2,"selector":{"matchLabels":{"app":"web"}},)j"
+                  R"j("template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web",)j"
+                  R"j("image":"busybox","command":["sleep","600"],"volumeMounts":[{"name":"data",)j"
+                  R"j("mountPath":"/data"}],"readinessProbe":{"exec":{"command":["test","-f","/data/ready"]},)j"
+                  R"j("periodSeconds":1}}]}},"volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{)j"
+                  R"j("accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}})j"),
+              log_)
+          .ok());
+  ASSERT_TRUE(Eventually([&] { return Alive(agent_->Pid("web-0", "web")); }, std::chrono::seconds(30)));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // several probe periods
+  const Value waiting = Get(PodNamed("web-0"));
+  EXPECT_EQ(Text(waiting, {"status", "phase"}), "Running");
+  EXPECT_FALSE(PodReady(waiting)) << FormatJson(waiting, 2);
+  EXPECT_TRUE(Get(PodNamed("web-1")).is_null()) << "created before web-0 was Ready";
+
+  std::ofstream(agent_->VolumeDir("web-0", "data") + "/ready") << "yes\n";
+  EXPECT_TRUE(Eventually([&] { return PodReady(Get(PodNamed("web-0"))); }, std::chrono::seconds(15)));
+  EXPECT_TRUE(Eventually([&] { return Alive(agent_->Pid("web-1", "web")); }, std::chrono::seconds(30)));
+  EXPECT_FALSE(PodReady(Get(PodNamed("web-1"))));
 }
 
 }  // namespace
