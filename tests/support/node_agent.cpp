@@ -146,6 +146,31 @@ std::string RewritePaths(const std::string& text, const std::vector<Mount>& moun
   return out;
 }
 
+// The host directory behind one of a Pod's volumes.
+std::string VolumeHostDir(const Json& volume, const std::string& root, const std::string& pod_uid) {
+  if (const Json& claim = Field(volume, "persistentVolumeClaim"); claim.is_object())
+    return root + "/pvc/" + Str(claim, "claimName");
+  if (const Json& host_path = Field(volume, "hostPath"); host_path.is_object())
+    return root + "/hostpath/" + Str(host_path, "path");
+  return root + "/pods/" + pod_uid + "/" + Str(volume, "name");
+}
+
+// A container's volumeMounts as host directories (+ subPath), appended to
+// `mounts`, which is then sorted longest mountPath first.
+void AddMounts(const Json& container, const std::map<std::string, std::string>& volume_dirs,
+               std::vector<Mount>& mounts) {
+  for (const Json& mount : Array(container, "volumeMounts")) {
+    std::string mount_path = Str(mount, "mountPath");
+    while (mount_path.size() > 1 && mount_path.back() == '/') mount_path.pop_back();
+    const auto host = volume_dirs.find(Str(mount, "name"));
+    if (host == volume_dirs.end() || mount_path.size() <= 1) continue;
+    const std::string sub_path = Str(mount, "subPath");
+    mounts.push_back({mount_path, host->second + (sub_path.empty() ? "" : "/" + sub_path)});
+  }
+  std::stable_sort(mounts.begin(), mounts.end(),
+                   [](const Mount& a, const Mount& b) { return a.mount_path.size() > b.mount_path.size(); });
+}
+
 // "<pod>.<service>.<namespace>.svc[.cluster.local]" -> resolve(pod, namespace), where it answers.
 template <typename Resolver>
 std::string ResolveNames(const std::string& text, const Resolver& resolve) {
@@ -455,15 +480,10 @@ Status NodeAgent::Impl::Prepare(Pod& pod) {
 
 Status NodeAgent::Impl::PrepareVolume(Pod& pod, const Json& volume) {
   const std::string name = Str(volume, "name");
-  const std::string pod_dir = options_.root + "/pods/" + pod.uid;
-  std::string dir = pod_dir + "/" + name;
+  const std::string dir = VolumeHostDir(volume, options_.root, pod.uid);
   std::map<std::string, std::string> files;  // key -> content
   const Json* items = nullptr;
-  if (const Json& claim = Field(volume, "persistentVolumeClaim"); claim.is_object()) {
-    dir = options_.root + "/pvc/" + Str(claim, "claimName");
-  } else if (const Json& host = Field(volume, "hostPath"); host.is_object()) {
-    dir = options_.root + "/hostpath/" + Str(host, "path");
-  } else if (const Json& config_map = Field(volume, "configMap"); config_map.is_object()) {
+  if (const Json& config_map = Field(volume, "configMap"); config_map.is_object()) {
     RequestLog log;
     auto object =
         client_.Get({"v1", "configmaps", options_.namespace_name, Str(config_map, "name"), ""}, log);
@@ -497,34 +517,13 @@ Status NodeAgent::Impl::PrepareVolume(Pod& pod, const Json& volume) {
   pod.volume_dirs[name] = dir;
   if (Field(volume, "configMap").is_object() || Field(volume, "secret").is_object()) {
     // Paths in a configMap's files are rewritten with every container's mounts of the Pod.
-    std::vector<Mount> mounts;
     const Json& spec = Field(pod.object, "spec");
-    for (const char* list : {"initContainers", "containers"}) {
-      for (const Json& container : Array(spec, list)) {
-        for (const Json& mount : Array(container, "volumeMounts")) {
-          std::string mount_path = Str(mount, "mountPath");
-          while (mount_path.size() > 1 && mount_path.back() == '/') mount_path.pop_back();
-          const std::string volume_name = Str(mount, "name");
-          std::string host = volume_name == name ? dir : "";
-          for (const Json& other : Array(spec, "volumes")) {
-            if (Str(other, "name") != volume_name || !host.empty()) continue;
-            if (const Json& claim = Field(other, "persistentVolumeClaim"); claim.is_object())
-              host = options_.root + "/pvc/" + Str(claim, "claimName");
-            else if (const Json& host_path = Field(other, "hostPath"); host_path.is_object())
-              host = options_.root + "/hostpath/" + Str(host_path, "path");
-            else
-              host = pod_dir + "/" + volume_name;
-          }
-          if (mount_path.size() > 1 && !host.empty()) {
-            const std::string sub_path = Str(mount, "subPath");
-            mounts.push_back({mount_path, host + (sub_path.empty() ? "" : "/" + sub_path)});
-          }
-        }
-      }
-    }
-    std::stable_sort(mounts.begin(), mounts.end(), [](const Mount& a, const Mount& b) {
-      return a.mount_path.size() > b.mount_path.size();
-    });
+    std::map<std::string, std::string> volume_dirs;
+    for (const Json& other : Array(spec, "volumes"))
+      volume_dirs[Str(other, "name")] = VolumeHostDir(other, options_.root, pod.uid);
+    std::vector<Mount> mounts;
+    for (const char* list : {"initContainers", "containers"})
+      for (const Json& container : Array(spec, list)) AddMounts(container, volume_dirs, mounts);
     const bool is_config_map = Field(volume, "configMap").is_object();
     const auto resolve = [this](const std::string& pod_name, const std::string& namespace_name) {
       return Resolve(pod_name, namespace_name);
@@ -592,16 +591,7 @@ Result<NodeAgent::Impl::Container> NodeAgent::Impl::BuildContainer(
   container.ports = Array(spec, "ports");
 
   std::vector<Mount> mounts;
-  for (const Json& mount : Array(spec, "volumeMounts")) {
-    std::string mount_path = Str(mount, "mountPath");
-    while (mount_path.size() > 1 && mount_path.back() == '/') mount_path.pop_back();
-    const auto host = pod.volume_dirs.find(Str(mount, "name"));
-    if (host == pod.volume_dirs.end() || mount_path.size() <= 1) continue;
-    const std::string sub_path = Str(mount, "subPath");
-    mounts.push_back({mount_path, host->second + (sub_path.empty() ? "" : "/" + sub_path)});
-  }
-  std::stable_sort(mounts.begin(), mounts.end(),
-                   [](const Mount& a, const Mount& b) { return a.mount_path.size() > b.mount_path.size(); });
+  AddMounts(spec, pod.volume_dirs, mounts);
   const auto resolve = [this](const std::string& pod_name, const std::string& namespace_name) {
     return Resolve(pod_name, namespace_name);
   };
