@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -35,12 +36,10 @@ std::vector<std::string> EnvironmentWith(const std::vector<std::string>& overrid
   std::vector<std::string> entries;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string_view text(*entry);
-    const std::string_view name = text.substr(0, text.find('='));
-    bool overridden = false;
-    for (const std::string& override : overrides) {
-      overridden = overridden || (override.size() > name.size() && override.starts_with(name) &&
-                                  override[name.size()] == '=');
-    }
+    const std::string name_and_equals(text.substr(0, text.find('=') + 1));
+    const bool overridden =
+        std::any_of(overrides.begin(), overrides.end(),
+                    [&](const std::string& replacement) { return replacement.starts_with(name_and_equals); });
     if (!overridden) entries.emplace_back(text);
   }
   entries.insert(entries.end(), overrides.begin(), overrides.end());
