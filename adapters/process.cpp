@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -27,6 +28,22 @@ std::string Joined(const std::vector<std::string>& argv) {
   std::string text;
   for (const std::string& arg : argv) text += (text.empty() ? "" : " ") + arg;
   return text;
+}
+
+// The inherited environment with `overrides` ("NAME=value") replacing or
+// adding entries; built before fork, as the child may only exec.
+std::vector<std::string> EnvironmentWith(const std::vector<std::string>& overrides) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string name_and_equals(text.substr(0, text.find('=') + 1));
+    const bool overridden =
+        std::any_of(overrides.begin(), overrides.end(),
+                    [&](const std::string& replacement) { return replacement.starts_with(name_and_equals); });
+    if (!overridden) entries.emplace_back(text);
+  }
+  entries.insert(entries.end(), overrides.begin(), overrides.end());
+  return entries;
 }
 
 }  // namespace
@@ -120,11 +137,14 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
 
 ChildProcess::~ChildProcess() { Stop(); }
 
-Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv, const std::string& log_path) {
+Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv, const std::string& log_path,
+                                         const std::vector<std::string>& environment) {
   if (argv.empty()) return Error{ErrorCode::kInvalidArgument, "empty command", {}};
   const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) return Error{ErrorCode::kIo, "cannot open " + log_path + ": " + strerror(errno), {}};
   std::vector<char*> pointers = ArgvPointers(argv);
+  const std::vector<std::string> environment_entries = EnvironmentWith(environment);
+  std::vector<char*> environment_pointers = ArgvPointers(environment_entries);
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
@@ -136,7 +156,7 @@ Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv, c
     dup2(log_fd, STDERR_FILENO);
     const int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
-    execvp(pointers[0], pointers.data());
+    execvpe(pointers[0], pointers.data(), environment_pointers.data());
     dprintf(STDERR_FILENO, "cannot run %s: %s\n", pointers[0], strerror(errno));
     _exit(127);
   }

@@ -24,8 +24,9 @@ struct CommandResult {
 Result<CommandResult> RunCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
 
 // A child process that runs until Stop() or destruction (SIGTERM, then SIGKILL
-// after `grace`). Its stdout and stderr go to `log_path` (appended).
-// It is killed when the process that started it dies (PR_SET_PDEATHSIG).
+// after `grace`). Its stdout and stderr go to `log_path` (appended);
+// `environment` ("NAME=value" entries) is set on top of the inherited one.
+// It is killed when the thread that started it ends (PR_SET_PDEATHSIG).
 class ChildProcess {
  public:
   ChildProcess() = default;
@@ -35,7 +36,8 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
   ~ChildProcess();
 
-  static Result<ChildProcess> Start(const std::vector<std::string>& argv, const std::string& log_path);
+  static Result<ChildProcess> Start(const std::vector<std::string>& argv, const std::string& log_path,
+                                    const std::vector<std::string>& environment = {});
 
   pid_t pid() const { return pid_; }
   bool running();  // reaps the child when it has exited

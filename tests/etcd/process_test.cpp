@@ -3,6 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/support/temp_dir.h"
+
 namespace ruleplane {
 namespace {
 
@@ -32,6 +38,23 @@ TEST(ChildProcess, StopsByPid) {
   EXPECT_TRUE(child->running());
   child->Stop(std::chrono::milliseconds(500));
   EXPECT_FALSE(child->running());
+}
+
+TEST(ChildProcess, SetsEnvironmentOnTopOfTheInheritedOneAndAppendsItsLog) {
+  testing::TempDir dir("process");
+  const std::string log = dir.path() + "/child.log";
+  const std::vector<std::string> argv = {"sh", "-c", "echo \"$RULEPLANE_TEST_VALUE $HOME ${PATH:+path}\""};
+  for (int run = 0; run < 2; ++run) {
+    auto child =
+        ChildProcess::Start(argv, log, {"RULEPLANE_TEST_VALUE=run" + std::to_string(run), "HOME=/nowhere"});
+    ASSERT_TRUE(child.ok()) << child.error().message;
+    for (int wait = 0; wait < 250 && child->running(); ++wait)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(child->Stop(), 0);
+  }
+  std::stringstream text;
+  text << std::ifstream(log).rdbuf();
+  EXPECT_EQ(text.str(), "run0 /nowhere path\nrun1 /nowhere path\n");
 }
 
 }  // namespace

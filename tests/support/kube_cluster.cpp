@@ -30,6 +30,12 @@ std::string KubeBinDir() {
 
 Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
                                                         const std::vector<std::string>& users) {
+  return Start(root, KubeClusterOptions{.users = users});
+}
+
+Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
+                                                        const KubeClusterOptions& options) {
+  const std::vector<std::string>& users = options.users;
   std::unique_ptr<KubeCluster> kube(new KubeCluster());
   kube->root_ = root;
   std::error_code made;
@@ -96,10 +102,47 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
+  if (options.controller_manager) {
+    if (Status started = kube->StartControllerManager(); !started.ok()) return started.error();
+  }
   return kube;
 }
 
+Status KubeCluster::StartControllerManager() {
+  const std::string binary = KubeBinDir() + "/kube-controller-manager";
+  if (!fs::exists(binary)) return Error{ErrorCode::kNotFound, "no " + binary, {}};
+  auto started = ChildProcess::Start(
+      {binary, "--kubeconfig=" + WriteKubeconfig("admin"), "--leader-elect=false", "--port=0",
+       "--secure-port=0", "--service-account-private-key-file=" + root_ + "/sa.key",
+       "--root-ca-file=" + ca_file_, "--controllers=*", "--use-service-account-credentials=false"},
+      root_ + "/kube-controller-manager.log");
+  if (!started.ok()) return started.error();
+  controller_manager_ = std::move(*started);
+  // Its token controller gives the default ServiceAccount a token Secret (1.20 still creates them).
+  KubeClient admin(AdminConfig(), std::chrono::seconds(2));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (true) {
+    RequestLog reads;
+    auto account = admin.Get({"v1", "serviceaccounts", "default", "default", ""}, reads);
+    const Value* secrets = account.ok() ? ValueAt(*account, {"secrets"}) : nullptr;
+    if (secrets != nullptr && secrets->is_list() && !secrets->list_value().empty()) return {};
+    if (!controller_manager_.running()) {
+      return Error{ErrorCode::kUnavailable,
+                   "kube-controller-manager exited; see " + root_ + "/kube-controller-manager.log",
+                   {}};
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Error{
+          ErrorCode::kDeadlineExceeded,
+          "no token Secret for the default ServiceAccount; see " + root_ + "/kube-controller-manager.log",
+          {}};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
 KubeCluster::~KubeCluster() {
+  controller_manager_.Stop(std::chrono::seconds(10));
   apiserver_.Stop(std::chrono::seconds(10));
   etcd_.Stop(std::chrono::seconds(10));
 }

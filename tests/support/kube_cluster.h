@@ -7,6 +7,11 @@
 //   ASSERT_TRUE(kube.ok()) << kube.error().message;
 //   KubeClient admin((*kube)->AdminConfig());           // system:masters
 //   KubeClient limited((*kube)->ConfigFor("limited"));  // a user with no bindings
+//
+// With `controller_manager`, a kube-controller-manager 1.20.2 runs too
+// (every controller: StatefulSets, service-account tokens, garbage
+// collection, node lifecycle); Start returns once its token controller has
+// created the default ServiceAccount's token Secret.
 #pragma once
 
 #include <memory>
@@ -18,12 +23,19 @@
 
 namespace ruleplane::testing {
 
-class KubeCluster {
- public:
+struct KubeClusterOptions {
   // Users of the token file: "admin" (group system:masters) and these,
   // each with the token "<name>-token" and no group.
+  std::vector<std::string> users = {"limited"};
+  bool controller_manager = false;
+};
+
+class KubeCluster {
+ public:
   static Result<std::unique_ptr<KubeCluster>> Start(const std::string& root,
                                                     const std::vector<std::string>& users = {"limited"});
+  static Result<std::unique_ptr<KubeCluster>> Start(const std::string& root,
+                                                    const KubeClusterOptions& options);
   ~KubeCluster();
 
   const std::string& server() const { return server_; }
@@ -34,8 +46,10 @@ class KubeCluster {
 
  private:
   KubeCluster() = default;
+  Status StartControllerManager();
+
   std::string root_, server_, ca_file_;
-  ChildProcess etcd_, apiserver_;
+  ChildProcess etcd_, apiserver_, controller_manager_;
 };
 
 // Where the kube-apiserver binary is: $RULEPLANE_KUBE_BIN, or the cache
