@@ -336,7 +336,7 @@ double Writes(const std::map<std::string, double>& after, const std::map<std::st
 
 Status Run(const Options& options, const std::string& directory) {
   const auto bench_started = Clock::now();
-  auto kube = testing::KubeCluster::Start(directory + "/kube", {});
+  auto kube = testing::KubeCluster::Start(directory + "/kube", std::vector<std::string>{});
   if (!kube.ok()) return kube.error();
   {
     KubeClient admin((*kube)->AdminConfig());
