@@ -244,6 +244,12 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
                                 R"(data-dir: /scratch/data\n"}})"),
                            log_)
                   .ok());
+  ASSERT_TRUE(admin_
+                  ->Create({"v1", "secrets", "default", "", ""},
+                           Json(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"creds"},)"
+                                R"("data":{"password":"czNjcmV0"}})"),  // "s3cret"
+                           log_)
+                  .ok());
   // An init container writes into the emptyDir, a second one fails once (and
   // is run again); the main container copies the configMap's file there,
   // ready once it has (an exec probe).
@@ -253,16 +259,21 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
               {"v1", "pods", "default", "", ""},
               Json(
                   R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"worker"},"spec":{)"
-                  R"("volumes":[{"name":"config","configMap":{"name":"files"}},{"name":"scratch","emptyDir":{}}],)"
-                  R"("initContainers":[{"name":"init","image":"busybox","command":["sh","-c","echo $(POD_NAME) $$HOME > /scratch/init"],)"
-                  R"("env":[{"name":"POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}}],)"
+                  R"("volumes":[{"name":"config","configMap":{"name":"files"}},{"name":"scratch","emptyDir":{}},)"
+                  R"({"name":"picked","configMap":{"name":"files","items":[{"key":"peers","path":"nested/peers.txt"}]}}],)"
+                  R"("initContainers":[{"name":"init","image":"busybox","command":["sh","-c",)"
+                  R"("echo $(POD_NAME) $$HOME > /scratch/init && echo \"$TARGET $PASSWORD\" > /scratch/env"],)"
+                  R"("env":[{"name":"POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},)"
+                  R"j({"name":"TARGET","value":"--out=/scratch/$(POD_NAME)"},)j"
+                  R"({"name":"PASSWORD","valueFrom":{"secretKeyRef":{"name":"creds","key":"password"}}}],)"
                   R"("volumeMounts":[{"name":"scratch","mountPath":"/scratch"}]},)"
                   R"({"name":"fails-once","image":"busybox","command":["sh","-c",)"
                   R"("test -f /scratch/once || { touch /scratch/once; exit 1; }"],)"
                   R"("volumeMounts":[{"name":"scratch","mountPath":"/scratch"}]}],)"
                   R"("containers":[{"name":"main","image":"busybox","command":["sh","-c","cp /config/peers /scratch/peers && exec sleep 600"],)"
                   R"("readinessProbe":{"exec":{"command":["test","-f","/scratch/peers"]},"periodSeconds":1},)"
-                  R"("volumeMounts":[{"name":"config","mountPath":"/config"},{"name":"scratch","mountPath":"/scratch"}]}]}})"),
+                  R"("volumeMounts":[{"name":"config","mountPath":"/config"},{"name":"scratch","mountPath":"/scratch"},)"
+                  R"({"name":"picked","mountPath":"/picked"}]}]}})"),
               log_)
           .ok());
   ASSERT_TRUE(Eventually([&] { return PodReady(Get(PodNamed("worker"))); }, std::chrono::seconds(60)))
@@ -284,6 +295,12 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
   // The DNS stand-in (member-2 is ordinal 2) and the path rewritten to the emptyDir's host directory.
   EXPECT_EQ(ReadFile(scratch + "/peers"),
             "peer: http://" + prefix_ + "12:2380\ndata-dir: " + scratch + "/data\n");
+  // A --flag=/path env value (expanded from an earlier variable) rewritten; a secretKeyRef decoded.
+  EXPECT_EQ(ReadFile(scratch + "/env"), "--out=" + scratch + "/worker s3cret\n");
+  // configMap items: only the listed key, at its path.
+  EXPECT_EQ(ReadFile(agent_->VolumeDir("worker", "picked") + "/nested/peers.txt"),
+            ReadFile(scratch + "/peers"));
+  EXPECT_FALSE(fs::exists(agent_->VolumeDir("worker", "picked") + "/peers"));
 
   // The container's KUBECONFIG: the API server, the ServiceAccount's token, the Pod's namespace.
   const int pid = agent_->Pid("worker", "main");

@@ -641,13 +641,14 @@ Result<NodeAgent::Impl::Container> NodeAgent::Impl::BuildContainer(
   }
   for (const auto& [name, value] : ordered) container.environment.push_back(name + "=" + value);
 
-  for (const char* list : {"command", "args"}) {
-    for (const Json& arg : Array(spec, list))
-      if (arg.is_string()) container.argv.push_back(finish(Expand(arg.get<std::string>(), variables)));
-  }
-  if (Array(spec, "command").empty())
+  for (const Json& arg : Array(spec, "command"))
+    if (arg.is_string()) container.argv.push_back(finish(Expand(arg.get<std::string>(), variables)));
+  if (container.argv.empty()) {
     return Error{
         ErrorCode::kInvalidArgument, "container " + container.name + " has no command (no images here)", {}};
+  }
+  for (const Json& arg : Array(spec, "args"))
+    if (arg.is_string()) container.argv.push_back(finish(Expand(arg.get<std::string>(), variables)));
   if (auto binary = options_.binaries.find(fs::path(container.argv[0]).filename().string());
       binary != options_.binaries.end()) {
     container.argv[0] = binary->second;
