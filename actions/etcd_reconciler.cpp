@@ -74,7 +74,8 @@ Status EtcdReconciler::Reconcile(const std::string& key) {
   const std::string digest = PlanDigest(*plan);
   ExecutionReport report;
   report.state = "succeeded";
-  if (!plan->steps.empty()) {
+  // A rule set that could not decide is a refusal even with no step planned.
+  if (!plan->steps.empty() || plan->has_error() || plan->has_violation()) {
     KubernetesAdapter kubernetes(client_, *snapshot);
     AdapterSet adapters;
     adapters.Add(&kubernetes);

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "adapters/local/data_dir.h"
 #include "engine/common/time_util.h"
@@ -93,6 +94,33 @@ Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestam
                          {Value::String("dataDir"), data_dir->ToValue()},
                          {Value::String("backupStore"), store}};
   return SnapshotFromValue(Value::MakeMap(std::move(document)));
+}
+
+Result<std::vector<std::string>> ClientEndpointsOfConfig(const std::string& config_path) {
+  auto config = ReadYamlFile(config_path);
+  if (!config.ok()) return config.error();
+  auto text = [&](const char* key) {
+    const Value* value = config->is_map() ? config->Find(key) : nullptr;
+    return value != nullptr && value->is_string() ? value->string_value() : std::string();
+  };
+  // "http://0.0.0.0:2379[,...]": the scheme and the port of the first.
+  std::string scheme = "http", port = "2379";
+  if (const std::string listen = text("listen-client-urls"); !listen.empty()) {
+    const std::string first = listen.substr(0, listen.find(','));
+    if (const size_t colon = first.find("://"); colon != std::string::npos) scheme = first.substr(0, colon);
+    if (const size_t colon = first.rfind(':'); colon != std::string::npos && colon > first.find("://") + 2)
+      port = first.substr(colon + 1);
+  }
+  std::vector<std::string> endpoints;
+  std::stringstream members(text("initial-cluster"));
+  for (std::string member; std::getline(members, member, ',');) {
+    // "<name>=<scheme>://<host>:<port>"
+    const size_t host_start = member.find("://");
+    if (host_start == std::string::npos) continue;
+    const std::string address = member.substr(host_start + 3);
+    endpoints.push_back(scheme + "://" + address.substr(0, address.rfind(':')) + ":" + port);
+  }
+  return endpoints;
 }
 
 }  // namespace ruleplane

@@ -33,4 +33,11 @@ struct MemberObservationSources {
 
 Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestamp now);
 
+// The client URLs of the members the etcd configuration file at
+// `config_path` lists in initial-cluster: each peer URL's host with the
+// scheme and port of listen-client-urls (http and 2379 when it has none).
+// How member-init finds the cluster without --endpoints: the one its
+// configuration describes. Empty when the file lists no initial-cluster.
+Result<std::vector<std::string>> ClientEndpointsOfConfig(const std::string& config_path);
+
 }  // namespace ruleplane

@@ -148,6 +148,10 @@ void ExplainAsTable(const Explained& explained, const std::string& only_rule, st
   const Decision& decision = explained.decision;
   out << rule_set.id() << " (" << rule_set.file << "), hit policy " << HitPolicyName(rule_set.hit_policy)
       << "\n";
+  if (!decision.applies) {
+    out << "  does not apply: appliesWhen " << rule_set.applies_when->text << " is false\n";
+    return;
+  }
   out << "  params:\n";
   for (size_t i = 0; i < rule_set.params.size(); ++i)
     out << NamedSummary("    ", rule_set.params[i].name, explained.frame[layout.param_slot(i)]);
@@ -185,6 +189,13 @@ Value ExplainAsValue(const Explained& explained, const std::string& only_rule) {
   const RuleSet& rule_set = explained.compiled->rule_set();
   const FrameLayout& layout = explained.compiled->layout();
   const Decision& decision = explained.decision;
+  if (!decision.applies) {
+    return Value::MakeMap({{Key("name"), Value::String(rule_set.name)},
+                           {Key("version"), Value::String(rule_set.version)},
+                           {Key("file"), Value::String(rule_set.file)},
+                           {Key("applies"), Value::Bool(false)},
+                           {Key("appliesWhen"), Value::String(rule_set.applies_when->text)}});
+  }
   Value::Map params, facts;
   for (size_t i = 0; i < rule_set.params.size(); ++i)
     params.emplace_back(Value::String(rule_set.params[i].name), explained.frame[layout.param_slot(i)]);
@@ -273,8 +284,25 @@ int RunExplain(const Args& args, std::istream& in, std::ostream& out, std::ostre
   std::vector<Explained> explained;
   for (const CompiledRuleSet* compiled : selected) {
     expr::Budget budget(parsed->budget);
-    auto frame = compiled->DeriveFacts(input->snapshot,
-                                       OverridesDeclaredBy(compiled->rule_set(), input->overrides), &budget);
+    const ParamOverrides overrides = OverridesDeclaredBy(compiled->rule_set(), input->overrides);
+    auto applies = compiled->AppliesTo(input->snapshot, overrides, &budget);
+    if (!applies.ok()) {
+      err << "ruleplane: " << parsed->snapshot_path << ": " << applies.error().message << "\n";
+      return kExitUsage;
+    }
+    if (!*applies) {
+      if (!parsed->fact.empty()) {
+        err << "ruleplane: " << parsed->snapshot_path << ": " << compiled->rule_set().id()
+            << " does not apply to this snapshot (appliesWhen " << compiled->rule_set().applies_when->text
+            << "): it derives no facts\n";
+        return kExitUsage;
+      }
+      Explained skipped{compiled, {}, {}};
+      skipped.decision.applies = false;
+      explained.push_back(std::move(skipped));
+      continue;
+    }
+    auto frame = compiled->DeriveFacts(input->snapshot, overrides, &budget);
     if (!frame.ok()) {
       err << "ruleplane: " << parsed->snapshot_path << ": " << frame.error().message << "\n";
       return kExitUsage;

@@ -33,7 +33,9 @@ This member:
   --config-out FILE         where the generated configuration goes (default DIR/../etcd.conf.yaml)
   --namespace NS            the namespace the safe_guard file must name
 The cluster and the store:
-  --endpoints URL[,URL]     etcd client URLs of the cluster (tried in order)
+  --endpoints URL[,URL]     etcd client URLs of the cluster (tried in order); default: the
+                            members the configuration's initial-cluster lists, on the
+                            port of its listen-client-urls
   --cacert FILE --cert FILE --key FILE   TLS to etcd
   --backup-store DIR        a local backup store in etcd-backup-restore's layout (DIR/<prefix>)
   --etcd FILE|-             the Etcd object (JSON, as kubectl get etcd -o json prints it)
@@ -152,12 +154,19 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
   member.config_out = flags.Get(
       "--config-out", (std::filesystem::path(member.data_dir).parent_path() / "etcd.conf.yaml").string());
   member.namespace_name = flags.Get("--namespace");
+  EtcdClientConfig cluster;
+  cluster.tls = TlsFromFlags(flags);
   if (flags.Has("--endpoints")) {
-    EtcdClientConfig config;
-    config.endpoints = flags.GetList("--endpoints");
-    config.tls = TlsFromFlags(flags);
-    context.cluster = std::make_unique<EtcdClient>(config);
+    cluster.endpoints = flags.GetList("--endpoints");
+  } else {
+    auto derived = ClientEndpointsOfConfig(member.config_template);
+    if (!derived.ok()) {
+      err << "ruleplane: --config-template: " << derived.error().message << "\n";
+      return std::nullopt;
+    }
+    cluster.endpoints = *derived;
   }
+  if (!cluster.endpoints.empty()) context.cluster = std::make_unique<EtcdClient>(cluster);
   if (flags.Has("--backup-store")) context.store = std::make_unique<BackupStore>(flags.Get("--backup-store"));
   if (flags.Has("--etcd-name")) {
     if (Status read = ReadFromApiServer(flags, context); !read.ok()) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -104,6 +105,83 @@ TEST(EtcdTemplates, QuantitiesAreWholeBytes) {
   EXPECT_FALSE(QuantityBytes("1.5Gi").ok());
   EXPECT_FALSE(QuantityBytes("Gi").ok());
   EXPECT_FALSE(QuantityBytes("8Xi").ok());
+}
+
+TEST(EtcdTemplates, TheStatefulSetRunsMemberInitEtcdAndTheMemberAgent) {
+  const Value etcd = ExampleEtcd();
+  auto statefulset = EtcdStatefulSet(etcd, 3);
+  ASSERT_TRUE(statefulset.ok()) << statefulset.error().message;
+  const nlohmann::json sts = nlohmann::json::parse(FormatJson(*statefulset));
+  const std::string name = sts["metadata"]["name"];
+  EXPECT_EQ(name, ValueAt(etcd, {"metadata", "name"})->string_value());
+  EXPECT_EQ(sts["spec"]["replicas"], 3);
+  EXPECT_EQ(sts["spec"]["serviceName"], name + "-peer");
+  EXPECT_EQ(sts["spec"]["podManagementPolicy"], "Parallel");
+  EXPECT_EQ(sts["metadata"]["ownerReferences"][0]["kind"], "Etcd");
+  // The selector selects the template's pods.
+  for (const auto& [key, value] : sts["spec"]["selector"]["matchLabels"].items())
+    EXPECT_EQ(sts["spec"]["template"]["metadata"]["labels"][key], value) << key;
+  const nlohmann::json& pod = sts["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["serviceAccountName"], "ruleplane-member");
+  ASSERT_EQ(pod["initContainers"].size(), 1u);
+  const nlohmann::json& init = pod["initContainers"][0];
+  EXPECT_EQ(init["command"][0], "ruleplane");
+  EXPECT_EQ(init["args"][0], "member-init");
+  EXPECT_NE(std::find(init["args"].begin(), init["args"].end(), "--etcd-name=" + name), init["args"].end());
+  // TLS on the peer side: the peer URL is https, by the pod's name under the peer Service.
+  const std::string peer_url = "--peer-url=https://$(POD_NAME)." + name + "-peer." +
+                               ValueAt(etcd, {"metadata", "namespace"})->string_value() + ".svc:2380";
+  EXPECT_NE(std::find(init["args"].begin(), init["args"].end(), peer_url), init["args"].end()) << init["args"];
+  ASSERT_EQ(pod["containers"].size(), 2u);
+  EXPECT_EQ(pod["containers"][0]["name"], "etcd");
+  EXPECT_EQ(pod["containers"][0]["command"][1], "--config-file=/var/etcd/data/etcd.conf.yaml");
+  EXPECT_EQ(pod["containers"][0]["readinessProbe"]["httpGet"]["scheme"], "HTTPS");
+  EXPECT_EQ(pod["containers"][1]["name"], "member-agent");
+  EXPECT_EQ(pod["containers"][1]["args"][0], "member-agent");
+  // No image in the spec: the member image; the backup image, when given, for both ruleplane containers.
+  EXPECT_EQ(pod["containers"][0]["image"], kMemberImage);
+  auto with_image = EtcdStatefulSet(WithBackupImage(etcd, "registry.example/ruleplane:1"), 3);
+  ASSERT_TRUE(with_image.ok());
+  const nlohmann::json other = nlohmann::json::parse(FormatJson(*with_image))["spec"]["template"]["spec"];
+  EXPECT_EQ(other["initContainers"][0]["image"], "registry.example/ruleplane:1");
+  EXPECT_EQ(other["containers"][1]["image"], "registry.example/ruleplane:1");
+  EXPECT_EQ(other["containers"][0]["image"], kMemberImage);
+  EXPECT_EQ(pod["volumes"][0]["configMap"]["name"], EtcdConfigMapName(etcd));
+  // An S3 store: ruleplane keeps local backups only, so no --backup-store.
+  for (const auto& arg : pod["containers"][1]["args"]) EXPECT_EQ(arg.get<std::string>().rfind("--backup-store", 0), std::string::npos);
+  EXPECT_EQ(sts["spec"]["volumeClaimTemplates"][0]["metadata"]["name"],
+            pod["containers"][0]["volumeMounts"][0]["name"]);
+}
+
+TEST(EtcdTemplates, ALocalBackupStoreIsAHostDirectoryBothMemberCommandsUse) {
+  nlohmann::ordered_json json = nlohmann::ordered_json::parse(FormatJson(ExampleEtcd()));
+  json["spec"]["backup"]["store"] = {{"provider", "Local"}, {"container", "bucket"}, {"prefix", "main"}};
+  json["spec"]["backup"]["deltaSnapshotPeriod"] = "5s";
+  auto etcd = ParseJson(json.dump());
+  ASSERT_TRUE(etcd.ok());
+  auto statefulset = EtcdStatefulSet(*etcd, 1);
+  ASSERT_TRUE(statefulset.ok()) << statefulset.error().message;
+  const nlohmann::json pod = nlohmann::json::parse(FormatJson(*statefulset))["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["volumes"][1]["hostPath"]["path"], "/etc/gardener/local-backupbuckets/bucket");
+  for (const nlohmann::json& container : {pod["initContainers"][0], pod["containers"][1]}) {
+    const auto& args = container["args"];
+    EXPECT_NE(std::find(args.begin(), args.end(), "--backup-store=/var/etcd/backup/main"), args.end()) << args;
+  }
+  const auto& agent = pod["containers"][1]["args"];
+  EXPECT_NE(std::find(agent.begin(), agent.end(), "--delta-snapshot-period=5"), agent.end()) << agent;
+}
+
+TEST(EtcdTemplates, TheServicesAreAClientServiceAndAHeadlessPeerService) {
+  const Value etcd = ExampleEtcd();
+  auto services = EtcdServices(etcd);
+  ASSERT_TRUE(services.ok()) << services.error().message;
+  ASSERT_EQ(services->size(), 2u);
+  const std::string name = ValueAt(etcd, {"metadata", "name"})->string_value();
+  EXPECT_EQ(ValueAt((*services)[0], {"metadata", "name"})->string_value(), name + "-client");
+  EXPECT_EQ(ValueAt((*services)[1], {"metadata", "name"})->string_value(), name + "-peer");
+  EXPECT_EQ(ValueAt((*services)[1], {"spec", "clusterIP"})->string_value(), "None");
+  EXPECT_TRUE(ValueAt((*services)[1], {"spec", "publishNotReadyAddresses"})->bool_value());
+  EXPECT_EQ(ValueAt((*services)[1], {"spec", "ports"})->list_value()[0].Find("port")->int_value(), 2380);
 }
 
 }  // namespace

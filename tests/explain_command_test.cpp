@@ -12,6 +12,7 @@
 namespace {
 
 using namespace ruleplane::testing_support;
+using ruleplane::FormatJson;
 using ruleplane::ParseJson;
 using ruleplane::Value;
 
@@ -104,8 +105,12 @@ TEST(ExplainCommand, JsonOutputHasEveryFactWholeAndTheTrace) {
   ASSERT_TRUE(document.ok()) << document.error().message;
   EXPECT_EQ(document->Find("snapshot")->Find("observedAt")->string_value(), "2024-05-01T10:00:00Z");
   const Value& rule_sets = *document->Find("ruleSets");
-  ASSERT_FALSE(rule_sets.list_value().empty());
-  const Value& status = rule_sets.list_value()[0];
+  ASSERT_GE(rule_sets.list_value().size(), 2u);
+  // The components rule set comes first by name; with a StatefulSet it decides nothing, and it says so.
+  const Value& components = rule_sets.list_value()[0];
+  EXPECT_EQ(components.Find("name")->string_value(), "etcd-druid-components");
+  EXPECT_EQ(components.Find("selected")->list_value().size(), 0u);
+  const Value& status = rule_sets.list_value()[1];
   EXPECT_EQ(status.Find("name")->string_value(), "etcd-druid-status");
   EXPECT_EQ(status.Find("hitPolicy")->string_value(), "FIRST");
   EXPECT_EQ(status.Find("facts")->Find("members")->list_value().size(), 3u);
@@ -138,7 +143,8 @@ TEST(ExplainCommand, UnknownRuleOrFactFailsBeforePrintingAnything) {
   EXPECT_EQ(rule.exit_code, 2);
   EXPECT_EQ(rule.out, "");
   EXPECT_TRUE(Contains(
-      rule.err, "no rule 'no-such-rule' in the rule files for EtcdClusterSnapshot (etcd-druid-status@"))
+      rule.err, "no rule 'no-such-rule' in the rule files for EtcdClusterSnapshot (etcd-druid-components@1.0.0, "
+                       "etcd-druid-status@"))
       << rule.err;
   CommandResult fact = Ruleplane(std::string("explain ") + kQuorumLost + " --fact no-such-fact -o json");
   EXPECT_EQ(fact.exit_code, 2);
@@ -156,6 +162,42 @@ TEST(ExplainCommand, HelpDescribesTheOptions) {
   EXPECT_TRUE(Contains(run.out, "-o json|yaml")) << run.out;
   CommandResult usage = Ruleplane("help");
   EXPECT_TRUE(Contains(usage.out, "[--rule ID | --fact NAME] [-o table|json|yaml]")) << usage.out;
+}
+
+// Before the StatefulSet exists, the rule sets with an appliesWhen on it
+// decide nothing (no "no such key" error); the components rules create it.
+TEST(ExplainCommand, RuleSetsThatDoNotApplySayWhyAndPlanNothing) {
+  const std::string snapshot = WriteTemp(
+      "no-statefulset.json",
+      R"({"apiVersion":"ruleplane.dev/v1","kind":"EtcdClusterSnapshot","observedAt":"2024-05-01T10:00:00Z",)"
+      R"("etcd":{"metadata":{"name":"etcd-main","namespace":"default","uid":"7e5c1a2b-0000"},)"
+      R"("spec":{"replicas":3}},"leases":[],"pods":[]})");
+  CommandResult explained = Ruleplane("explain " + snapshot);
+  ASSERT_EQ(explained.exit_code, 0) << explained.err;
+  EXPECT_TRUE(Contains(explained.out,
+                       "etcd-druid-status@1.2.0 (rules/etcd-druid/status.yaml), hit policy FIRST\n"
+                       "  does not apply: appliesWhen \"statefulSet\" in snapshot && snapshot.statefulSet != null "
+                       "is false\n"))
+      << explained.out;
+  CommandResult fact = Ruleplane("explain " + snapshot + " --rules etcd-druid-status@1 --fact n");
+  EXPECT_EQ(fact.exit_code, 2);
+  EXPECT_TRUE(Contains(fact.err, "does not apply to this snapshot")) << fact.err;
+
+  CommandResult planned = Ruleplane("plan " + snapshot + " -o json");
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  auto plan = ParseJson(planned.out);
+  ASSERT_TRUE(plan.ok()) << planned.out;
+  std::vector<std::string> not_applying, actions;
+  for (const Value& rule_set : plan->Find("ruleSets")->list_value()) {
+    EXPECT_EQ(rule_set.Find("error"), nullptr) << FormatJson(rule_set);
+    if (rule_set.Find("applies") != nullptr) not_applying.push_back(rule_set.Find("name")->string_value());
+  }
+  for (const Value& step : plan->Find("steps")->list_value()) actions.push_back(step.Find("action")->string_value());
+  EXPECT_EQ(not_applying, (std::vector<std::string>{"etcd-druid-status", "etcd-druid-status-defragmentation",
+                                                     "etcd-druid-status-maintenance"}));
+  EXPECT_EQ(actions, (std::vector<std::string>{"ApplyEtcdConfigMap", "ApplyEtcdServices", "CreateMemberLease",
+                                               "CreateMemberLease", "CreateMemberLease", "SetClusterSize",
+                                               "CreateStatefulSet", "SetPdbMinAvailable"}));
 }
 
 }  // namespace

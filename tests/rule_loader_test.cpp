@@ -217,6 +217,24 @@ TEST(RuleLoaderTest, FactSeesOnlyEarlierFacts) {
   EXPECT_EQ(result.diagnostics[0].position.column, 13);
 }
 
+TEST(RuleLoaderTest, AppliesWhenSeesParamsAndTheSnapshotButNoFact) {
+  std::string text = RuleFile(std::string(kFactsAndParams) +
+                              "  appliesWhen: '\"statefulSet\" in snapshot && n > 0'\n"
+                              "  rules: []\n");
+  RuleLoadResult result = Load(text);
+  EXPECT_FALSE(result.rule_set);
+  ASSERT_EQ(result.diagnostics.size(), 1u) << FormatAll(result, text);
+  EXPECT_EQ(result.diagnostics[0].message, "undeclared reference to 'n'");
+  EXPECT_EQ(result.diagnostics[0].position.line, 20);
+  EXPECT_EQ(result.diagnostics[0].position.column, 46);
+
+  text = RuleFile(std::string(kFactsAndParams) + "  appliesWhen: '\"statefulSet\" in snapshot'\n  rules: []\n");
+  result = Load(text);
+  ASSERT_TRUE(result.rule_set) << FormatAll(result, text);
+  ASSERT_TRUE(result.rule_set->applies_when.has_value());
+  EXPECT_EQ(result.rule_set->applies_when->text, "\"statefulSet\" in snapshot");
+}
+
 TEST(RuleLoaderTest, ExpressionErrorsPointIntoScalars) {
   std::string text = RuleFile(std::string(kFactsAndParams) +
                               "  constraints:\n"

@@ -3,6 +3,11 @@
 //
 //   EtcdConfigMap      etcd-bootstrap-<uid[:6]>, data etcd.conf.yaml
 //                      (pkg/component/etcd/configmap/values_helper.go)
+//   EtcdServices       <etcd>-client and the headless <etcd>-peer
+//                      (seeds/000:107: "a headless service (along with the
+//                      statefulset)" gives each member a DNS name)
+//   EtcdStatefulSet    <etcd>: the member pods, with ruleplane's member-init
+//                      as init container and member-agent as sidecar
 //   CompactionJob      <etcd>-compactor (controllers/compaction/reconciler.go)
 //   PodTemplateForSpec the StatefulSet's pod template with what the Etcd's
 //                      spec owns applied: images, resources, labels,
@@ -29,6 +34,26 @@ Result<Value> EtcdConfigMap(const Value& etcd, int64_t replicas);
 // The number of members the ConfigMap's etcd.conf.yaml lists in
 // initial-cluster; -1 when it has none or cannot be read.
 int64_t InitialClusterSize(const Value& config_map);
+
+// The client Service (<etcd>-client) and the headless peer Service
+// (<etcd>-peer, not-ready addresses published so that members find each
+// other before they are Ready), both selecting the member pods.
+Result<Value::List> EtcdServices(const Value& etcd);
+
+// The image of the member pods' containers when the Etcd names none: an image
+// with etcd and ruleplane (README, "A member image"; not built here).
+inline constexpr const char* kMemberImage = "ruleplane-member:latest";
+
+// The StatefulSet <etcd> with `replicas` member pods (podManagementPolicy
+// Parallel, as etcd-druid's). Each pod: init container `ruleplane
+// member-init --etcd-name <etcd>` (decides how this member starts and writes
+// its etcd configuration from the ConfigMap's), container "etcd" (etcd
+// --config-file, readiness /health on the client port) and sidecar
+// "member-agent" (renews the member Lease; with a Local backup store, takes
+// the backups). Data on a volume claim per member; the ConfigMap mounted at
+// /var/etcd/config; service account ruleplane-member (deploy/rbac.yaml).
+// PodTemplateForSpec is applied: images, resources, labels from the spec.
+Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas);
 
 std::string CompactionJobName(const Value& etcd);
 

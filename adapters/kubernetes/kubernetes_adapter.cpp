@@ -69,11 +69,22 @@ bool HasFields(const Value& entry, const PlanStep& step, std::initializer_list<s
   return true;
 }
 
-// The step's params named `fields` (those it gives) as a status entry, its key first.
+// The step's params named `fields` (those it gives) as a status entry, its
+// key first. A step without lastTransitionTime gets the current time: the
+// entry keeps its own while its status stays the same (WithStatusEntry), and
+// a changed one needs the time of the change (the status rules time their
+// grace periods from it).
 Value StatusEntry(const PlanStep& step, const std::string& key, const std::string& name,
                   std::initializer_list<const char*> fields) {
   Value::Map entry{{Value::String(key), Value::String(name)}};
-  for (const char* field : fields) entry.emplace_back(Value::String(field), StepValue(step, field));
+  for (const char* field : fields) {
+    Value value = StepValue(step, field);
+    if (value.is_null() && std::string_view(field) == "lastTransitionTime") {
+      if (auto now = TimestampFromUnixSeconds(std::time(nullptr)); now.ok())
+        value = Value::String(FormatRfc3339(*now));
+    }
+    entry.emplace_back(Value::String(field), std::move(value));
+  }
   return Value::MakeMap(std::move(entry));
 }
 
@@ -103,6 +114,20 @@ Status KubernetesAdapter::PatchEtcdStatus(const Value& status_patch, RequestLog&
       FencedMergePatch(Text(etcd, {"metadata", "resourceVersion"}), "status", status_patch), log);
   if (!patched.ok()) return patched.error();
   if (!patched->is_null()) etcd = *patched;
+  return {};
+}
+
+Result<bool> KubernetesAdapter::Exists(const KubeResource& resource, RequestLog& log) {
+  auto object = client_.Get(resource, log);
+  if (!object.ok() && object.error().code != ErrorCode::kNotFound) return object.error();
+  return object.ok();
+}
+
+Status KubernetesAdapter::CreateUnlessPresent(const KubeResource& collection, const Value& object,
+                                              RequestLog& log) {
+  auto created = client_.Create(collection, object, log);
+  // 409 AlreadyExists: created before (by an earlier run of this step) or by someone else; IsDone decides.
+  if (!created.ok() && created.error().code != ErrorCode::kConflict) return created.error();
   return {};
 }
 
@@ -186,10 +211,25 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     }
     return true;
   }
-  if (action == "CreateMemberLease" || action == "DeleteMemberLease") {
-    auto lease = client_.Get({"coordination.k8s.io/v1", "leases", namespace_, name, ""}, log);
-    if (!lease.ok() && lease.error().code != ErrorCode::kNotFound) return lease.error();
-    return lease.ok() == (action == "CreateMemberLease");
+  if (action == "CreateMemberLease" || action == "CreateSnapshotLease" || action == "DeleteMemberLease") {
+    auto lease = Exists({"coordination.k8s.io/v1", "leases", namespace_, name, ""}, log);
+    if (!lease.ok()) return lease.error();
+    return *lease == (action != "DeleteMemberLease");
+  }
+  if (action == "ApplyEtcdServices") {
+    for (const char* suffix : {"-client", "-peer"}) {
+      auto service = Exists({"v1", "services", namespace_, etcd_name_ + suffix, ""}, log);
+      if (!service.ok() || !*service) return service;
+    }
+    return true;
+  }
+  if (action == "CreateStatefulSet") {
+    auto statefulset = Exists({"apps/v1", "statefulsets", namespace_, etcd_name_, ""}, log);
+    if (!statefulset.ok() || !*statefulset) return statefulset;
+    auto etcd = FreshEtcd(log);
+    if (!etcd.ok()) return etcd.error();
+    return Int(*etcd, {"status", "observedGeneration"}, 0) >=
+           Int(*ValueAt(snapshot_, {"etcd"}), {"metadata", "generation"}, 0);
   }
   if (action == "SetPdbMinAvailable") {
     for (const char* version : {"policy/v1", "policy/v1beta1"}) {
@@ -218,10 +258,7 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     return config_map.ok() && InitialClusterSize(*config_map) == IntParam(step, "replicas");
   }
   if (action == "CreateCompactionJob") {
-    auto job = client_.Get(
-        {"batch/v1", "jobs", namespace_, CompactionJobName(*ValueAt(snapshot_, {"etcd"})), ""}, log);
-    if (!job.ok() && job.error().code != ErrorCode::kNotFound) return job.error();
-    return job.ok();
+    return Exists({"batch/v1", "jobs", namespace_, CompactionJobName(*ValueAt(snapshot_, {"etcd"})), ""}, log);
   }
   return false;  // Perform says why it cannot
 }
@@ -305,7 +342,7 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
     }
   }
-  if (action == "CreateMemberLease") {
+  if (action == "CreateMemberLease" || action == "CreateSnapshotLease") {
     const Value& observed = *ValueAt(snapshot_, {"etcd"});
     const Value lease = Value::MakeMap(
         {{Value::String("apiVersion"), Value::String("coordination.k8s.io/v1")},
@@ -314,9 +351,10 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
           Value::MakeMap(
               {{Value::String("name"), Value::String(name)},
                {Value::String("labels"),
-                Value::MakeMap(
-                    {{Value::String("app.kubernetes.io/part-of"), Value::String(etcd_name_)},
-                     {Value::String("gardener.cloud/purpose"), Value::String("etcd-member-lease")}})},
+                Value::MakeMap({{Value::String("app.kubernetes.io/part-of"), Value::String(etcd_name_)},
+                                {Value::String("gardener.cloud/purpose"),
+                                 Value::String(action == "CreateMemberLease" ? "etcd-member-lease"
+                                                                             : "etcd-snapshot-lease")}})},
                {Value::String("ownerReferences"),
                 Value::MakeList({Value::MakeMap(
                     {{Value::String("apiVersion"), Value::String("druid.gardener.cloud/v1alpha1")},
@@ -324,9 +362,28 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
                      {Value::String("name"), Value::String(etcd_name_)},
                      {Value::String("uid"), Value::String(Text(observed, {"metadata", "uid"}))},
                      {Value::String("controller"), Value::Bool(true)}})})}})}});
-    auto created = client_.Create({"coordination.k8s.io/v1", "leases", namespace_, "", ""}, lease, log);
-    if (!created.ok() && created.error().code != ErrorCode::kConflict) return created.error();
-    return {};  // 409 AlreadyExists: done
+    return CreateUnlessPresent({"coordination.k8s.io/v1", "leases", namespace_, "", ""}, lease, log);
+  }
+  if (action == "ApplyEtcdServices") {
+    auto services = EtcdServices(*ValueAt(snapshot_, {"etcd"}));
+    if (!services.ok()) return services.error();
+    for (const Value& service : *services) {
+      if (Status created = CreateUnlessPresent({"v1", "services", namespace_, "", ""}, service, log); !created.ok())
+        return created;
+    }
+    return {};
+  }
+  if (action == "CreateStatefulSet") {
+    const Value& etcd = *ValueAt(snapshot_, {"etcd"});
+    auto statefulset = EtcdStatefulSet(etcd, IntParam(step, "replicas"));
+    if (!statefulset.ok()) return statefulset.error();
+    if (Status created = CreateUnlessPresent({"apps/v1", "statefulsets", namespace_, "", ""}, *statefulset, log);
+        !created.ok())
+      return created;
+    // Rendered from this generation's spec: nothing is left for ApplyStatefulSetSpec to apply.
+    return PatchEtcdStatus(
+        Value::MakeMap({{Value::String("observedGeneration"), Value::Int(Int(etcd, {"metadata", "generation"}, 0))}}),
+        log);
   }
   if (action == "DeleteMemberLease") {
     return client_.Delete({"coordination.k8s.io/v1", "leases", namespace_, name, ""}, {}, std::nullopt, log);
@@ -396,9 +453,8 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
   if (action == "CreateCompactionJob") {
     auto job = CompactionJob(*ValueAt(snapshot_, {"etcd"}));
     if (!job.ok()) return job.error();
-    auto created = client_.Create({"batch/v1", "jobs", namespace_, "", ""}, *job, log);
-    if (!created.ok() && created.error().code != ErrorCode::kConflict) return created.error();
-    return {};  // 409 AlreadyExists: a job of this name runs or ran; etcd-druid waits for it too
+    // AlreadyExists: a job of this name runs or ran; etcd-druid waits for it too.
+    return CreateUnlessPresent({"batch/v1", "jobs", namespace_, "", ""}, *job, log);
   }
   return Error{ErrorCode::kFailedPrecondition, "the kubernetes adapter does not perform " + action, {}};
 }

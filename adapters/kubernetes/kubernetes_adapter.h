@@ -6,6 +6,7 @@
 //   ScaleStatefulSet                        the StatefulSet's /scale
 //   DeletePod, WaitForPodsDeleted           member Pods (by the uid observed)
 //   CreateMemberLease, DeleteMemberLease    member Leases
+//   CreateSnapshotLease                     <etcd>-full-snap, <etcd>-delta-snap
 //   SetPdbMinAvailable                      the PodDisruptionBudget (created when missing)
 //   RaiseAlert, PostponeMaintenance         Events on the Etcd object
 //
@@ -21,6 +22,8 @@
 //                          status.observedGeneration (etcd_templates.h)
 //   ApplyEtcdConfigMap     etcd-bootstrap-<uid[:6]>, created or updated
 //   CreateCompactionJob    <etcd>-compactor (AlreadyExists is done)
+//   ApplyEtcdServices      <etcd>-client and <etcd>-peer, each created when missing
+//   CreateStatefulSet      <etcd> with its member pod template
 #pragma once
 
 #include <chrono>
@@ -55,6 +58,9 @@ class KubernetesAdapter : public Adapter {
                      const std::string& message, RequestLog& log);
   Result<bool> EventRecorded(const std::string& reason, const std::string& message, RequestLog& log);
   Result<bool> PodGone(const std::string& name, RequestLog& log);
+  Result<bool> Exists(const KubeResource& resource, RequestLog& log);
+  // Creates `object` in `collection`; one that exists already is left as it is.
+  Status CreateUnlessPresent(const KubeResource& collection, const Value& object, RequestLog& log);
 
   KubeClient& client_;
   Value snapshot_;

@@ -92,6 +92,7 @@ int FrameSize(const RuleSet& rules, const FrameLayout& layout) {
     account_optional(fact.domain.low);
     account_optional(fact.domain.high);
   }
+  account_optional(rules.applies_when);
   for (const Expression& expression : rules.constraints) account(expression);
   for (const Expression& expression : rules.invariants) account(expression);
   for (const Rule& rule : rules.rules) {
@@ -340,10 +341,8 @@ Result<std::shared_ptr<const CompiledRuleSet>> CompiledRuleSet::Compile(
   return std::shared_ptr<const CompiledRuleSet>(std::move(compiled));
 }
 
-Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot, const ParamOverrides& overrides,
-                                                 expr::Budget* budget) const {
-  expr::Budget own;
-  if (budget == nullptr) budget = &own;
+Result<expr::Frame> CompiledRuleSet::BindInputs(const Snapshot& snapshot,
+                                                const ParamOverrides& overrides) const {
   const RuleSet& rules = *rule_set_;
   if (!snapshot.kind.empty() && !rules.subject.empty() && snapshot.subject() != rules.subject) {
     return Error{ErrorCode::kInvalidSnapshot,
@@ -381,6 +380,35 @@ Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot, const
   }
   frame[layout_.snapshot_slot()] = snapshot.document;
   frame[layout_.now_slot()] = Value::MakeTimestamp(snapshot.observed_at);
+  return frame;
+}
+
+Result<bool> CompiledRuleSet::AppliesTo(const Snapshot& snapshot, const ParamOverrides& overrides,
+                                        expr::Budget* budget) const {
+  const RuleSet& rules = *rule_set_;
+  if (!rules.applies_when) return true;
+  expr::Budget own;
+  if (budget == nullptr) budget = &own;
+  auto frame = BindInputs(snapshot, overrides);
+  if (!frame.ok()) return frame.error();
+  const Value applies = rules.applies_when->program->Evaluate(*frame, budget);
+  if (applies.is_bool()) return applies.bool_value();
+  SourcePosition position = rules.applies_when->position;
+  if (position.file.empty()) position.file = rules.file;
+  return Error{ErrorCode::kInvalidSnapshot,
+               WithPosition("appliesWhen", position) + " cannot be decided: " +
+                   (applies.is_error() ? applies.error_message() : "it is " + applies.DebugString() + ", not a bool"),
+               position};
+}
+
+Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot, const ParamOverrides& overrides,
+                                                 expr::Budget* budget) const {
+  expr::Budget own;
+  if (budget == nullptr) budget = &own;
+  const RuleSet& rules = *rule_set_;
+  auto bound = BindInputs(snapshot, overrides);
+  if (!bound.ok()) return bound.error();
+  expr::Frame& frame = *bound;
   for (int f = 0; f < layout_.fact_count; ++f) {
     const Fact& fact = rules.facts[f];
     Value value = fact.expression.program->Evaluate(frame, budget);
@@ -405,7 +433,7 @@ Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot, const
     }
     frame[layout_.fact_slot(f)] = std::move(value);
   }
-  return frame;
+  return bound;
 }
 
 Result<Decision> CompiledRuleSet::Match(expr::Frame& frame, bool trace, expr::Budget* budget) const {
@@ -532,6 +560,13 @@ std::optional<Error> CompiledRuleSet::Index::Match(const RuleSet& rule_set, expr
 
 Result<Decision> CompiledRuleSet::Evaluate(const Snapshot& snapshot, const EvaluationOptions& options) const {
   expr::Budget budget(options.budget);
+  auto applies = AppliesTo(snapshot, options.param_overrides, &budget);
+  if (!applies.ok()) return applies.error();
+  if (!*applies) {
+    Decision decision;
+    decision.applies = false;
+    return decision;
+  }
   auto frame = DeriveFacts(snapshot, options.param_overrides, &budget);
   if (!frame.ok()) return frame.error();
   return Match(*frame, options.trace, &budget);

@@ -50,6 +50,7 @@ struct Decision {
   std::vector<int> selected;       // what the hit policy selects, in output order
   std::optional<Error> violation;  // UNIQUE / ANY violation (then `selected` is empty)
   std::vector<RuleTrace> trace;    // one per rule, when requested
+  bool applies = true;             // false: spec.appliesWhen did not hold, nothing was matched
 };
 
 struct EvaluationOptions {
@@ -77,6 +78,13 @@ class CompiledRuleSet {
   Result<expr::Frame> DeriveFacts(const Snapshot& snapshot, const ParamOverrides& overrides,
                                   expr::Budget* budget = nullptr) const;
 
+  // Whether spec.appliesWhen holds for the snapshot (true when the rule set
+  // has none). kInvalidSnapshot when it cannot be evaluated or is not a bool.
+  // A rule set that does not apply decides nothing: callers neither derive
+  // its facts nor match it.
+  Result<bool> AppliesTo(const Snapshot& snapshot, const ParamOverrides& overrides,
+                         expr::Budget* budget = nullptr) const;
+
   // Matches a frame filled by DeriveFacts (or by hand: facts and params only
   // are read by cells that do not name `snapshot`). An error evaluating a
   // non-literal cell or condition is an error of the whole match, naming the
@@ -91,11 +99,14 @@ class CompiledRuleSet {
   // the error Match would return, or nullopt.
   std::optional<Error> Match(expr::Frame& frame, Decision& decision, expr::Budget* budget = nullptr) const;
 
+  // AppliesTo, then DeriveFacts and Match.
   Result<Decision> Evaluate(const Snapshot& snapshot, const EvaluationOptions& options) const;
 
  private:
   struct Index;
   CompiledRuleSet() = default;
+  // A frame with the params, the snapshot and `now` bound, facts not yet derived.
+  Result<expr::Frame> BindInputs(const Snapshot& snapshot, const ParamOverrides& overrides) const;
   Result<Decision> MatchWithTrace(expr::Frame& frame, expr::Budget* budget) const;
   std::shared_ptr<const RuleSet> rule_set_;
   FrameLayout layout_;

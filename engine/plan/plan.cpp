@@ -134,8 +134,16 @@ std::optional<Error> PlanRuleSet(const CompiledRuleSet& compiled, const Snapshot
                                  PlannedRuleSet& planned, std::vector<PlanStep>& steps) {
   const RuleSet& rule_set = compiled.rule_set();
   expr::Budget budget(options.budget);
-  auto frame =
-      compiled.DeriveFacts(snapshot, OverridesDeclaredBy(rule_set, options.param_overrides), &budget);
+  const ParamOverrides overrides = OverridesDeclaredBy(rule_set, options.param_overrides);
+  auto applies = compiled.AppliesTo(snapshot, overrides, &budget);
+  if (!applies.ok() && applies.error().code == ErrorCode::kInvalidArgument) return applies.error();
+  if (!applies.ok()) {
+    planned.error = applies.error();
+    return std::nullopt;
+  }
+  planned.applies = *applies;
+  if (!planned.applies) return std::nullopt;
+  auto frame = compiled.DeriveFacts(snapshot, overrides, &budget);
   if (!frame.ok() && frame.error().code == ErrorCode::kInvalidArgument) return frame.error();
   if (!frame.ok()) {
     planned.error = frame.error();
@@ -190,7 +198,7 @@ Result<Plan> MakePlan(const std::vector<std::shared_ptr<const CompiledRuleSet>>&
   for (const auto& compiled : rule_sets) {
     const RuleSet& rule_set = compiled->rule_set();
     PlannedRuleSet& planned = plan.rule_sets.emplace_back(PlannedRuleSet{
-        rule_set.name, rule_set.version, rule_set.digest, HitPolicyName(rule_set.hit_policy), {}, {}, {}});
+        rule_set.name, rule_set.version, rule_set.digest, HitPolicyName(rule_set.hit_policy), {}, {}, {}, true});
     if (auto error = PlanRuleSet(*compiled, snapshot, options, catalogue, planned, plan.steps)) return *error;
   }
   return plan;
@@ -218,6 +226,7 @@ Value PlanToValue(const Plan& plan) {
                         {string("digest"), string(planned.digest)},
                         {string("hitPolicy"), string(planned.hit_policy)},
                         {string("matchedRules"), strings(planned.matched_rules)}};
+    if (!planned.applies) entry.emplace_back(string("applies"), Value::Bool(false));
     if (planned.violation) entry.emplace_back(string("violation"), string(planned.violation->message));
     if (planned.error) entry.emplace_back(string("error"), string(planned.error->message));
     rule_sets.push_back(Value::MakeMap(std::move(entry)));

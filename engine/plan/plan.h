@@ -37,6 +37,7 @@ struct PlannedRuleSet {
   std::vector<std::string> matched_rules;  // selected rule ids, in output order
   std::optional<Error> violation;          // a hit-policy violation: no steps from this rule set
   std::optional<Error> error;              // an evaluation error: no decision, no steps from this rule set
+  bool applies = true;                     // false: its spec.appliesWhen did not hold, no steps from it
 };
 
 struct Plan {

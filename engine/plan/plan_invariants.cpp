@@ -11,6 +11,9 @@ Result<std::vector<InvariantViolation>> CheckPlanInvariants(const CompiledRuleSe
   std::vector<InvariantViolation> violations;
   if (rule_set.invariants.empty()) return violations;
   expr::Budget budget(options.budget);
+  auto applies = compiled.AppliesTo(snapshot, options.param_overrides, &budget);
+  if (!applies.ok()) return applies.error();
+  if (!*applies) return violations;
   auto frame = compiled.DeriveFacts(snapshot, options.param_overrides, &budget);
   if (!frame.ok()) return frame.error();
 

@@ -201,7 +201,7 @@ class RuleFileLoader {
   void LoadSpec(const MappingField& field) {
     auto spec = reader_.ReadMapping(field.value, "spec",
                                     {"subject", "hitPolicy", "params", "facts", "constraints", "invariants",
-                                     "allowGaps", "rules", "tests"});
+                                     "allowGaps", "appliesWhen", "rules", "tests"});
     if (!spec) return;
     if (const MappingField* subject = reader_.Require(*spec, "subject")) {
       if (std::optional<std::string> text = reader_.ReadString(*subject)) {
@@ -220,6 +220,9 @@ class RuleFileLoader {
     layout_ =
         FrameLayout{static_cast<int>(rule_set_.facts.size()), static_cast<int>(rule_set_.params.size())};
     for (size_t i = 0; i < fact_bodies.size(); ++i) LoadFactBody(static_cast<int>(i), fact_bodies[i]);
+    if (const MappingField* applies_when = spec->Find("appliesWhen")) {
+      rule_set_.applies_when = CompileField(*applies_when, Environment(0, true));
+    }
     if (const MappingField* constraints = spec->Find("constraints")) {
       rule_set_.constraints = LoadExpressionList(*constraints, "constraint", FullEnvironment());
     }

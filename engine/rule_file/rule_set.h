@@ -142,6 +142,10 @@ struct RuleSet {
   std::vector<Expression> constraints;  // boolean, over facts and params
   std::vector<Expression> invariants;   // boolean, over facts, params and the decision (see FrameLayout)
   bool allow_gaps = false;              // spec.allowGaps: states no rule decides are intended
+  // spec.appliesWhen: a boolean over params, `snapshot` and `now`. When it is
+  // false the rule set decides nothing for the snapshot (its facts are not
+  // derived): e.g. the status rules before the StatefulSet exists.
+  std::optional<Expression> applies_when;
   std::vector<RuleTest> tests;
   std::string digest;  // "sha256:<hex>" of the file's bytes
 

@@ -168,16 +168,35 @@ Status NumberedWriter::WriteSome(int count) {
 
 void NumberedWriter::Loop(std::chrono::milliseconds interval) {
   EtcdClient client(EtcdClientConfig{endpoints_, {}, std::chrono::seconds(2)});
+  auto last_success = std::chrono::steady_clock::now();
   while (running_) {
     RequestLog log;
     const int64_t index = next_++;
     auto revision = client.Put(KeyOf(index), "value " + std::to_string(index), log);
-    if (revision.ok()) {
+    const auto now = std::chrono::steady_clock::now();
+    {
       std::lock_guard<std::mutex> lock(mutex_);
-      acks_.push_back({index, *revision});
+      if (revision.ok()) {
+        acks_.push_back({index, *revision});
+        last_success = now;
+      } else {
+        ++failures_;
+        longest_outage_ = std::max(longest_outage_,
+                                   std::chrono::duration_cast<std::chrono::milliseconds>(now - last_success));
+      }
     }
     std::this_thread::sleep_for(interval);
   }
+}
+
+int64_t NumberedWriter::failures() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return failures_;
+}
+
+std::chrono::milliseconds NumberedWriter::longest_outage() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return longest_outage_;
 }
 
 std::vector<NumberedWriter::Ack> NumberedWriter::acknowledged() const {

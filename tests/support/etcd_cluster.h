@@ -90,6 +90,10 @@ class NumberedWriter {
   };
   std::vector<Ack> acknowledged() const;
   std::string KeyOf(int64_t index) const;
+  // Puts that failed, and the longest time from the last acknowledged put to
+  // a failed one (how long the writer saw only errors) while Start ran.
+  int64_t failures() const;
+  std::chrono::milliseconds longest_outage() const;
 
  private:
   void Loop(std::chrono::milliseconds interval);
@@ -100,6 +104,8 @@ class NumberedWriter {
   mutable std::mutex mutex_;
   std::vector<Ack> acks_;
   int64_t next_ = 1;
+  int64_t failures_ = 0;
+  std::chrono::milliseconds longest_outage_{0};
 };
 
 // Every acknowledged key of `writer` that `client` does not return, as

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
@@ -192,6 +193,23 @@ std::string ResolveNames(const std::string& text, const Resolver& resolve) {
     copied = end;
   }
   return out + text.substr(copied);
+}
+
+// The Pod's own network namespace stand-in: a process that listens on
+// "0.0.0.0" (etcd-druid's listen-*-urls) would take the port on every
+// loopback address, so it listens on the Pod's IP instead.
+std::string BindToPodIP(const std::string& text, const std::string& pod_ip) {
+  std::string out = text;
+  for (size_t at = out.find("0.0.0.0"); at != std::string::npos; at = out.find("0.0.0.0", at + pod_ip.size())) {
+    const bool inside_number = (at > 0 && (std::isdigit(static_cast<unsigned char>(out[at - 1])) || out[at - 1] == '.')) ||
+                               (at + 7 < out.size() && (std::isdigit(static_cast<unsigned char>(out[at + 7])) || out[at + 7] == '.'));
+    if (inside_number) {
+      at += 1;
+      continue;
+    }
+    out.replace(at, 7, pod_ip);
+  }
+  return out;
 }
 
 Status WriteFile(const std::string& path, const std::string& content) {
@@ -538,7 +556,7 @@ Status NodeAgent::Impl::PrepareVolume(Pod& pod, const Json& volume) {
       }
       if (!selected) continue;
       const std::string written =
-          is_config_map ? RewritePaths(ResolveNames(content, resolve), mounts) : content;
+          is_config_map ? RewritePaths(ResolveNames(BindToPodIP(content, pod.ip), resolve), mounts) : content;
       if (Status status = WriteFile(dir + "/" + path, written); !status.ok()) return status;
     }
   }
@@ -596,7 +614,7 @@ Result<NodeAgent::Impl::Container> NodeAgent::Impl::BuildContainer(
     return Resolve(pod_name, namespace_name);
   };
   const auto finish = [&](const std::string& value) {
-    return RewritePaths(ResolveNames(value, resolve), mounts);
+    return RewritePaths(ResolveNames(BindToPodIP(value, pod.ip), resolve), mounts);
   };
 
   const Json& metadata = Field(pod.object, "metadata");

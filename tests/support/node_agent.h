@@ -25,6 +25,9 @@
 //   path under a volumeMount's mountPath (longest wins; "--flag=/path" too)
 //   is rewritten to the host directory (+ subPath); so are such paths inside
 //   configMap files.
+// - Network namespace stand-in: "0.0.0.0" in args, env values and configMap
+//   files becomes the Pod's IP, so that Pods listening on every address of
+//   their own namespace do not collide on the host's.
 // - Cluster DNS stand-in: "<pod>.<service>.<namespace>.svc[.cluster.local]"
 //   in args, env values and configMap files becomes that Pod's IP (a name
 //   ending in "-<i>" resolves to ip_prefix + (10 + i) before the Pod exists).

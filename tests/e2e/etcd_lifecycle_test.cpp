@@ -1,0 +1,261 @@
+// The whole loop, for real: a kube-apiserver with etcd as its storage and
+// kube-controller-manager, `ruleplane controller` from deploy/ (its RBAC
+// only), and the test kubelet (tests/support/node_agent.h) running each
+// member Pod as `ruleplane member-init`, a real etcd member and `ruleplane
+// member-agent`. An Etcd created from nothing becomes a cluster; failures
+// are then inflicted on it while a writer puts numbered keys through the
+// members' client URLs, and each scenario ends with every acknowledged key
+// present and HashKV equal on every member.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+
+#include "adapters/etcd/etcdctl_hashkv.h"
+#include "adapters/kubernetes/manifests.h"
+#include "adapters/process.h"
+#include "engine/common/json_value.h"
+#include "tests/support/etcd_cluster.h"
+#include "tests/support/eventually.h"
+#include "tests/support/kube_cluster.h"
+#include "tests/support/kube_objects.h"
+#include "tests/support/node_agent.h"
+#include "tests/support/temp_dir.h"
+
+namespace ruleplane::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kEtcd = "etcd-main";
+const KubeResource kEtcdResource{"druid.gardener.cloud/v1alpha1", "etcds", "default", kEtcd, ""};
+
+std::string Text(const Value& object, std::initializer_list<std::string_view> keys) {
+  const Value* value = ValueAt(object, keys);
+  return value != nullptr && value->is_string() ? value->string_value() : "";
+}
+
+class EtcdLifecycle : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::make_unique<TempDir>("e2e");
+    auto kube = KubeCluster::Start(dir_->path() + "/kube",
+                                   KubeClusterOptions{.users = {"operator"}, .controller_manager = true});
+    ASSERT_TRUE(kube.ok()) << kube.error().message;
+    kube_ = std::move(*kube);
+    admin_ = std::make_unique<KubeClient>(kube_->AdminConfig());
+    RequestLog log;
+    ASSERT_TRUE(InstallEtcdCrd(*admin_, log).ok());
+    auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
+    ASSERT_TRUE(rbac.ok()) << rbac.error().message;
+    // The controller runs as the user "operator" with deploy/'s Role and nothing else.
+    auto binding = ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
+                             R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":)"
+                             R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
+                             R"("subjects":[{"kind":"User","name":"operator"}]})");
+    rbac->push_back(*binding);
+    Status applied = ApplyManifests(*admin_, *rbac, "default", log);
+    ASSERT_TRUE(applied.ok()) << applied.error().message;
+    auto agent = NodeAgent::Start(kube_->AdminConfig(), {.root = dir_->path() + "/node",
+                                                         .binaries = {{"ruleplane", RULEPLANE_BINARY}},
+                                                         .ip_prefix = RandomLoopbackPrefix()});
+    ASSERT_TRUE(agent.ok()) << agent.error().message;
+    agent_ = std::move(*agent);
+  }
+
+  void TearDown() override {
+    for (ChildProcess& controller : controllers_) controller.Stop();
+    agent_.reset();
+    kube_.reset();
+  }
+
+  // Controller `i` (a second one only waits for the Lease), as deploy/controller.yaml runs it.
+  void StartController(int i) {
+    if (controllers_.size() <= static_cast<size_t>(i)) controllers_.resize(i + 1);
+    auto started = ChildProcess::Start(
+        {RULEPLANE_BINARY, "controller", "--kubeconfig", kube_->WriteKubeconfig("operator"), "-n", "default",
+         "--allow-disruptive", "--journal", dir_->path() + "/journal-" + std::to_string(i) + ".db",
+         "--resync-period", "2", "--min-disruptive-interval", "5", "--leader-elect-lease-duration", "6",
+         "--leader-elect-renew-deadline", "4", "--leader-elect-retry-period", "1", "--metrics-bind-address",
+         "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
+        ControllerLog(i));
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    controllers_[i] = std::move(*started);
+  }
+
+  std::string ControllerLog(int i) const { return dir_->path() + "/controller-" + std::to_string(i) + ".log"; }
+
+  void CreateEtcd(int replicas) {
+    auto etcd = ParseJson(
+        R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd","metadata":{"name":")" +
+        std::string(kEtcd) + R"("},"spec":{"replicas":)" + std::to_string(replicas) +
+        R"(,"labels":{"app.kubernetes.io/part-of":"etcd-main"},)"
+        R"("etcd":{"clientPort":2379,"serverPort":2380,"quota":"1Gi"},)"
+        R"("backup":{"deltaSnapshotPeriod":"5s","store":{"provider":"Local","container":"e2e-backups",)"
+        R"("prefix":"etcd-main"}}}})");
+    ASSERT_TRUE(etcd.ok());
+    RequestLog log;
+    ASSERT_TRUE(ApplyManifests(*admin_, {*etcd}, "default", log).ok());
+  }
+
+  Value Etcd() {
+    RequestLog log;
+    auto etcd = admin_->Get(kEtcdResource, log);
+    return etcd.ok() ? *etcd : Value::Null();
+  }
+
+  // `replicas` members Ready in the status, Ready and AllMembersReady True.
+  bool HealthyWith(int replicas) {
+    const Value etcd = Etcd();
+    const Value* members = ValueAt(etcd, {"status", "members"});
+    if (members == nullptr || !members->is_list() || members->list_value().size() != static_cast<size_t>(replicas))
+      return false;
+    for (const Value& member : members->list_value())
+      if (Text(member, {"status"}) != "Ready") return false;
+    int true_conditions = 0;
+    const Value* conditions = ValueAt(etcd, {"status", "conditions"});
+    for (const Value& condition : conditions != nullptr && conditions->is_list() ? conditions->list_value()
+                                                                                  : Value::List{}) {
+      const std::string type = Text(condition, {"type"});
+      if ((type == "Ready" || type == "AllMembersReady") && Text(condition, {"status"}) == "True")
+        ++true_conditions;
+    }
+    return true_conditions == 2;
+  }
+
+  std::string Describe() {
+    std::string text = "Etcd: " + FormatJson(*ValueAt(Etcd(), {"status"})) + "\n";
+    const std::string plan = dir_->path() + "/plan.txt";
+    auto planned = ChildProcess::Start({RULEPLANE_BINARY, "plan", "--cluster", std::string("default/") + kEtcd,
+                                        "--kubeconfig", kube_->WriteKubeconfig("admin")},
+                                       plan);
+    if (planned.ok()) Eventually([&] { return !planned->running(); }, std::chrono::seconds(20));
+    text += "a fresh plan:\n" + Slurp(plan);
+    for (size_t i = 0; i < controllers_.size(); ++i) text += "controller " + std::to_string(i) + ":\n" + Tail(ControllerLog(i));
+    RequestLog log;
+    for (int i = 0; i < 5; ++i) {
+      const std::string pod = std::string(kEtcd) + "-" + std::to_string(i);
+      if (auto object = admin_->Get({"v1", "pods", "default", pod, ""}, log); object.ok())
+        text += "pod " + pod + ": uid " + Text(*object, {"metadata", "uid"}) + " status " +
+                FormatJson(*ValueAt(*object, {"status"})) + "\n";
+      for (const char* container : {"member-init", "etcd", "member-agent"}) {
+        const std::string log = dir_->path() + "/node/pods/" + pod + "/" + container + ".log";
+        if (fs::exists(log)) text += pod + "/" + container + ":\n" + Tail(log);
+      }
+    }
+    return text;
+  }
+
+  static std::string Tail(const std::string& path) {
+    const std::string text = Slurp(path);
+    return text.size() > 3000 ? text.substr(text.size() - 3000) : text;
+  }
+
+  std::vector<std::string> ClientUrls(int replicas) const {
+    std::vector<std::string> urls;
+    for (int i = 0; i < replicas; ++i)
+      urls.push_back("http://" + agent_->PodIP(std::string(kEtcd) + "-" + std::to_string(i)) + ":2379");
+    return urls;
+  }
+
+  // Every acknowledged key is present, and every member's HashKV agrees at
+  // the lowest revision they have all applied.
+  void ExpectNoKeyLostAndMembersAgree(const NumberedWriter& writer, int replicas) {
+    EtcdClient client(EtcdClientConfig{ClientUrls(replicas), {}, std::chrono::seconds(5)});
+    EXPECT_EQ(MissingKeys(client, writer), std::vector<std::string>{});
+    std::vector<HashKvResult> hashes;
+    int64_t revision = 0;
+    ASSERT_TRUE(Eventually(
+        [&] {
+          RequestLog log;
+          revision = INT64_MAX;
+          for (const std::string& url : ClientUrls(replicas)) {
+            auto status = client.MemberStatus(url, log);
+            if (!status.ok()) return false;
+            revision = std::min(revision, status->revision);
+          }
+          return true;
+        },
+        std::chrono::seconds(30)))
+        << Describe();
+    for (const std::string& url : ClientUrls(replicas)) {
+      auto hash = EndpointHashKV(url, revision, {}, std::chrono::seconds(10));
+      ASSERT_TRUE(hash.ok()) << url << ": " << hash.error().message;
+      hashes.push_back(*hash);
+    }
+    for (const HashKvResult& hash : hashes) EXPECT_EQ(hash.hash, hashes.front().hash) << "at revision " << revision;
+  }
+
+  std::unique_ptr<TempDir> dir_;
+  std::unique_ptr<KubeCluster> kube_;
+  std::unique_ptr<KubeClient> admin_;
+  std::unique_ptr<NodeAgent> agent_;
+  std::vector<ChildProcess> controllers_;
+};
+
+// Created from nothing: the components, three Ready members renewing their
+// Leases, the conditions and the budget; of two controllers only the leader
+// writes. Then a Pod deleted and a member's data directory wiped: each
+// member comes back, no acknowledged key is lost, the members agree.
+TEST_F(EtcdLifecycle, CreatedFromNothingThenAPodDeletedAndADataDirectoryWiped) {
+  StartController(0);
+  StartController(1);
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe();
+  RequestLog log;
+  for (const char* service : {"etcd-main-client", "etcd-main-peer"})
+    EXPECT_TRUE(admin_->Get({"v1", "services", "default", service, ""}, log).ok()) << service;
+  for (int i = 0; i < 3; ++i) {
+    auto lease = admin_->Get({"coordination.k8s.io/v1", "leases", "default", "etcd-main-" + std::to_string(i), ""}, log);
+    ASSERT_TRUE(lease.ok());
+    EXPECT_NE(Text(*lease, {"spec", "holderIdentity"}), "") << FormatJson(*lease);
+  }
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto budget = admin_->Get({"policy/v1beta1", "poddisruptionbudgets", "default", kEtcd, ""}, log);
+        return budget.ok() && ValueAt(*budget, {"spec", "minAvailable"})->int_value() == 2;
+      },
+      std::chrono::seconds(30)))
+      << Describe();
+  // Only the leader wrote: the other controller's log has no step.
+  const bool first_leads = Slurp(ControllerLog(0)).find("\"step\"") != std::string::npos;
+  EXPECT_EQ(Slurp(ControllerLog(first_leads ? 1 : 0)).find("\"step\""), std::string::npos)
+      << Slurp(ControllerLog(first_leads ? 1 : 0));
+
+  NumberedWriter writer(ClientUrls(3), "/e2e/");
+  writer.Start(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+
+  // A Pod deleted: the StatefulSet controller makes it again, its member rejoins with its data.
+  auto deleted = admin_->Delete({"v1", "pods", "default", "etcd-main-1", ""}, {}, std::nullopt, log);
+  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-1", "etcd") == 0; }, std::chrono::seconds(30)));
+  ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-1", "etcd") != 0 && HealthyWith(3); },
+                         std::chrono::seconds(120), std::chrono::seconds(1)))
+      << Describe();
+
+  // A data directory wiped while its Pod is away: member-init finds the member
+  // without data, removes it from the cluster and adds it again, empty; it
+  // catches up from the leader.
+  const std::string data = agent_->VolumeDir("etcd-main-2", kEtcd);
+  ASSERT_NE(data, "");
+  ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", "etcd-main-2", ""}, {}, std::nullopt, log).ok());
+  ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") == 0; }, std::chrono::seconds(30)));
+  std::error_code moved;
+  fs::rename(data + "/new.etcd", dir_->path() + "/wiped.etcd", moved);
+  ASSERT_FALSE(moved) << moved.message();
+  ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") != 0 && HealthyWith(3); },
+                         std::chrono::seconds(120), std::chrono::seconds(1)))
+      << Describe();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  writer.Stop();
+  EXPECT_GT(writer.acknowledged().size(), 100u);
+  // Election timeout (1 s) plus the reconcile period (2 s): one member of
+  // three away never stops the writes for longer.
+  EXPECT_LE(writer.longest_outage().count(), 3000) << writer.failures() << " failed puts";
+  ExpectNoKeyLostAndMembersAgree(writer, 3);
+}
+
+}  // namespace
+}  // namespace ruleplane::testing
