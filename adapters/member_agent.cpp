@@ -13,6 +13,11 @@ Value AgentRound::ToValue() const {
   return Value::MakeMap({{Value::String("healthy"), Value::Bool(healthy)},
                          {Value::String("holderIdentity"), Value::String(holder_identity)},
                          {Value::String("backup"), Value::String(backup)},
+                         {Value::String("removed"), [&] {
+                            Value::List names;
+                            for (const std::string& name : removed) names.push_back(Value::String(name));
+                            return Value::MakeList(std::move(names));
+                          }()},
                          {Value::String("error"), Value::String(error)}});
 }
 
@@ -128,6 +133,30 @@ Status MemberAgent::SetBackupReady(bool succeeded, const std::string& message,
   return written;
 }
 
+Status MemberAgent::RemoveSuperfluousMembers(const std::vector<EtcdMember>& members, uint64_t self,
+                                             AgentRound& round) {
+  if (options_.etcd_name.empty()) return {};
+  RequestLog log;
+  auto etcd = kube_.Get({"druid.gardener.cloud/v1alpha1", "etcds", options_.namespace_name, options_.etcd_name, ""},
+                        log);
+  if (!etcd.ok()) return etcd.error();
+  const Value* replicas = ValueAt(*etcd, {"spec", "replicas"});
+  const Value* cluster_size = ValueAt(*etcd, {"status", "clusterSize"});
+  if (replicas == nullptr || !replicas->is_int() || cluster_size == nullptr || !cluster_size->is_int()) return {};
+  const int64_t kept = std::max(replicas->int_value(), cluster_size->int_value());
+  if (kept < 1) return {};
+  const std::string prefix = options_.etcd_name + "-";
+  for (const EtcdMember& member : members) {
+    const std::string ordinal = member.name.rfind(prefix, 0) == 0 ? member.name.substr(prefix.size()) : "";
+    if (member.id == self || ordinal.empty() || ordinal.size() > 3 ||
+        ordinal.find_first_not_of("0123456789") != std::string::npos || std::stoll(ordinal) < kept)
+      continue;
+    if (Status removed = cluster_.MemberRemove(member.id, log); !removed.ok()) return removed;
+    round.removed.push_back(member.name);
+  }
+  return {};
+}
+
 AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
   AgentRound round;
   RequestLog reads;
@@ -155,6 +184,10 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
       !renewed.ok()) {
     round.error = renewed.error().message;
     round.holder_identity.clear();
+  }
+  if (leads) {
+    if (Status cleaned = RemoveSuperfluousMembers(*members, status->member_id, round); !cleaned.ok())
+      round.error = "superfluous members: " + cleaned.error().message;
   }
   if (!leads || store_ == nullptr) return round;
   auto append_error = [&](const std::string& error) {

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "adapters/backup_taker.h"
 #include "adapters/kubernetes/kube_client.h"
@@ -53,6 +54,7 @@ struct AgentRound {
   bool healthy = false;
   std::string holder_identity;  // written to the member lease; "" when not renewed
   std::string backup;           // the snapshot taken, "" when none
+  std::vector<std::string> removed;  // superfluous members removed from the etcd cluster
   std::string error;            // what went wrong, "" when nothing
   Value ToValue() const;
 };
@@ -77,6 +79,11 @@ class MemberAgent {
   Result<DueBackup> TakeDueBackup(std::chrono::system_clock::time_point now);
   Status SetBackupReady(bool succeeded, const std::string& message,
                         std::chrono::system_clock::time_point now);
+  // The leader's cleanup (DEP-01, seeds/000:556, 747): etcd members named
+  // <etcd>-<ordinal> that no pod stands for, ordinal >= the larger of the
+  // Etcd's spec.replicas and status.clusterSize (after a scale-down), are
+  // removed from the cluster, never this member itself.
+  Status RemoveSuperfluousMembers(const std::vector<EtcdMember>& members, uint64_t self, AgentRound& round);
 
   MemberAgentOptions options_;
   EtcdClient& cluster_;

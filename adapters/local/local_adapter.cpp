@@ -288,7 +288,8 @@ Status LocalAdapter::RestoreFullSnapshot(const PlanStep& step, RequestLog& log) 
   if (!log.dry_run()) {
     auto revision = SnapshotFileRevision(restored + "/member/snap/db", member_.command_timeout);
     if (!revision.ok()) return revision.error();
-    if (*revision != snapshot->last_revision) {
+    // etcd's first revision is 1; a database no key was ever written to reads 0.
+    if (std::max<int64_t>(*revision, 1) != std::max<int64_t>(snapshot->last_revision, 1)) {
       return IoError("the restored database has revision " + std::to_string(*revision) +
                      ", the snapshot's name says " + std::to_string(snapshot->last_revision));
     }

@@ -10,8 +10,11 @@
 
 #include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "adapters/etcd/etcdctl_hashkv.h"
+#include "adapters/failure_point.h"
 #include "adapters/kubernetes/manifests.h"
 #include "adapters/process.h"
 #include "engine/common/json_value.h"
@@ -69,8 +72,9 @@ class EtcdLifecycle : public ::testing::Test {
     kube_.reset();
   }
 
-  // Controller `i` (a second one only waits for the Lease), as deploy/controller.yaml runs it.
-  void StartController(int i) {
+  // Controller `i` (a second one only waits for the Lease), as deploy/controller.yaml runs it;
+  // `failpoint`: RULEPLANE_FAILPOINT (adapters/failure_point.h), where it dies.
+  void StartController(int i, const std::string& failpoint = "") {
     if (controllers_.size() <= static_cast<size_t>(i)) controllers_.resize(i + 1);
     auto started = ChildProcess::Start(
         {RULEPLANE_BINARY, "controller", "--kubeconfig", kube_->WriteKubeconfig("operator"), "-n", "default",
@@ -78,7 +82,7 @@ class EtcdLifecycle : public ::testing::Test {
          "--resync-period", "2", "--min-disruptive-interval", "5", "--leader-elect-lease-duration", "6",
          "--leader-elect-renew-deadline", "4", "--leader-elect-retry-period", "1", "--metrics-bind-address",
          "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
-        ControllerLog(i));
+        ControllerLog(i), failpoint.empty() ? std::vector<std::string>{} : std::vector<std::string>{"RULEPLANE_FAILPOINT=" + failpoint});
     ASSERT_TRUE(started.ok()) << started.error().message;
     controllers_[i] = std::move(*started);
   }
@@ -195,9 +199,9 @@ class EtcdLifecycle : public ::testing::Test {
 
 // Created from nothing: the components, three Ready members renewing their
 // Leases, the conditions and the budget; of two controllers only the leader
-// writes. Then a Pod deleted and a member's data directory wiped: each
-// member comes back, no acknowledged key is lost, the members agree.
-TEST_F(EtcdLifecycle, CreatedFromNothingThenAPodDeletedAndADataDirectoryWiped) {
+// writes. Then a Pod deleted, a member's data directory wiped and a
+// member's database corrupted: each member comes back, no acknowledged key is lost, the members agree.
+TEST_F(EtcdLifecycle, CreatedFromNothingThenAPodDeletedADataDirectoryWipedAndADatabaseCorrupted) {
   StartController(0);
   StartController(1);
   CreateEtcd(3);
@@ -248,12 +252,88 @@ TEST_F(EtcdLifecycle, CreatedFromNothingThenAPodDeletedAndADataDirectoryWiped) {
   ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") != 0 && HealthyWith(3); },
                          std::chrono::seconds(120), std::chrono::seconds(1)))
       << Describe();
+  const std::string init_log = Slurp(dir_->path() + "/node/pods/etcd-main-2/member-init.log");
+  EXPECT_NE(init_log.find("RemoveMember etcd-main-2  done"), std::string::npos) << init_log;
+  EXPECT_NE(init_log.find("AddMember etcd-main-2  done"), std::string::npos) << init_log;
+
+  // A database corrupted while its Pod is away: member-init finds it cannot
+  // be opened, moves it aside (never deletes it) and the member rejoins.
+  const std::string db = agent_->VolumeDir("etcd-main-0", kEtcd) + "/new.etcd/member/snap/db";
+  ASSERT_TRUE(fs::exists(db)) << db;
+  ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", "etcd-main-0", ""}, {}, std::nullopt, log).ok());
+  ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-0", "etcd") == 0; }, std::chrono::seconds(30)));
+  {
+    std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
+    const std::string garbage(8192, '\x5a');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-0", "etcd") != 0 && HealthyWith(3); },
+                         std::chrono::seconds(120), std::chrono::seconds(1)))
+      << Describe();
+  bool kept_aside = false;
+  for (const auto& entry : fs::directory_iterator(agent_->VolumeDir("etcd-main-0", kEtcd))) {
+    const std::string aside_db = entry.path().string() + "/member/snap/db";
+    if (entry.path().filename().string().rfind("new.etcd.", 0) == 0 && fs::exists(aside_db))
+      kept_aside = kept_aside || Slurp(aside_db).substr(0, 8) == std::string(8, '\x5a');
+  }
+  EXPECT_TRUE(kept_aside) << "the corrupted database is not kept beside the data directory";
   std::this_thread::sleep_for(std::chrono::seconds(2));
   writer.Stop();
   EXPECT_GT(writer.acknowledged().size(), 100u);
   // Election timeout (1 s) plus the reconcile period (2 s): one member of
   // three away never stops the writes for longer.
   EXPECT_LE(writer.longest_outage().count(), 3000) << writer.failures() << " failed puts";
+  ExpectNoKeyLostAndMembersAgree(writer, 3);
+}
+
+// The step lines of a controller's log: "<action> <target> <state>".
+std::vector<std::string> StepLines(const std::string& log) {
+  std::vector<std::string> lines;
+  std::stringstream text(log);
+  for (std::string line; std::getline(text, line);) {
+    auto entry = ParseJson(line);
+    if (!entry.ok() || !entry->is_map() || entry->Find("step") == nullptr) continue;
+    lines.push_back(Text(*entry, {"action"}) + " " + Text(*entry, {"target"}) + " " + Text(*entry, {"state"}));
+  }
+  return lines;
+}
+
+// The controller dies in the middle of the plan that creates the cluster, at
+// two failure points in turn; each time the next controller takes the Lease,
+// observes again and goes on. No step that had taken effect runs again: the
+// successor finds it done (skipped) or does not plan it at all.
+TEST_F(EtcdLifecycle, ControllersKilledInTheMiddleOfAPlanLeaveTheRestToTheirSuccessor) {
+  StartController(0, "after:CreateMemberLease");
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return !controllers_[0].running(); }, std::chrono::seconds(60)))
+      << Slurp(ControllerLog(0));
+  EXPECT_EQ(controllers_[0].Stop(), kFailPointExitCode);
+  EXPECT_EQ(StepLines(Slurp(ControllerLog(0))),
+            (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main succeeded", "ApplyEtcdServices etcd-main succeeded"}));
+
+  StartController(1, "after:CreateStatefulSet");
+  ASSERT_TRUE(Eventually([&] { return !controllers_[1].running(); }, std::chrono::seconds(60)))
+      << Slurp(ControllerLog(1));
+  EXPECT_EQ(controllers_[1].Stop(), kFailPointExitCode);
+  const std::vector<std::string> second = StepLines(Slurp(ControllerLog(1)));
+  // The first lease was created before the crash: not planned again; the others are.
+  EXPECT_EQ(second, (std::vector<std::string>{
+                        "ApplyEtcdConfigMap etcd-main skipped", "ApplyEtcdServices etcd-main skipped",
+                        "CreateMemberLease etcd-main-1 succeeded", "CreateMemberLease etcd-main-2 succeeded",
+                        "CreateSnapshotLease etcd-main-full-snap succeeded",
+                        "CreateSnapshotLease etcd-main-delta-snap succeeded", "SetClusterSize etcd-main succeeded"}))
+      << Slurp(ControllerLog(1));
+
+  StartController(2);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe();
+  for (const std::string& line : StepLines(Slurp(ControllerLog(2)))) {
+    EXPECT_EQ(line.find("ApplyEtcdConfigMap"), std::string::npos) << line;
+    EXPECT_EQ(line.find("CreateStatefulSet"), std::string::npos) << line;
+    EXPECT_EQ(line.find("CreateMemberLease"), std::string::npos) << line;
+  }
+  NumberedWriter writer(ClientUrls(3), "/crash/");
+  ASSERT_TRUE(writer.WriteSome(50).ok());
   ExpectNoKeyLostAndMembersAgree(writer, 3);
 }
 
