@@ -13,7 +13,8 @@ Value AgentRound::ToValue() const {
   return Value::MakeMap({{Value::String("healthy"), Value::Bool(healthy)},
                          {Value::String("holderIdentity"), Value::String(holder_identity)},
                          {Value::String("backup"), Value::String(backup)},
-                         {Value::String("removed"), [&] {
+                         {Value::String("removed"),
+                          [&] {
                             Value::List names;
                             for (const std::string& name : removed) names.push_back(Value::String(name));
                             return Value::MakeList(std::move(names));
@@ -137,12 +138,13 @@ Status MemberAgent::RemoveSuperfluousMembers(const std::vector<EtcdMember>& memb
                                              AgentRound& round) {
   if (options_.etcd_name.empty()) return {};
   RequestLog log;
-  auto etcd = kube_.Get({"druid.gardener.cloud/v1alpha1", "etcds", options_.namespace_name, options_.etcd_name, ""},
-                        log);
+  auto etcd = kube_.Get(
+      {"druid.gardener.cloud/v1alpha1", "etcds", options_.namespace_name, options_.etcd_name, ""}, log);
   if (!etcd.ok()) return etcd.error();
   const Value* replicas = ValueAt(*etcd, {"spec", "replicas"});
   const Value* cluster_size = ValueAt(*etcd, {"status", "clusterSize"});
-  if (replicas == nullptr || !replicas->is_int() || cluster_size == nullptr || !cluster_size->is_int()) return {};
+  if (replicas == nullptr || !replicas->is_int() || cluster_size == nullptr || !cluster_size->is_int())
+    return {};
   const int64_t kept = std::max(replicas->int_value(), cluster_size->int_value());
   if (kept < 1) return {};
   const std::string prefix = options_.etcd_name + "-";

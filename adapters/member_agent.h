@@ -52,10 +52,10 @@ struct MemberAgentOptions {
 // What one heartbeat did, for the log line.
 struct AgentRound {
   bool healthy = false;
-  std::string holder_identity;  // written to the member lease; "" when not renewed
-  std::string backup;           // the snapshot taken, "" when none
+  std::string holder_identity;       // written to the member lease; "" when not renewed
+  std::string backup;                // the snapshot taken, "" when none
   std::vector<std::string> removed;  // superfluous members removed from the etcd cluster
-  std::string error;            // what went wrong, "" when nothing
+  std::string error;                 // what went wrong, "" when nothing
   Value ToValue() const;
 };
 

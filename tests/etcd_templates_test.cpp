@@ -131,7 +131,8 @@ TEST(EtcdTemplates, TheStatefulSetRunsMemberInitEtcdAndTheMemberAgent) {
   // TLS on the peer side: the peer URL is https, by the pod's name under the peer Service.
   const std::string peer_url = "--peer-url=https://$(POD_NAME)." + name + "-peer." +
                                ValueAt(etcd, {"metadata", "namespace"})->string_value() + ".svc:2380";
-  EXPECT_NE(std::find(init["args"].begin(), init["args"].end(), peer_url), init["args"].end()) << init["args"];
+  EXPECT_NE(std::find(init["args"].begin(), init["args"].end(), peer_url), init["args"].end())
+      << init["args"];
   ASSERT_EQ(pod["containers"].size(), 2u);
   EXPECT_EQ(pod["containers"][0]["name"], "etcd");
   EXPECT_EQ(pod["containers"][0]["command"][1], "--config-file=/var/etcd/data/etcd.conf.yaml");
@@ -148,7 +149,8 @@ TEST(EtcdTemplates, TheStatefulSetRunsMemberInitEtcdAndTheMemberAgent) {
   EXPECT_EQ(other["containers"][0]["image"], kMemberImage);
   EXPECT_EQ(pod["volumes"][0]["configMap"]["name"], EtcdConfigMapName(etcd));
   // An S3 store: ruleplane keeps local backups only, so no --backup-store.
-  for (const auto& arg : pod["containers"][1]["args"]) EXPECT_EQ(arg.get<std::string>().rfind("--backup-store", 0), std::string::npos);
+  for (const auto& arg : pod["containers"][1]["args"])
+    EXPECT_EQ(arg.get<std::string>().rfind("--backup-store", 0), std::string::npos);
   EXPECT_EQ(sts["spec"]["volumeClaimTemplates"][0]["metadata"]["name"],
             pod["containers"][0]["volumeMounts"][0]["name"]);
 }
@@ -165,7 +167,8 @@ TEST(EtcdTemplates, ALocalBackupStoreIsAHostDirectoryBothMemberCommandsUse) {
   EXPECT_EQ(pod["volumes"][1]["hostPath"]["path"], "/etc/gardener/local-backupbuckets/bucket");
   for (const nlohmann::json& container : {pod["initContainers"][0], pod["containers"][1]}) {
     const auto& args = container["args"];
-    EXPECT_NE(std::find(args.begin(), args.end(), "--backup-store=/var/etcd/backup/main"), args.end()) << args;
+    EXPECT_NE(std::find(args.begin(), args.end(), "--backup-store=/var/etcd/backup/main"), args.end())
+        << args;
   }
   const auto& agent = pod["containers"][1]["args"];
   EXPECT_NE(std::find(agent.begin(), agent.end(), "--delta-snapshot-period=5"), agent.end()) << agent;

@@ -143,8 +143,9 @@ TEST(ExplainCommand, UnknownRuleOrFactFailsBeforePrintingAnything) {
   EXPECT_EQ(rule.exit_code, 2);
   EXPECT_EQ(rule.out, "");
   EXPECT_TRUE(Contains(
-      rule.err, "no rule 'no-such-rule' in the rule files for EtcdClusterSnapshot (etcd-druid-components@1.0.0, "
-                       "etcd-druid-status@"))
+      rule.err,
+      "no rule 'no-such-rule' in the rule files for EtcdClusterSnapshot (etcd-druid-components@1.0.0, "
+      "etcd-druid-status@"))
       << rule.err;
   CommandResult fact = Ruleplane(std::string("explain ") + kQuorumLost + " --fact no-such-fact -o json");
   EXPECT_EQ(fact.exit_code, 2);
@@ -174,10 +175,11 @@ TEST(ExplainCommand, RuleSetsThatDoNotApplySayWhyAndPlanNothing) {
       R"("spec":{"replicas":3}},"leases":[],"pods":[]})");
   CommandResult explained = Ruleplane("explain " + snapshot);
   ASSERT_EQ(explained.exit_code, 0) << explained.err;
-  EXPECT_TRUE(Contains(explained.out,
-                       "etcd-druid-status@1.2.0 (rules/etcd-druid/status.yaml), hit policy FIRST\n"
-                       "  does not apply: appliesWhen \"statefulSet\" in snapshot && snapshot.statefulSet != null "
-                       "is false\n"))
+  EXPECT_TRUE(
+      Contains(explained.out,
+               "etcd-druid-status@1.2.0 (rules/etcd-druid/status.yaml), hit policy FIRST\n"
+               "  does not apply: appliesWhen \"statefulSet\" in snapshot && snapshot.statefulSet != null "
+               "is false\n"))
       << explained.out;
   CommandResult fact = Ruleplane("explain " + snapshot + " --rules etcd-druid-status@1 --fact n");
   EXPECT_EQ(fact.exit_code, 2);
@@ -192,9 +194,10 @@ TEST(ExplainCommand, RuleSetsThatDoNotApplySayWhyAndPlanNothing) {
     EXPECT_EQ(rule_set.Find("error"), nullptr) << FormatJson(rule_set);
     if (rule_set.Find("applies") != nullptr) not_applying.push_back(rule_set.Find("name")->string_value());
   }
-  for (const Value& step : plan->Find("steps")->list_value()) actions.push_back(step.Find("action")->string_value());
+  for (const Value& step : plan->Find("steps")->list_value())
+    actions.push_back(step.Find("action")->string_value());
   EXPECT_EQ(not_applying, (std::vector<std::string>{"etcd-druid-status", "etcd-druid-status-defragmentation",
-                                                     "etcd-druid-status-maintenance"}));
+                                                    "etcd-druid-status-maintenance"}));
   EXPECT_EQ(actions, (std::vector<std::string>{"ApplyEtcdConfigMap", "ApplyEtcdServices", "CreateMemberLease",
                                                "CreateMemberLease", "CreateMemberLease", "SetClusterSize",
                                                "CreateStatefulSet", "SetPdbMinAvailable"}));

@@ -228,7 +228,8 @@ TEST(RuleLoaderTest, AppliesWhenSeesParamsAndTheSnapshotButNoFact) {
   EXPECT_EQ(result.diagnostics[0].position.line, 20);
   EXPECT_EQ(result.diagnostics[0].position.column, 46);
 
-  text = RuleFile(std::string(kFactsAndParams) + "  appliesWhen: '\"statefulSet\" in snapshot'\n  rules: []\n");
+  text =
+      RuleFile(std::string(kFactsAndParams) + "  appliesWhen: '\"statefulSet\" in snapshot'\n  rules: []\n");
   result = Load(text);
   ASSERT_TRUE(result.rule_set) << FormatAll(result, text);
   ASSERT_TRUE(result.rule_set->applies_when.has_value());

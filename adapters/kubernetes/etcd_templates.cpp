@@ -184,11 +184,16 @@ Json ObjectMeta(const Value& etcd, const std::string& object_name) {
 // through the headless peer Service.
 std::string MemberUrl(const Value& etcd, std::string_view tls_field, int64_t port) {
   const std::string name = Text(etcd, {"metadata", "name"});
-  return Scheme(etcd, tls_field) + "://$(POD_NAME)." + name + "-peer." + Text(etcd, {"metadata", "namespace"}) +
-         ".svc:" + std::to_string(port);
+  return Scheme(etcd, tls_field) + "://$(POD_NAME)." + name + "-peer." +
+         Text(etcd, {"metadata", "namespace"}) + ".svc:" + std::to_string(port);
 }
 
 }  // namespace
+
+Value EtcdPodSelector(const Value& etcd) {
+  auto selector = ToValue(Json{{"matchLabels", SelectorLabels(Text(etcd, {"metadata", "name"}))}});
+  return selector.ok() ? *selector : Value::Null();
+}
 
 Result<Value::List> EtcdServices(const Value& etcd) {
   const std::string name = Text(etcd, {"metadata", "name"});
@@ -248,8 +253,12 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
                     "--data-dir=/var/etcd/data/new.etcd",
                     "--config-template=/var/etcd/config/etcd.conf.yaml",
                     "--config-out=/var/etcd/data/etcd.conf.yaml"};
-  Json agent_args = {"member-agent",        "--etcd=" + name, "--name=$(POD_NAME)", "--namespace=$(POD_NAMESPACE)",
-                     "--client-url=" + client_url, "--endpoints=" + client_url};
+  Json agent_args = {"member-agent",
+                     "--etcd=" + name,
+                     "--name=$(POD_NAME)",
+                     "--namespace=$(POD_NAMESPACE)",
+                     "--client-url=" + client_url,
+                     "--endpoints=" + client_url};
   // ruleplane's backup store is a local directory: etcd-druid's Local
   // provider, a host directory per container. Other providers: no backups.
   const Value* store = ValueAt(etcd, {"spec", "backup", "store"});
@@ -269,27 +278,26 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
       if (period.back() == 's' && period.find_first_not_of("0123456789") == period.size() - 1)
         agent_args.push_back("--delta-snapshot-period=" + period.substr(0, period.size() - 1));
     }
-    if (const std::string schedule = Text(etcd, {"spec", "backup", "fullSnapshotSchedule"}); !schedule.empty())
+    if (const std::string schedule = Text(etcd, {"spec", "backup", "fullSnapshotSchedule"});
+        !schedule.empty())
       agent_args.push_back("--schedule=" + schedule);
   }
 
   const Json pod_spec = {
       {"serviceAccountName", "ruleplane-member"},
       {"terminationGracePeriodSeconds", 30},
-      {"initContainers",
-       Json::array({{{"name", "member-init"},
-                     {"image", kMemberImage},
-                     {"command", Json::array({"ruleplane"})},
-                     {"args", init_args},
-                     {"env", env},
-                     {"volumeMounts", mounts}}})},
+      {"initContainers", Json::array({{{"name", "member-init"},
+                                       {"image", kMemberImage},
+                                       {"command", Json::array({"ruleplane"})},
+                                       {"args", init_args},
+                                       {"env", env},
+                                       {"volumeMounts", mounts}}})},
       {"containers",
        Json::array({{{"name", "etcd"},
                      {"image", kMemberImage},
                      {"command", Json::array({"etcd", "--config-file=/var/etcd/data/etcd.conf.yaml"})},
-                     {"ports",
-                      Json::array({{{"name", "client"}, {"containerPort", client_port}},
-                                   {{"name", "peer"}, {"containerPort", peer_port}}})},
+                     {"ports", Json::array({{{"name", "client"}, {"containerPort", client_port}},
+                                            {{"name", "peer"}, {"containerPort", peer_port}}})},
                      {"readinessProbe",
                       {{"httpGet",
                         {{"path", "/health"},
@@ -317,7 +325,7 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
                         {"serviceName", name + "-peer"},
                         {"podManagementPolicy", "Parallel"},
                         {"updateStrategy", {{"type", "RollingUpdate"}}},
-                        {"selector", {{"matchLabels", SelectorLabels(name)}}},
+                        {"selector", ToJson(EtcdPodSelector(etcd))},
                         {"template", rendered},
                         {"volumeClaimTemplates",
                          Json::array({{{"metadata", {{"name", claim}}},

@@ -40,6 +40,10 @@ int64_t InitialClusterSize(const Value& config_map);
 // other before they are Ready), both selecting the member pods.
 Result<Value::List> EtcdServices(const Value& etcd);
 
+// {"matchLabels": {"name": "etcd", "instance": <etcd>}}: what EtcdStatefulSet
+// selects its pods by (and EtcdServices and the budget select them by).
+Value EtcdPodSelector(const Value& etcd);
+
 // The image of the member pods' containers when the Etcd names none: an image
 // with etcd and ruleplane (README, "A member image"; not built here).
 inline constexpr const char* kMemberImage = "ruleplane-member:latest";

@@ -258,7 +258,8 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     return config_map.ok() && InitialClusterSize(*config_map) == IntParam(step, "replicas");
   }
   if (action == "CreateCompactionJob") {
-    return Exists({"batch/v1", "jobs", namespace_, CompactionJobName(*ValueAt(snapshot_, {"etcd"})), ""}, log);
+    return Exists({"batch/v1", "jobs", namespace_, CompactionJobName(*ValueAt(snapshot_, {"etcd"})), ""},
+                  log);
   }
   return false;  // Perform says why it cannot
 }
@@ -368,7 +369,8 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
     auto services = EtcdServices(*ValueAt(snapshot_, {"etcd"}));
     if (!services.ok()) return services.error();
     for (const Value& service : *services) {
-      if (Status created = CreateUnlessPresent({"v1", "services", namespace_, "", ""}, service, log); !created.ok())
+      if (Status created = CreateUnlessPresent({"v1", "services", namespace_, "", ""}, service, log);
+          !created.ok())
         return created;
     }
     return {};
@@ -377,13 +379,14 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
     const Value& etcd = *ValueAt(snapshot_, {"etcd"});
     auto statefulset = EtcdStatefulSet(etcd, IntParam(step, "replicas"));
     if (!statefulset.ok()) return statefulset.error();
-    if (Status created = CreateUnlessPresent({"apps/v1", "statefulsets", namespace_, "", ""}, *statefulset, log);
+    if (Status created =
+            CreateUnlessPresent({"apps/v1", "statefulsets", namespace_, "", ""}, *statefulset, log);
         !created.ok())
       return created;
     // Rendered from this generation's spec: nothing is left for ApplyStatefulSetSpec to apply.
-    return PatchEtcdStatus(
-        Value::MakeMap({{Value::String("observedGeneration"), Value::Int(Int(etcd, {"metadata", "generation"}, 0))}}),
-        log);
+    return PatchEtcdStatus(Value::MakeMap({{Value::String("observedGeneration"),
+                                            Value::Int(Int(etcd, {"metadata", "generation"}, 0))}}),
+                           log);
   }
   if (action == "DeleteMemberLease") {
     return client_.Delete({"coordination.k8s.io/v1", "leases", namespace_, name, ""}, {}, std::nullopt, log);
@@ -402,10 +405,10 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
       if (!patched->is_null()) budget = *patched;
       return {};
     }
+    // The StatefulSet's selector; before it is observed, the one CreateStatefulSet gives it.
+    const Value rendered = EtcdPodSelector(*ValueAt(snapshot_, {"etcd"}));
     const Value* selector = ValueAt(snapshot_, {"statefulSet", "spec", "selector"});
-    if (selector == nullptr) selector = ValueAt(snapshot_, {"etcd", "spec", "selector"});
-    if (selector == nullptr)
-      return Error{ErrorCode::kFailedPrecondition, "no pod selector to create the budget", {}};
+    if (selector == nullptr) selector = &rendered;
     const Value budget = Value::MakeMap(
         {{Value::String("apiVersion"), Value::String("policy/v1beta1")},
          {Value::String("kind"), Value::String("PodDisruptionBudget")},

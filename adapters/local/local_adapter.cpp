@@ -255,7 +255,12 @@ Status LocalAdapter::RestoreFullSnapshot(const PlanStep& step, RequestLog& log) 
   if (store_ == nullptr) return Error{ErrorCode::kFailedPrecondition, "no backup store is configured", {}};
   const std::string name = StepParam(step, "snapshot");
   std::string initial_cluster = StepParam(step, "initialCluster");
-  if (initial_cluster.empty()) initial_cluster = member_.name + "=" + member_.peer_url;
+  // etcdctl restores only as a member of the initial cluster. A member the
+  // configuration does not list yet (a scale-up whose ConfigMap still names
+  // the old members) joins through AddMember: it restores as itself beside them.
+  const std::vector<std::string> listed = InitialClusterNames(initial_cluster);
+  if (std::find(listed.begin(), listed.end(), member_.name) == listed.end())
+    initial_cluster += (initial_cluster.empty() ? "" : ",") + member_.name + "=" + member_.peer_url;
   auto listing = store_->List();
   if (!listing.ok()) return listing.error();
   const StoredSnapshot* snapshot = nullptr;
@@ -332,25 +337,13 @@ Status LocalAdapter::ApplyIncrementalSnapshots(const PlanStep& step, RequestLog&
   const int client_port = FreeLoopbackPort(), peer_port = FreeLoopbackPort();
   const std::string client = "http://127.0.0.1:" + std::to_string(client_port);
   const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port);
-  const std::vector<std::string> argv = {"etcd",
-                                         "--name",
-                                         member_.name,
-                                         "--data-dir",
-                                         member_.data_dir,
-                                         "--listen-client-urls",
-                                         client,
-                                         "--advertise-client-urls",
-                                         client,
-                                         "--listen-peer-urls",
-                                         peer,
-                                         "--initial-advertise-peer-urls",
-                                         peer,
-                                         "--initial-cluster",
-                                         member_.name + "=" + peer,
+  const std::vector<std::string> argv = {"etcd", "--name", member_.name, "--data-dir", member_.data_dir,
+                                         "--listen-client-urls", client, "--advertise-client-urls", client,
+                                         "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+                                         "--initial-cluster", member_.name + "=" + peer,
                                          // etcd-backup-restore's embedded etcd quota: 3.4's default of
                                          // 2 GiB would refuse every put on a larger restored database.
-                                         "--quota-backend-bytes",
-                                         "8589934592"};
+                                         "--quota-backend-bytes", "8589934592"};
   ChildProcess etcd;
   if (log.Record(Request{Request::Kind::kCommand, argv[0], "", {argv.begin() + 1, argv.end()}, "", true})) {
     auto started = ChildProcess::Start(argv, member_.data_dir + ".replay.log");

@@ -395,10 +395,11 @@ Result<bool> CompiledRuleSet::AppliesTo(const Snapshot& snapshot, const ParamOve
   if (applies.is_bool()) return applies.bool_value();
   SourcePosition position = rules.applies_when->position;
   if (position.file.empty()) position.file = rules.file;
-  return Error{ErrorCode::kInvalidSnapshot,
-               WithPosition("appliesWhen", position) + " cannot be decided: " +
-                   (applies.is_error() ? applies.error_message() : "it is " + applies.DebugString() + ", not a bool"),
-               position};
+  return Error{
+      ErrorCode::kInvalidSnapshot,
+      WithPosition("appliesWhen", position) + " cannot be decided: " +
+          (applies.is_error() ? applies.error_message() : "it is " + applies.DebugString() + ", not a bool"),
+      position};
 }
 
 Result<expr::Frame> CompiledRuleSet::DeriveFacts(const Snapshot& snapshot, const ParamOverrides& overrides,

@@ -197,8 +197,14 @@ Result<Plan> MakePlan(const std::vector<std::shared_ptr<const CompiledRuleSet>>&
   plan.observed_at = snapshot.observed_at;
   for (const auto& compiled : rule_sets) {
     const RuleSet& rule_set = compiled->rule_set();
-    PlannedRuleSet& planned = plan.rule_sets.emplace_back(PlannedRuleSet{
-        rule_set.name, rule_set.version, rule_set.digest, HitPolicyName(rule_set.hit_policy), {}, {}, {}, true});
+    PlannedRuleSet& planned = plan.rule_sets.emplace_back(PlannedRuleSet{rule_set.name,
+                                                                         rule_set.version,
+                                                                         rule_set.digest,
+                                                                         HitPolicyName(rule_set.hit_policy),
+                                                                         {},
+                                                                         {},
+                                                                         {},
+                                                                         true});
     if (auto error = PlanRuleSet(*compiled, snapshot, options, catalogue, planned, plan.steps)) return *error;
   }
   return plan;

@@ -8,6 +8,7 @@
 // present and HashKV equal on every member.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -76,18 +77,38 @@ class EtcdLifecycle : public ::testing::Test {
   // `failpoint`: RULEPLANE_FAILPOINT (adapters/failure_point.h), where it dies.
   void StartController(int i, const std::string& failpoint = "") {
     if (controllers_.size() <= static_cast<size_t>(i)) controllers_.resize(i + 1);
-    auto started = ChildProcess::Start(
-        {RULEPLANE_BINARY, "controller", "--kubeconfig", kube_->WriteKubeconfig("operator"), "-n", "default",
-         "--allow-disruptive", "--journal", dir_->path() + "/journal-" + std::to_string(i) + ".db",
-         "--resync-period", "2", "--min-disruptive-interval", "5", "--leader-elect-lease-duration", "6",
-         "--leader-elect-renew-deadline", "4", "--leader-elect-retry-period", "1", "--metrics-bind-address",
-         "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
-        ControllerLog(i), failpoint.empty() ? std::vector<std::string>{} : std::vector<std::string>{"RULEPLANE_FAILPOINT=" + failpoint});
+    auto started =
+        ChildProcess::Start({RULEPLANE_BINARY,
+                             "controller",
+                             "--kubeconfig",
+                             kube_->WriteKubeconfig("operator"),
+                             "-n",
+                             "default",
+                             "--allow-disruptive",
+                             "--journal",
+                             dir_->path() + "/journal-" + std::to_string(i) + ".db",
+                             "--resync-period",
+                             "2",
+                             "--min-disruptive-interval",
+                             "5",
+                             "--leader-elect-lease-duration",
+                             "6",
+                             "--leader-elect-renew-deadline",
+                             "4",
+                             "--leader-elect-retry-period",
+                             "1",
+                             "--metrics-bind-address",
+                             "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
+                            ControllerLog(i),
+                            failpoint.empty() ? std::vector<std::string>{}
+                                              : std::vector<std::string>{"RULEPLANE_FAILPOINT=" + failpoint});
     ASSERT_TRUE(started.ok()) << started.error().message;
     controllers_[i] = std::move(*started);
   }
 
-  std::string ControllerLog(int i) const { return dir_->path() + "/controller-" + std::to_string(i) + ".log"; }
+  std::string ControllerLog(int i) const {
+    return dir_->path() + "/controller-" + std::to_string(i) + ".log";
+  }
 
   void CreateEtcd(int replicas) {
     auto etcd = ParseJson(
@@ -112,14 +133,15 @@ class EtcdLifecycle : public ::testing::Test {
   bool HealthyWith(int replicas) {
     const Value etcd = Etcd();
     const Value* members = ValueAt(etcd, {"status", "members"});
-    if (members == nullptr || !members->is_list() || members->list_value().size() != static_cast<size_t>(replicas))
+    if (members == nullptr || !members->is_list() ||
+        members->list_value().size() != static_cast<size_t>(replicas))
       return false;
     for (const Value& member : members->list_value())
       if (Text(member, {"status"}) != "Ready") return false;
     int true_conditions = 0;
     const Value* conditions = ValueAt(etcd, {"status", "conditions"});
-    for (const Value& condition : conditions != nullptr && conditions->is_list() ? conditions->list_value()
-                                                                                  : Value::List{}) {
+    for (const Value& condition :
+         conditions != nullptr && conditions->is_list() ? conditions->list_value() : Value::List{}) {
       const std::string type = Text(condition, {"type"});
       if ((type == "Ready" || type == "AllMembersReady") && Text(condition, {"status"}) == "True")
         ++true_conditions;
@@ -130,12 +152,14 @@ class EtcdLifecycle : public ::testing::Test {
   std::string Describe() {
     std::string text = "Etcd: " + FormatJson(*ValueAt(Etcd(), {"status"})) + "\n";
     const std::string plan = dir_->path() + "/plan.txt";
-    auto planned = ChildProcess::Start({RULEPLANE_BINARY, "plan", "--cluster", std::string("default/") + kEtcd,
-                                        "--kubeconfig", kube_->WriteKubeconfig("admin")},
-                                       plan);
+    auto planned =
+        ChildProcess::Start({RULEPLANE_BINARY, "plan", "--cluster", std::string("default/") + kEtcd,
+                             "--kubeconfig", kube_->WriteKubeconfig("admin")},
+                            plan);
     if (planned.ok()) Eventually([&] { return !planned->running(); }, std::chrono::seconds(20));
     text += "a fresh plan:\n" + Slurp(plan);
-    for (size_t i = 0; i < controllers_.size(); ++i) text += "controller " + std::to_string(i) + ":\n" + Tail(ControllerLog(i));
+    for (size_t i = 0; i < controllers_.size(); ++i)
+      text += "controller " + std::to_string(i) + ":\n" + Tail(ControllerLog(i));
     RequestLog log;
     for (int i = 0; i < 5; ++i) {
       const std::string pod = std::string(kEtcd) + "-" + std::to_string(i);
@@ -187,7 +211,8 @@ class EtcdLifecycle : public ::testing::Test {
       ASSERT_TRUE(hash.ok()) << url << ": " << hash.error().message;
       hashes.push_back(*hash);
     }
-    for (const HashKvResult& hash : hashes) EXPECT_EQ(hash.hash, hashes.front().hash) << "at revision " << revision;
+    for (const HashKvResult& hash : hashes)
+      EXPECT_EQ(hash.hash, hashes.front().hash) << "at revision " << revision;
   }
 
   std::unique_ptr<TempDir> dir_;
@@ -211,7 +236,8 @@ TEST_F(EtcdLifecycle, CreatedFromNothingThenAPodDeletedADataDirectoryWipedAndADa
   for (const char* service : {"etcd-main-client", "etcd-main-peer"})
     EXPECT_TRUE(admin_->Get({"v1", "services", "default", service, ""}, log).ok()) << service;
   for (int i = 0; i < 3; ++i) {
-    auto lease = admin_->Get({"coordination.k8s.io/v1", "leases", "default", "etcd-main-" + std::to_string(i), ""}, log);
+    auto lease = admin_->Get(
+        {"coordination.k8s.io/v1", "leases", "default", "etcd-main-" + std::to_string(i), ""}, log);
     ASSERT_TRUE(lease.ok());
     EXPECT_NE(Text(*lease, {"spec", "holderIdentity"}), "") << FormatJson(*lease);
   }
@@ -293,7 +319,8 @@ std::vector<std::string> StepLines(const std::string& log) {
   for (std::string line; std::getline(text, line);) {
     auto entry = ParseJson(line);
     if (!entry.ok() || !entry->is_map() || entry->Find("step") == nullptr) continue;
-    lines.push_back(Text(*entry, {"action"}) + " " + Text(*entry, {"target"}) + " " + Text(*entry, {"state"}));
+    lines.push_back(Text(*entry, {"action"}) + " " + Text(*entry, {"target"}) + " " +
+                    Text(*entry, {"state"}));
   }
   return lines;
 }
@@ -309,7 +336,8 @@ TEST_F(EtcdLifecycle, ControllersKilledInTheMiddleOfAPlanLeaveTheRestToTheirSucc
       << Slurp(ControllerLog(0));
   EXPECT_EQ(controllers_[0].Stop(), kFailPointExitCode);
   EXPECT_EQ(StepLines(Slurp(ControllerLog(0))),
-            (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main succeeded", "ApplyEtcdServices etcd-main succeeded"}));
+            (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main succeeded",
+                                      "ApplyEtcdServices etcd-main succeeded"}));
 
   StartController(1, "after:CreateStatefulSet");
   ASSERT_TRUE(Eventually([&] { return !controllers_[1].running(); }, std::chrono::seconds(60)))
@@ -317,11 +345,12 @@ TEST_F(EtcdLifecycle, ControllersKilledInTheMiddleOfAPlanLeaveTheRestToTheirSucc
   EXPECT_EQ(controllers_[1].Stop(), kFailPointExitCode);
   const std::vector<std::string> second = StepLines(Slurp(ControllerLog(1)));
   // The first lease was created before the crash: not planned again; the others are.
-  EXPECT_EQ(second, (std::vector<std::string>{
-                        "ApplyEtcdConfigMap etcd-main skipped", "ApplyEtcdServices etcd-main skipped",
-                        "CreateMemberLease etcd-main-1 succeeded", "CreateMemberLease etcd-main-2 succeeded",
-                        "CreateSnapshotLease etcd-main-full-snap succeeded",
-                        "CreateSnapshotLease etcd-main-delta-snap succeeded", "SetClusterSize etcd-main succeeded"}))
+  EXPECT_EQ(second,
+            (std::vector<std::string>{
+                "ApplyEtcdConfigMap etcd-main skipped", "ApplyEtcdServices etcd-main skipped",
+                "CreateMemberLease etcd-main-1 succeeded", "CreateMemberLease etcd-main-2 succeeded",
+                "CreateSnapshotLease etcd-main-full-snap succeeded",
+                "CreateSnapshotLease etcd-main-delta-snap succeeded", "SetClusterSize etcd-main succeeded"}))
       << Slurp(ControllerLog(1));
 
   StartController(2);
@@ -334,6 +363,70 @@ TEST_F(EtcdLifecycle, ControllersKilledInTheMiddleOfAPlanLeaveTheRestToTheirSucc
   }
   NumberedWriter writer(ClientUrls(3), "/crash/");
   ASSERT_TRUE(writer.WriteSome(50).ok());
+  ExpectNoKeyLostAndMembersAgree(writer, 3);
+}
+
+// Scaled from 3 to 5 and back to 3 while the writer writes: the new members
+// join (and get Leases), the status and the budget follow; on the way down
+// the StatefulSet shrinks, the Leases and status entries of the removed
+// members go, and the leading member agent removes them from the etcd cluster.
+TEST_F(EtcdLifecycle, ScaledFromThreeToFiveAndBackToThree) {
+  StartController(0);
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe();
+  NumberedWriter writer(ClientUrls(3), "/scale/");
+  writer.Start(std::chrono::milliseconds(20));
+  RequestLog log;
+  auto scale = [&](int replicas) {
+    return admin_->MergePatch(
+        kEtcdResource,
+        Value::MakeMap(
+            {{Value::String("spec"), Value::MakeMap({{Value::String("replicas"), Value::Int(replicas)}})}}),
+        log);
+  };
+  EtcdClient cluster(EtcdClientConfig{ClientUrls(3), {}, std::chrono::seconds(5)});
+  auto voting_members = [&] {
+    auto members = cluster.MemberList(log);
+    if (!members.ok()) return -1;
+    return static_cast<int>(std::count_if(members->begin(), members->end(), [](const EtcdMember& member) {
+      return !member.is_learner && !member.name.empty();
+    }));
+  };
+
+  ASSERT_TRUE(scale(5).ok());
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(5) && voting_members() == 5; }, std::chrono::seconds(240),
+                         std::chrono::seconds(1)))
+      << Describe();
+  for (int i = 3; i < 5; ++i) {
+    auto lease = admin_->Get(
+        {"coordination.k8s.io/v1", "leases", "default", "etcd-main-" + std::to_string(i), ""}, log);
+    ASSERT_TRUE(lease.ok());
+    EXPECT_NE(Text(*lease, {"spec", "holderIdentity"}), "");
+  }
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return ValueAt(Etcd(), {"status", "clusterSize"})->int_value() == 5;
+      },
+      std::chrono::seconds(30)));
+
+  ASSERT_TRUE(scale(3).ok());
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3) && voting_members() == 3; }, std::chrono::seconds(240),
+                         std::chrono::seconds(1)))
+      << Describe();
+  EXPECT_EQ(ValueAt(Etcd(), {"status", "clusterSize"})->int_value(), 3);
+  for (int i = 3; i < 5; ++i) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          auto lease = admin_->Get(
+              {"coordination.k8s.io/v1", "leases", "default", "etcd-main-" + std::to_string(i), ""}, log);
+          return !lease.ok() && lease.error().code == ErrorCode::kNotFound;
+        },
+        std::chrono::seconds(30)));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  writer.Stop();
+  EXPECT_GT(writer.acknowledged().size(), 100u);
   ExpectNoKeyLostAndMembersAgree(writer, 3);
 }
 

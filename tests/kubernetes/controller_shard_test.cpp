@@ -17,23 +17,13 @@
 #include "adapters/process.h"
 #include "engine/common/json_value.h"
 #include "tests/run_ruleplane.h"
+#include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane::testing {
 namespace {
-
-using testing_support::Slurp;
-
-bool Eventually(const std::function<bool()>& done, std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return done();
-}
 
 // pink-of-health.json (a healthy cluster: an empty plan) as the Etcd `name`
 // and its objects, in "default"; `labels_json` is merged into the Etcd's

@@ -13,29 +13,13 @@
 #include "adapters/kubernetes/manifests.h"
 #include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane::testing {
 namespace {
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Until `done` holds or `timeout` passes.
-bool Eventually(const std::function<bool()>& done, std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return done();
-}
 
 TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
   TempDir dir("controller");
@@ -247,7 +231,8 @@ TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
   EXPECT_TRUE(created_components) << Slurp(controller_log);
   for (const char* name : {"etcd-new-client", "etcd-new-peer"})
     EXPECT_TRUE(admin.Get({"v1", "services", "default", name, ""}, log).ok()) << name;
-  for (const char* name : {"etcd-new-0", "etcd-new-1", "etcd-new-2", "etcd-new-full-snap", "etcd-new-delta-snap"})
+  for (const char* name :
+       {"etcd-new-0", "etcd-new-1", "etcd-new-2", "etcd-new-full-snap", "etcd-new-delta-snap"})
     EXPECT_TRUE(admin.Get({"coordination.k8s.io/v1", "leases", "default", name, ""}, log).ok()) << name;
   EXPECT_EQ(Slurp(controller_log).find("HTTP 403"), std::string::npos) << Slurp(controller_log);
 }

@@ -19,6 +19,7 @@
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/json_value.h"
+#include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/temp_dir.h"
 
@@ -55,17 +56,6 @@ std::string ReadFile(const std::string& path) {
 }
 
 bool Alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
-
-// Polls `condition` every 250 ms until it holds or `timeout` passes.
-template <typename Condition>
-bool Eventually(Condition condition, std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
-  }
-  return condition();
-}
 
 bool PodReady(const Value& pod) {
   const Value* conditions = ValueAt(pod, {"status", "conditions"});

@@ -9,21 +9,13 @@
 #include <thread>
 
 #include "engine/common/json_value.h"
+#include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane::testing {
 namespace {
-
-bool Eventually(const std::function<bool()>& done, std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return done();
-}
 
 std::set<std::string> Names(const std::vector<Value>& objects) {
   std::set<std::string> names;

@@ -4,8 +4,8 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cctype>
 #include <atomic>
+#include <cctype>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -200,9 +200,12 @@ std::string ResolveNames(const std::string& text, const Resolver& resolve) {
 // loopback address, so it listens on the Pod's IP instead.
 std::string BindToPodIP(const std::string& text, const std::string& pod_ip) {
   std::string out = text;
-  for (size_t at = out.find("0.0.0.0"); at != std::string::npos; at = out.find("0.0.0.0", at + pod_ip.size())) {
-    const bool inside_number = (at > 0 && (std::isdigit(static_cast<unsigned char>(out[at - 1])) || out[at - 1] == '.')) ||
-                               (at + 7 < out.size() && (std::isdigit(static_cast<unsigned char>(out[at + 7])) || out[at + 7] == '.'));
+  for (size_t at = out.find("0.0.0.0"); at != std::string::npos;
+       at = out.find("0.0.0.0", at + pod_ip.size())) {
+    const bool inside_number =
+        (at > 0 && (std::isdigit(static_cast<unsigned char>(out[at - 1])) || out[at - 1] == '.')) ||
+        (at + 7 < out.size() &&
+         (std::isdigit(static_cast<unsigned char>(out[at + 7])) || out[at + 7] == '.'));
     if (inside_number) {
       at += 1;
       continue;
