@@ -69,7 +69,7 @@ Status EtcdReconciler::Reconcile(const std::string& key) {
   const Value& etcd = *snapshot->document.Find("etcd");
   ControllerMetrics::ClusterState state = StateOf(etcd);
 
-  auto plan = MakePlan(rule_sets_, *snapshot, {}, catalogue_);
+  auto plan = MakePlan(rule_sets_, *snapshot, options_.evaluation, catalogue_);
   if (!plan.ok()) return plan.error();
   const std::string digest = PlanDigest(*plan);
   ExecutionReport report;
@@ -106,7 +106,7 @@ Status EtcdReconciler::Reconcile(const std::string& key) {
       RecordEvent(etcd, planned, digest, step, *now);
     };
     Executor executor(adapters, journal_, options);
-    report = executor.Run(*plan, *snapshot, rule_sets_, {});
+    report = executor.Run(*plan, *snapshot, rule_sets_, options_.evaluation);
     if (report.state == "refused") {
       for (size_t i = 0; i < report.steps.size(); ++i) {
         if (report.steps[i].state == StepState::kRefused) options.on_step(plan->steps[i], report.steps[i]);
@@ -142,7 +142,7 @@ Status EtcdReconciler::Recheck(const std::string& namespace_name, const std::str
   RequestLog reads;
   auto fresh = ObserveCluster(client_, namespace_name, name, *now, reads);
   if (!fresh.ok()) return fresh.error();
-  auto replanned = MakePlan(rule_sets_, *fresh, {}, catalogue_);
+  auto replanned = MakePlan(rule_sets_, *fresh, options_.evaluation, catalogue_);
   if (!replanned.ok()) return replanned.error();
   const auto same =
       std::find_if(replanned->steps.begin(), replanned->steps.end(),

@@ -38,6 +38,7 @@ struct ReconcilerOptions {
   // re-bootstrap from the backup) is refused even with allow_disruptive.
   bool auto_recover_quorum_loss = false;
   std::chrono::seconds min_disruptive_interval{60};
+  EvaluationOptions evaluation;  // --param overrides (e.g. the status rules' grace periods)
 };
 
 class EtcdReconciler {

@@ -18,6 +18,7 @@
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/param_option.h"
 #include "cli/rule_library.h"
 #include "engine/common/json_value.h"
 
@@ -26,7 +27,7 @@ namespace {
 
 constexpr const char* kControllerUsage =
     R"(usage: ruleplane controller [--kubeconfig FILE] [--context NAME] [-n NAMESPACE | --all-namespaces]
-                            [--rules NAME@VERSION|PATH]... [--journal FILE] [--dry-run]
+                            [--rules NAME@VERSION|PATH]... [--param NAME=VALUE]... [--journal FILE] [--dry-run]
                             [--allow-disruptive] [--auto-recover-quorum-loss]
                             [--min-disruptive-interval SECONDS] [--resync-period SECONDS]
                             [--metrics-bind-address HOST:PORT] [--leader-elect true|false]
@@ -138,6 +139,7 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
                {"-n"},
                {"--all-namespaces", false},
                {"--rules"},
+               {"--param"},
                {"--journal"},
                {"--dry-run", false},
                {"--allow-disruptive", false},
@@ -195,6 +197,11 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   if (references.empty()) references = DefaultRuleReferences();
   auto library = LoadRuleLibrary(references, err);
   if (!library || PrintDiagnostics(*library, err) > 0) return kExitUsage;
+  ParamOverrides overrides;
+  for (const std::string& param : flags.GetList("--param")) {
+    if (!ParseParamOption(param, overrides, err)) return kExitUsage;
+  }
+  if (!OverridesAreDeclared(*library, overrides, err)) return kExitUsage;
   auto rule_sets = SelectForSubject(*library, "EtcdCluster", err);
   auto journal = Journal::Open(flags.Get("--journal", "ruleplane-controller-journal.db"));
   if (!journal.ok()) {
@@ -282,6 +289,7 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   options.allow_disruptive = flags.Has("--allow-disruptive");
   options.auto_recover_quorum_loss = flags.Has("--auto-recover-quorum-loss");
   options.min_disruptive_interval = std::chrono::seconds(interval_seconds);
+  options.evaluation.param_overrides = overrides;
   EtcdReconciler reconciler(cache, client, rule_sets, library->catalogue.get(), journal->get(), options,
                             metrics, out);
   // Time moves decisions too (a lease expires without an event): queue every Etcd now and then.

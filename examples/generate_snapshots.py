@@ -379,6 +379,9 @@ def init_snapshots():
     s = member_init(0, members=[], data_dir="no-metadata", backups="full")
     no_member_list(s)
     yield "member-init-restore.json", s
+    s = member_init(1, members=[], backups="full")
+    no_member_list(s)
+    yield "member-init-restore-waits.json", s
     s = member_init(1, members=["Ready"], backups="full")
     s["memberList"]["members"] = s["memberList"]["members"][:1]
     yield "member-init-following-restore.json", s

@@ -123,6 +123,22 @@ TEST_F(ExecutorTest, RunsStepsInOrderAndSkipsWhatIsDone) {
   EXPECT_EQ(report.steps[1].state, StepState::kSucceeded);
 }
 
+// `--param` overrides are for the rule sets that declare them: the invariant
+// check of one that does not (this one declares none) is not an error.
+TEST_F(ExecutorTest, ParamOverridesReachOnlyTheRuleSetsThatDeclareThem) {
+  const Snapshot snapshot = Observe(true);
+  EvaluationOptions evaluation;
+  evaluation.param_overrides = {{"notReadyGracePeriod", Value::String("10s")}};
+  auto plan = MakePlan(rule_sets_, snapshot, evaluation, catalogue_.get());
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ExecutorOptions options;
+  options.allow_disruptive = true;
+  Executor executor(adapters_, nullptr, options);
+  ExecutionReport report = executor.Run(*plan, snapshot, rule_sets_, evaluation);
+  ASSERT_TRUE(report.ok()) << report.error->message;
+  EXPECT_EQ(adapter_.performed, (std::vector<std::string>{"Prepare", "Wipe", "Finish"}));
+}
+
 TEST_F(ExecutorTest, AGateThatSaysWaitPausesThePlanBeforeTheStepAfterRunningTheOnesBefore) {
   ExecutorOptions options;
   std::vector<std::string> ended;

@@ -11,10 +11,11 @@ Result<std::vector<InvariantViolation>> CheckPlanInvariants(const CompiledRuleSe
   std::vector<InvariantViolation> violations;
   if (rule_set.invariants.empty()) return violations;
   expr::Budget budget(options.budget);
-  auto applies = compiled.AppliesTo(snapshot, options.param_overrides, &budget);
+  const ParamOverrides overrides = OverridesDeclaredBy(rule_set, options.param_overrides);
+  auto applies = compiled.AppliesTo(snapshot, overrides, &budget);
   if (!applies.ok()) return applies.error();
   if (!*applies) return violations;
-  auto frame = compiled.DeriveFacts(snapshot, options.param_overrides, &budget);
+  auto frame = compiled.DeriveFacts(snapshot, overrides, &budget);
   if (!frame.ok()) return frame.error();
 
   const FrameLayout& layout = compiled.layout();

@@ -75,31 +75,32 @@ class EtcdLifecycle : public ::testing::Test {
 
   // Controller `i` (a second one only waits for the Lease), as deploy/controller.yaml runs it;
   // `failpoint`: RULEPLANE_FAILPOINT (adapters/failure_point.h), where it dies.
-  void StartController(int i, const std::string& failpoint = "") {
+  void StartController(int i, const std::string& failpoint = "", const std::vector<std::string>& more = {}) {
     if (controllers_.size() <= static_cast<size_t>(i)) controllers_.resize(i + 1);
+    std::vector<std::string> argv = {RULEPLANE_BINARY,
+                                     "controller",
+                                     "--kubeconfig",
+                                     kube_->WriteKubeconfig("operator"),
+                                     "-n",
+                                     "default",
+                                     "--allow-disruptive",
+                                     "--journal",
+                                     dir_->path() + "/journal-" + std::to_string(i) + ".db",
+                                     "--resync-period",
+                                     "2",
+                                     "--min-disruptive-interval",
+                                     "5",
+                                     "--leader-elect-lease-duration",
+                                     "6",
+                                     "--leader-elect-renew-deadline",
+                                     "4",
+                                     "--leader-elect-retry-period",
+                                     "1",
+                                     "--metrics-bind-address",
+                                     "127.0.0.1:" + std::to_string(FreeLoopbackPort())};
+    argv.insert(argv.end(), more.begin(), more.end());
     auto started =
-        ChildProcess::Start({RULEPLANE_BINARY,
-                             "controller",
-                             "--kubeconfig",
-                             kube_->WriteKubeconfig("operator"),
-                             "-n",
-                             "default",
-                             "--allow-disruptive",
-                             "--journal",
-                             dir_->path() + "/journal-" + std::to_string(i) + ".db",
-                             "--resync-period",
-                             "2",
-                             "--min-disruptive-interval",
-                             "5",
-                             "--leader-elect-lease-duration",
-                             "6",
-                             "--leader-elect-renew-deadline",
-                             "4",
-                             "--leader-elect-retry-period",
-                             "1",
-                             "--metrics-bind-address",
-                             "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
-                            ControllerLog(i),
+        ChildProcess::Start(argv, ControllerLog(i),
                             failpoint.empty() ? std::vector<std::string>{}
                                               : std::vector<std::string>{"RULEPLANE_FAILPOINT=" + failpoint});
     ASSERT_TRUE(started.ok()) << started.error().message;
@@ -186,11 +187,12 @@ class EtcdLifecycle : public ::testing::Test {
     return urls;
   }
 
-  // Every acknowledged key is present, and every member's HashKV agrees at
-  // the lowest revision they have all applied.
-  void ExpectNoKeyLostAndMembersAgree(const NumberedWriter& writer, int replicas) {
+  // Every acknowledged key (up to a restore's data-loss bound) is present,
+  // and every member's HashKV agrees at the lowest revision they have all applied.
+  void ExpectNoKeyLostAndMembersAgree(const NumberedWriter& writer, int replicas,
+                                      int64_t up_to_revision = INT64_MAX) {
     EtcdClient client(EtcdClientConfig{ClientUrls(replicas), {}, std::chrono::seconds(5)});
-    EXPECT_EQ(MissingKeys(client, writer), std::vector<std::string>{});
+    EXPECT_EQ(MissingKeys(client, writer, up_to_revision), std::vector<std::string>{});
     std::vector<HashKvResult> hashes;
     int64_t revision = 0;
     ASSERT_TRUE(Eventually(
@@ -428,6 +430,71 @@ TEST_F(EtcdLifecycle, ScaledFromThreeToFiveAndBackToThree) {
   writer.Stop();
   EXPECT_GT(writer.acknowledged().size(), 100u);
   ExpectNoKeyLostAndMembersAgree(writer, 3);
+}
+
+// Quorum lost: two of three data directories wiped. Without an approval
+// nothing disruptive happens, and the status says what waits for it and the
+// data-loss bound; after the approval the cluster is re-bootstrapped from the
+// backup (the first member restores, the others join it) and every key up to
+// the bound is present.
+TEST_F(EtcdLifecycle, QuorumLostAndRecoveredFromTheBackupOnlyAfterAnApproval) {
+  StartController(0, "", {"--param", "notReadyGracePeriod=10s", "--param", "unknownGracePeriod=5s"});
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe();
+  NumberedWriter writer(ClientUrls(3), "/quorum/");
+  writer.Start(std::chrono::milliseconds(20));
+  RequestLog log;
+  // Backups with the writer's keys: a delta after some writes (deltaSnapshotPeriod 5s).
+  auto delta_revision = [&] {
+    auto lease =
+        admin_->Get({"coordination.k8s.io/v1", "leases", "default", "etcd-main-delta-snap", ""}, log);
+    const std::string holder = lease.ok() ? Text(*lease, {"spec", "holderIdentity"}) : "";
+    return holder.empty() ? int64_t{0} : std::stoll(holder);
+  };
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  const int64_t written = writer.acknowledged().empty() ? 0 : writer.acknowledged().back().revision;
+  ASSERT_TRUE(Eventually([&] { return delta_revision() >= written; }, std::chrono::seconds(30)))
+      << delta_revision() << " < " << written;
+
+  for (const char* pod : {"etcd-main-1", "etcd-main-2"}) {
+    const std::string data = agent_->VolumeDir(pod, kEtcd);
+    ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", pod, ""}, {}, std::nullopt, log).ok());
+    ASSERT_TRUE(Eventually([&] { return agent_->Pid(pod, "etcd") == 0; }, std::chrono::seconds(30)));
+    std::error_code moved;
+    fs::rename(data + "/new.etcd", dir_->path() + "/wiped-" + pod, moved);
+    ASSERT_FALSE(moved) << moved.message();
+  }
+
+  auto operation = [&](const char* field) { return Text(Etcd(), {"status", "lastOperation", field}); };
+  ASSERT_TRUE(Eventually([&] { return operation("state") == "AwaitingApproval"; }, std::chrono::seconds(120),
+                         std::chrono::seconds(1)))
+      << Describe();
+  const Value bound = *ValueAt(Etcd(), {"status", "lastOperation", "dataLossBound"});
+  const int64_t backup_revision = ValueAt(bound, {"backupRevision"})->int_value();
+  EXPECT_GE(backup_revision, written) << FormatJson(bound);
+  // Nothing disruptive while it waits: the StatefulSet keeps its replicas.
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  auto statefulset = admin_->Get({"apps/v1", "statefulsets", "default", kEtcd, ""}, log);
+  ASSERT_TRUE(statefulset.ok());
+  EXPECT_EQ(ValueAt(*statefulset, {"spec", "replicas"})->int_value(), 3);
+  writer.Stop();
+
+  ASSERT_TRUE(admin_
+                  ->MergePatch(
+                      kEtcdResource,
+                      Value::MakeMap(
+                          {{Value::String("metadata"),
+                            Value::MakeMap({{Value::String("annotations"),
+                                             Value::MakeMap({{Value::String("ruleplane.dev/approve-plan"),
+                                                              Value::String(operation("planDigest"))}})}})}}),
+                      log)
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(300), std::chrono::seconds(1)))
+      << Describe();
+  const std::string first_init = Slurp(dir_->path() + "/node/pods/etcd-main-0/member-init.log");
+  EXPECT_NE(first_init.find("RestoreFullSnapshot etcd-main-0  done"), std::string::npos) << first_init;
+  ExpectNoKeyLostAndMembersAgree(writer, 3, backup_revision);
 }
 
 }  // namespace

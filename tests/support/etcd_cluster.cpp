@@ -204,7 +204,8 @@ std::vector<NumberedWriter::Ack> NumberedWriter::acknowledged() const {
   return acks_;
 }
 
-std::vector<std::string> MissingKeys(EtcdClient& client, const NumberedWriter& writer) {
+std::vector<std::string> MissingKeys(EtcdClient& client, const NumberedWriter& writer,
+                                     int64_t up_to_revision) {
   std::vector<std::string> missing;
   RequestLog reads;
   const std::string prefix = writer.KeyOf(0).substr(0, writer.KeyOf(0).size() - 8);
@@ -215,7 +216,7 @@ std::vector<std::string> MissingKeys(EtcdClient& client, const NumberedWriter& w
   std::set<std::string> present;
   for (const KeyValue& kv : range->second) present.insert(kv.key);
   for (const NumberedWriter::Ack& ack : writer.acknowledged()) {
-    if (present.count(writer.KeyOf(ack.index)) == 0) {
+    if (ack.revision <= up_to_revision && present.count(writer.KeyOf(ack.index)) == 0) {
       missing.push_back(writer.KeyOf(ack.index) + " (revision " + std::to_string(ack.revision) + ")");
     }
   }

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -108,8 +109,10 @@ class NumberedWriter {
   std::chrono::milliseconds longest_outage_{0};
 };
 
-// Every acknowledged key of `writer` that `client` does not return, as
-// "key (revision r)" lines; empty when none is missing.
-std::vector<std::string> MissingKeys(EtcdClient& client, const NumberedWriter& writer);
+// Every acknowledged key of `writer` (up to `up_to_revision`: a restore's
+// data-loss bound) that `client` does not return, as "key (revision r)"
+// lines; empty when none is missing.
+std::vector<std::string> MissingKeys(EtcdClient& client, const NumberedWriter& writer,
+                                     int64_t up_to_revision = INT64_MAX);
 
 }  // namespace ruleplane::testing
