@@ -7,10 +7,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "adapters/kubernetes/manifests.h"
+#include "cli/output_format.h"
 #include "engine/common/json_value.h"
 
 namespace ruleplane {
@@ -185,6 +188,38 @@ TEST(EtcdTemplates, TheServicesAreAClientServiceAndAHeadlessPeerService) {
   EXPECT_EQ(ValueAt((*services)[1], {"spec", "clusterIP"})->string_value(), "None");
   EXPECT_TRUE(ValueAt((*services)[1], {"spec", "publishNotReadyAddresses"})->bool_value());
   EXPECT_EQ(ValueAt((*services)[1], {"spec", "ports"})->list_value()[0].Find("port")->int_value(), 2380);
+}
+
+// deploy/etcd-member-statefulset.yaml is what the controller creates for
+// examples/etcd.yaml: a reader sees the member pod template without running
+// anything. RULEPLANE_UPDATE_GOLDEN=1 writes it again.
+TEST(EtcdTemplates, DeployShowsTheStatefulSetTheControllerCreatesForTheExample) {
+  const std::string source = RULEPLANE_SOURCE_DIR;
+  auto example = LoadManifests(source + "/examples/etcd.yaml");
+  ASSERT_TRUE(example.ok()) << example.error().message;
+  nlohmann::ordered_json etcd = nlohmann::ordered_json::parse(FormatJson(example->front()));
+  etcd["metadata"]["namespace"] = "default";
+  etcd["metadata"]["uid"] = "0a1b2c3d-0000-4000-8000-000000000000";
+  etcd["metadata"]["generation"] = 1;
+  auto value = ParseJson(etcd.dump());
+  ASSERT_TRUE(value.ok());
+  auto statefulset = EtcdStatefulSet(*value, 3);
+  ASSERT_TRUE(statefulset.ok()) << statefulset.error().message;
+  const std::string text =
+      "# The StatefulSet `ruleplane controller` creates for examples/etcd.yaml "
+      "(rules/etcd-druid/components.yaml,\n"
+      "# action CreateStatefulSet; adapters/kubernetes/etcd_templates.h): each member pod runs ruleplane\n"
+      "# member-init as init container, etcd, and ruleplane member-agent beside it. Not applied by hand: "
+      "written\n"
+      "# by tests/etcd_templates_test.cpp (RULEPLANE_UPDATE_GOLDEN=1), so that it shows what the code "
+      "renders.\n" +
+      cli::FormatYaml(*statefulset);
+  const std::string path = source + "/deploy/etcd-member-statefulset.yaml";
+  if (std::getenv("RULEPLANE_UPDATE_GOLDEN") != nullptr) std::ofstream(path) << text;
+  std::ifstream in(path);
+  std::stringstream deployed;
+  deployed << in.rdbuf();
+  EXPECT_EQ(deployed.str(), text) << "run with RULEPLANE_UPDATE_GOLDEN=1 to write it again";
 }
 
 }  // namespace
