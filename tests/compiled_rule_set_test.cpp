@@ -697,4 +697,48 @@ TEST(CompiledRuleSetTest, RuleFileFromTheLoader) {
 }
 
 }  // namespace
+// spec.appliesWhen decides whether the rule set decides anything: when false,
+// no fact is derived (one that would fail here is never evaluated); when it
+// is not a bool, the error names it and its position.
+TEST(CompiledRuleSetTest, AppliesWhenGuardsTheFactsAndMustBeABool) {
+  auto compile = [](const std::string& applies_when) -> std::shared_ptr<const CompiledRuleSet> {
+    const std::string text =
+        "apiVersion: ruleplane.dev/v1\nkind: DecisionTable\nmetadata:\n  name: guarded\n  version: 1.0.0\n"
+        "spec:\n  subject: EtcdCluster\n  hitPolicy: FIRST\n  appliesWhen: " +
+        applies_when +
+        "\n  facts:\n    - name: replicas\n      expr: snapshot.statefulSet.spec.replicas\n"
+        "  rules:\n    - id: any\n      when: {replicas: '> 0'}\n";
+    RuleLoadResult loaded = LoadRuleFile(text, "guarded.yaml", nullptr);
+    EXPECT_TRUE(loaded.rule_set) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].message);
+    if (!loaded.rule_set) return nullptr;
+    auto compiled = CompiledRuleSet::Compile(loaded.rule_set);
+    return compiled.ok() ? *compiled : nullptr;
+  };
+  auto without = ParseSnapshot(
+      R"({"apiVersion": "ruleplane.dev/v1", "kind": "EtcdClusterSnapshot", "observedAt": "2024-05-01T10:00:00Z",
+                                   "etcd": {"spec": {"replicas": 3}}})");
+  auto with = ParseSnapshot(
+      R"({"apiVersion": "ruleplane.dev/v1", "kind": "EtcdClusterSnapshot", "observedAt": "2024-05-01T10:00:00Z",
+                                "etcd": {"spec": {"replicas": 3}}, "statefulSet": {"spec": {"replicas": 3}}})");
+  ASSERT_TRUE(without.ok() && with.ok());
+
+  auto guarded = compile("'\"statefulSet\" in snapshot'");
+  ASSERT_TRUE(guarded);
+  auto skipped = guarded->Evaluate(*without, {});
+  ASSERT_TRUE(skipped.ok()) << skipped.error().message;
+  EXPECT_FALSE(skipped->applies);
+  EXPECT_TRUE(skipped->selected.empty());
+  auto decided = guarded->Evaluate(*with, {});
+  ASSERT_TRUE(decided.ok()) << decided.error().message;
+  EXPECT_TRUE(decided->applies);
+  EXPECT_EQ(Ids(*guarded, decided->selected), std::vector<std::string>{"any"});
+
+  auto not_bool = compile("snapshot.etcd.spec.replicas");
+  ASSERT_TRUE(not_bool);
+  auto failed = not_bool->Evaluate(*with, {});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, ErrorCode::kInvalidSnapshot);
+  EXPECT_EQ(failed.error().message, "appliesWhen (guarded.yaml:9:16) cannot be decided: it is 3, not a bool");
+}
+
 }  // namespace ruleplane
