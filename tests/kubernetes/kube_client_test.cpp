@@ -271,7 +271,7 @@ TEST_F(KubeClientTest, TheShippedRoleAllowsWhatRuleplaneDoesAndNothingElse) {
   Status deleted = operator_client.Delete({"v1", "secrets", "default", "keep-me", ""}, {}, std::nullopt, log);
   ASSERT_FALSE(deleted.ok()) << "deleting a Secret is outside the Role";
   EXPECT_EQ(deleted.error().code, ErrorCode::kPermissionDenied);
-  // ruleplane creates StatefulSets and scales them, but never deletes one (the member data would follow).
+  // ruleplane creates StatefulSets and scales them, but never deletes one.
   Status other =
       operator_client.Delete({"apps/v1", "statefulsets", "default", "x", ""}, {}, std::nullopt, log);
   ASSERT_FALSE(other.ok());

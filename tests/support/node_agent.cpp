@@ -199,18 +199,17 @@ std::string ResolveNames(const std::string& text, const Resolver& resolve) {
 // "0.0.0.0" (etcd-druid's listen-*-urls) would take the port on every
 // loopback address, so it listens on the Pod's IP instead.
 std::string BindToPodIP(const std::string& text, const std::string& pod_ip) {
+  constexpr std::string_view kAny = "0.0.0.0";
+  const auto part_of_address = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; };
   std::string out = text;
-  for (size_t at = out.find("0.0.0.0"); at != std::string::npos;
-       at = out.find("0.0.0.0", at + pod_ip.size())) {
-    const bool inside_number =
-        (at > 0 && (std::isdigit(static_cast<unsigned char>(out[at - 1])) || out[at - 1] == '.')) ||
-        (at + 7 < out.size() &&
-         (std::isdigit(static_cast<unsigned char>(out[at + 7])) || out[at + 7] == '.'));
-    if (inside_number) {
-      at += 1;
+  for (size_t at = out.find(kAny); at != std::string::npos; at = out.find(kAny, at)) {
+    const size_t end = at + kAny.size();
+    if ((at > 0 && part_of_address(out[at - 1])) || (end < out.size() && part_of_address(out[end]))) {
+      at = end;  // part of another address, such as 10.0.0.0
       continue;
     }
-    out.replace(at, 7, pod_ip);
+    out.replace(at, kAny.size(), pod_ip);
+    at += pod_ip.size();
   }
   return out;
 }
