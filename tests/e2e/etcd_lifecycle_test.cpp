@@ -327,12 +327,24 @@ std::vector<std::string> StepLines(const std::string& log) {
   return lines;
 }
 
-// The controller dies in the middle of the plan that creates the cluster, at
-// two failure points in turn; each time the next controller takes the Lease,
-// observes again and goes on. No step that had taken effect runs again: the
-// successor finds it done (skipped) or does not plan it at all.
+// The controller dies (exits at once, as under SIGKILL) in the middle of the
+// plan that creates the cluster, at two failure points in turn; each time the
+// standby replica takes the Lease, observes again and goes on. No step that
+// had taken effect runs again: the successor finds it done (skipped) or does
+// not plan it at all.
 TEST_F(EtcdLifecycle, ControllersKilledInTheMiddleOfAPlanLeaveTheRestToTheirSuccessor) {
+  RequestLog log;
+  auto leads = [&](int i) {
+    auto lease =
+        admin_->Get({"coordination.k8s.io/v1", "leases", "default", "ruleplane-controller", ""}, log);
+    const std::string holder = lease.ok() ? Text(*lease, {"spec", "holderIdentity"}) : "";
+    const std::string suffix = "_" + std::to_string(controllers_[i].pid());  // identity: <host>_<pid>
+    return holder.size() > suffix.size() &&
+           holder.compare(holder.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
   StartController(0, "after:CreateMemberLease");
+  ASSERT_TRUE(Eventually([&] { return leads(0); }, std::chrono::seconds(30))) << Slurp(ControllerLog(0));
+  StartController(1, "after:CreateStatefulSet");
   CreateEtcd(3);
   ASSERT_TRUE(Eventually([&] { return !controllers_[0].running(); }, std::chrono::seconds(60)))
       << Slurp(ControllerLog(0));
@@ -341,13 +353,14 @@ TEST_F(EtcdLifecycle, ControllersKilledInTheMiddleOfAPlanLeaveTheRestToTheirSucc
             (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main succeeded",
                                       "ApplyEtcdServices etcd-main succeeded"}));
 
-  StartController(1, "after:CreateStatefulSet");
+  ASSERT_TRUE(Eventually([&] { return leads(1) || !controllers_[1].running(); }, std::chrono::seconds(30)))
+      << Slurp(ControllerLog(1));
+  StartController(2);
   ASSERT_TRUE(Eventually([&] { return !controllers_[1].running(); }, std::chrono::seconds(60)))
       << Slurp(ControllerLog(1));
   EXPECT_EQ(controllers_[1].Stop(), kFailPointExitCode);
-  const std::vector<std::string> second = StepLines(Slurp(ControllerLog(1)));
   // The first lease was created before the crash: not planned again; the others are.
-  EXPECT_EQ(second,
+  EXPECT_EQ(StepLines(Slurp(ControllerLog(1))),
             (std::vector<std::string>{
                 "ApplyEtcdConfigMap etcd-main skipped", "ApplyEtcdServices etcd-main skipped",
                 "CreateMemberLease etcd-main-1 succeeded", "CreateMemberLease etcd-main-2 succeeded",
@@ -355,7 +368,7 @@ TEST_F(EtcdLifecycle, ControllersKilledInTheMiddleOfAPlanLeaveTheRestToTheirSucc
                 "CreateSnapshotLease etcd-main-delta-snap succeeded", "SetClusterSize etcd-main succeeded"}))
       << Slurp(ControllerLog(1));
 
-  StartController(2);
+  ASSERT_TRUE(Eventually([&] { return leads(2); }, std::chrono::seconds(30))) << Slurp(ControllerLog(2));
   ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
       << Describe();
   for (const std::string& line : StepLines(Slurp(ControllerLog(2)))) {
