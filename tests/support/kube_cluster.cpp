@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "adapters/kubernetes/kube_client.h"
@@ -46,16 +47,25 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
                  "no " + apiserver + ": run scripts/build-kubernetes.sh (or set RULEPLANE_KUBE_BIN)",
                  {}};
   }
-  // Its storage: a single-member etcd of its own.
-  const std::string etcd_client = "http://127.0.0.1:" + std::to_string(FreeLoopbackPort());
-  const std::string etcd_peer = "http://127.0.0.1:" + std::to_string(FreeLoopbackPort());
-  auto etcd = ChildProcess::Start(
-      {"etcd", "--name", "kube", "--data-dir", root + "/etcd", "--listen-client-urls", etcd_client,
-       "--advertise-client-urls", etcd_client, "--listen-peer-urls", etcd_peer,
-       "--initial-advertise-peer-urls", etcd_peer, "--initial-cluster", "kube=" + etcd_peer},
-      root + "/etcd.log");
-  if (!etcd.ok()) return etcd.error();
-  kube->etcd_ = std::move(*etcd);
+  // Its storage: a single-member etcd of its own. A port that was free when
+  // it was chosen may be taken before etcd binds it (etcd then exits, and
+  // kube-apiserver would give up on its storage 20 s later): choose again.
+  std::string etcd_client;
+  for (int attempt = 1;; ++attempt) {
+    etcd_client = "http://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+    const std::string etcd_peer = "http://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+    auto etcd = ChildProcess::Start(
+        {"etcd", "--name", "kube", "--data-dir", root + "/etcd-" + std::to_string(attempt),
+         "--listen-client-urls", etcd_client, "--advertise-client-urls", etcd_client, "--listen-peer-urls",
+         etcd_peer, "--initial-advertise-peer-urls", etcd_peer, "--initial-cluster", "kube=" + etcd_peer},
+        root + "/etcd.log");
+    if (!etcd.ok()) return etcd.error();
+    kube->etcd_ = std::move(*etcd);
+    // etcd exits within a moment when it cannot listen.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    if (kube->etcd_.running()) break;
+    if (attempt == 3) return Error{ErrorCode::kUnavailable, "etcd exited; see " + root + "/etcd.log", {}};
+  }
 
   if (Status key = Run({"openssl", "genrsa", "-out", root + "/sa.key", "2048"}); !key.ok())
     return key.error();
@@ -92,7 +102,13 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
     auto namespaces = probe.Get({"v1", "namespaces", "", "default", ""}, reads);
     if (namespaces.ok()) break;
     if (!kube->apiserver_.running()) {
-      return Error{ErrorCode::kUnavailable, "kube-apiserver exited; see " + root + "/kube-apiserver.log", {}};
+      // The test's directory goes with the test: say why here.
+      std::ifstream log(root + "/kube-apiserver.log");
+      std::stringstream text;
+      text << log.rdbuf();
+      const std::string tail =
+          text.str().size() > 2000 ? text.str().substr(text.str().size() - 2000) : text.str();
+      return Error{ErrorCode::kUnavailable, "kube-apiserver exited; its log ends with:\n" + tail, {}};
     }
     if (std::chrono::steady_clock::now() > deadline) {
       return Error{ErrorCode::kDeadlineExceeded,
