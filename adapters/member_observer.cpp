@@ -21,9 +21,15 @@ Result<Value> ReadYamlFile(const std::string& path) {
   }
 }
 
-Value MemberListToValue(const std::vector<EtcdMember>& members) {
+// The member list and what the members say of their cluster now: its ID and
+// whether one of them has a leader (etcd's raft runs with CheckQuorum, so a
+// leader that loses its quorum steps down). Null when no endpoint answers.
+Value LiveClusterToValue(EtcdClient& cluster) {
+  RequestLog reads;
+  auto members = cluster.MemberList(reads);
+  if (!members.ok()) return Value::Null();
   Value::List list;
-  for (const EtcdMember& member : members) {
+  for (const EtcdMember& member : *members) {
     Value::List peers, clients;
     for (const std::string& url : member.peer_urls) peers.push_back(Value::String(url));
     for (const std::string& url : member.client_urls) clients.push_back(Value::String(url));
@@ -35,7 +41,20 @@ Value MemberListToValue(const std::vector<EtcdMember>& members) {
     if (member.is_learner) entry.emplace_back(Value::String("isLearner"), Value::Bool(true));
     list.push_back(Value::MakeMap(std::move(entry)));
   }
-  return Value::MakeMap({{Value::String("members"), Value::MakeList(std::move(list))}});
+  std::string cluster_id, leader;
+  for (const std::string& endpoint : cluster.config().endpoints) {
+    auto status = cluster.MemberStatus(endpoint, reads);
+    if (!status.ok()) continue;
+    if (cluster_id.empty()) cluster_id = MemberIdHex(status->cluster_id);
+    if (status->leader != 0) {
+      leader = MemberIdHex(status->leader);
+      break;
+    }
+  }
+  return Value::MakeMap({{Value::String("members"), Value::MakeList(std::move(list))},
+                         {Value::String("clusterID"), Value::String(cluster_id)},
+                         {Value::String("leader"), Value::String(leader)},
+                         {Value::String("quorate"), Value::Bool(!leader.empty())}});
 }
 
 }  // namespace
@@ -51,12 +70,7 @@ Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestam
     previous = *read;
   }
 
-  Value member_list;
-  if (sources.cluster != nullptr) {
-    RequestLog reads;
-    auto members = sources.cluster->MemberList(reads);
-    if (members.ok()) member_list = MemberListToValue(*members);
-  }
+  const Value member_list = sources.cluster != nullptr ? LiveClusterToValue(*sources.cluster) : Value::Null();
 
   Value store = Value::MakeMap({{Value::String("reachable"), Value::Bool(false)}});
   int64_t latest_full_revision = 0;

@@ -6,7 +6,10 @@
 //   etcdConfig      the configuration template etcd-druid mounts
 //   previousConfig  the configuration generated at the previous start, or null
 //   etcd            the Etcd object (from a file, as `kubectl get etcd -o json` prints it)
-//   memberList      etcd's member list as the JSON gateway returns it, or null when no endpoint answers
+//   memberList      what the cluster says now, or null when no endpoint answers: its
+//                   members (as the JSON gateway lists them, with `id` in hex),
+//                   `clusterID`, and `leader` / `quorate` (one member that answers
+//                   its status has a leader)
 //   memberLease     this member's Lease, when given, else null
 //   dataDir         the data directory's facts (adapters/local/data_dir.h)
 //   backupStore     the store's listing (adapters/local/backup_store.h), and its paths

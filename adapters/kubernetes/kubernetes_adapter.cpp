@@ -88,6 +88,11 @@ Value StatusEntry(const PlanStep& step, const std::string& key, const std::strin
   return Value::MakeMap(std::move(entry));
 }
 
+// The value of kRebootstrapAnnotation a MarkRebootstrap step writes.
+std::string RebootstrapMarker(const PlanStep& step) {
+  return std::to_string(IntParam(step, "backupRevision")) + ":" + StepParam(step, "approval");
+}
+
 }  // namespace
 
 KubernetesAdapter::KubernetesAdapter(KubeClient& client, const Snapshot& snapshot,
@@ -196,6 +201,11 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     return condition ? HasFields(list[static_cast<size_t>(at)], step, {"status", "reason", "message"})
                      : HasFields(list[static_cast<size_t>(at)], step, {"id", "role", "status", "reason"});
   }
+  if (action == "MarkRebootstrap") {
+    auto etcd = FreshEtcd(log);
+    if (!etcd.ok()) return etcd.error();
+    return Text(*etcd, {"metadata", "annotations", kRebootstrapAnnotation}) == RebootstrapMarker(step);
+  }
   if (action == "ScaleStatefulSet") {
     auto scale = client_.Get({"apps/v1", "statefulsets", namespace_, step.target, "scale"}, log);
     if (!scale.ok()) return scale.error();
@@ -303,6 +313,25 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
   }
   if (action == "SetEtcdReady")
     return PatchEtcdStatus(Value::MakeMap({{Value::String("ready"), StepValue(step, "ready")}}), log);
+  if (action == "MarkRebootstrap") {
+    // Fenced by the Etcd's resourceVersion as observed (or as this plan's own
+    // last write left it): a marker written on a stale decision is refused.
+    Value& etcd = Tracked("etcd", *ValueAt(snapshot_, {"etcd"}));
+    const std::string version = Text(etcd, {"metadata", "resourceVersion"});
+    if (version.empty())
+      return Error{ErrorCode::kFailedPrecondition, "the Etcd was observed without a resourceVersion", {}};
+    const Value patch = Value::MakeMap(
+        {{Value::String("metadata"),
+          Value::MakeMap({{Value::String("resourceVersion"), Value::String(version)},
+                          {Value::String("annotations"),
+                           Value::MakeMap({{Value::String(kRebootstrapAnnotation),
+                                            Value::String(RebootstrapMarker(step))}})}})}});
+    auto patched =
+        client_.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, ""}, patch, log);
+    if (!patched.ok()) return patched.error();
+    if (!patched->is_null()) etcd = *patched;
+    return {};
+  }
   if (action == "ScaleStatefulSet") {
     const Value* observed = ValueAt(snapshot_, {"statefulSet"});
     if (observed == nullptr) return Error{ErrorCode::kFailedPrecondition, "no StatefulSet was observed", {}};

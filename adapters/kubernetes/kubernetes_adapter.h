@@ -9,6 +9,7 @@
 //   CreateSnapshotLease                     <etcd>-full-snap, <etcd>-delta-snap
 //   SetPdbMinAvailable                      the PodDisruptionBudget (created when missing)
 //   RaiseAlert, PostponeMaintenance         Events on the Etcd object
+//   MarkRebootstrap                         the Etcd's kRebootstrapAnnotation
 //
 // Fencing: every write carries the resourceVersion the plan was made from
 // (the snapshot's objects); after its own successful write the adapter
@@ -35,6 +36,11 @@
 #include "engine/common/snapshot.h"
 
 namespace ruleplane {
+
+// The marker of an approved re-bootstrap from the backup, on the Etcd object:
+// "<backup revision>:<approval>". The initialization rules (1.2.0) re-create
+// the cluster from the backup only while it is there.
+inline constexpr const char* kRebootstrapAnnotation = "ruleplane.dev/rebootstrap";
 
 class KubernetesAdapter : public Adapter {
  public:
