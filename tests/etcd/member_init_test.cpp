@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -80,8 +81,10 @@ class MemberInit : public ::testing::Test {
     return joined;
   }
 
-  // Writes the Etcd object etcd-druid would show and returns its path.
-  std::string WriteEtcd(int i, const std::vector<StatusMember>& members) const {
+  // Writes the Etcd object etcd-druid would show and returns its path;
+  // `rebootstrap`: the marker an approved quorum-loss plan writes, if any.
+  std::string WriteEtcd(int i, const std::vector<StatusMember>& members,
+                        const std::string& rebootstrap = "") const {
     std::string list;
     for (const StatusMember& member : members) {
       list += std::string(list.empty() ? "" : ",") + R"({"name":")" + member.name + R"(")" +
@@ -90,7 +93,11 @@ class MemberInit : public ::testing::Test {
     }
     const std::string path = Dir(i) + "/etcd.json";
     std::ofstream(path) << R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd",)"
-                        << R"("metadata":{"name":"etcd-main","namespace":"default"},"spec":{"replicas":3},)"
+                        << R"("metadata":{"name":"etcd-main","namespace":"default")"
+                        << (rebootstrap.empty()
+                                ? ""
+                                : R"(,"annotations":{"ruleplane.dev/rebootstrap":")" + rebootstrap + R"("})")
+                        << R"(},"spec":{"replicas":3},)"
                         << R"("status":{"clusterSize":3,"members":[)" << list << "]}}";
     return path;
   }
@@ -139,7 +146,7 @@ class MemberInit : public ::testing::Test {
   // the status), then m1 and m2 as following members; every member starts
   // from the configuration member-init wrote.
   void Bootstrap() {
-    Outcome first = MemberInitOf(0, WriteEtcd(0, {}));
+    Outcome first = MemberInitOf(0, WriteEtcd(0, {}, marker));
     ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
     EXPECT_TRUE(Contains(first.out, "first-member-bootstrap")) << first.out;
     for (int i = 1; i < 3; ++i) {
@@ -233,7 +240,7 @@ TEST_F(MemberInit, BootstrapThenARestartWithValidDataReusesTheConfiguration) {
   const std::string etcd = WriteEtcd(2, StatusOfCluster({"m2"}));
   Outcome dry = MemberInitOf(2, etcd, "--dry-run");
   ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
-  EXPECT_TRUE(Contains(dry.out, "restart-quorate-valid")) << dry.out;
+  EXPECT_TRUE(Contains(dry.out, "live-member-valid")) << dry.out;
 
   Outcome run = MemberInitOf(2, etcd);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
@@ -278,10 +285,12 @@ TEST_F(MemberInit, ALostDataDirectoryIsReplacedAndTheMemberRejoins) {
   // Killed right after the member was added, before the journal recorded it.
   Outcome killed = MemberInitOf(1, etcd, "", "RULEPLANE_FAILPOINT=after:AddMember");
   ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
+  // The rerun finds itself added but never started in the live member list:
+  // it joins as that member, and adds no second one.
   Outcome rerun = MemberInitOf(1, etcd);
   ASSERT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
-  EXPECT_TRUE(Contains(rerun.out, "AddMember")) << rerun.out;
-  EXPECT_TRUE(Contains(rerun.out, "already done")) << rerun.out;
+  EXPECT_TRUE(Contains(rerun.out, "live-join-unstarted")) << rerun.out;
+  EXPECT_FALSE(Contains(rerun.out, "/v3/cluster/member/add")) << rerun.out;
   EXPECT_TRUE(Contains(Slurp(Config(1)), "initial-cluster-state: existing")) << Slurp(Config(1));
 
   ASSERT_TRUE(cluster_->StartMemberWithConfig(1, Config(1)).ok());
@@ -293,8 +302,8 @@ TEST_F(MemberInit, ALostDataDirectoryIsReplacedAndTheMemberRejoins) {
 
   Outcome history = History(1, "-o json");
   ASSERT_EQ(history.exit_code, 0) << history.err;
-  EXPECT_TRUE(Contains(history.out, "\"skipped\"")) << history.out;
-  EXPECT_TRUE(Contains(history.out, "RestoreFullSnapshot")) << history.out;
+  EXPECT_TRUE(Contains(history.out, "restart-quorate-no-metadata")) << history.out;
+  EXPECT_TRUE(Contains(history.out, "live-join-unstarted")) << history.out;
 }
 
 TEST_F(MemberInit, ACorruptDatabaseIsMovedAsideAndTheMemberRejoins) {
@@ -356,18 +365,55 @@ TEST_F(MemberInit, WithoutQuorumAValidMemberRestartsAndALostOneWaits) {
   fs::rename(DataDir(2), moved);
   Outcome waits = MemberInitOf(2, WriteEtcd(2, status));
   EXPECT_EQ(waits.exit_code, 1) << waits.out << waits.err;
-  EXPECT_TRUE(Contains(waits.out + waits.err, "no quorum")) << waits.out << waits.err;
+  EXPECT_TRUE(Contains(waits.out + waits.err, "quorum")) << waits.out << waits.err;
   EXPECT_FALSE(fs::exists(DataDir(2))) << "an aborted initialization changes nothing";
 
   Outcome restart = MemberInitOf(1, WriteEtcd(1, status));
   ASSERT_EQ(restart.exit_code, 0) << restart.out << restart.err;
-  EXPECT_TRUE(Contains(restart.out, "restart-non-quorate-valid")) << restart.out;
+  EXPECT_TRUE(Contains(restart.out, "live-member-valid")) << restart.out;
   ASSERT_TRUE(cluster_->StartMemberWithConfig(1, Config(1)).ok());
   ASSERT_TRUE(cluster_->WaitReady(1).ok());
 
   fs::rename(moved, DataDir(2));
   ASSERT_TRUE(cluster_->StartMemberWithConfig(2, Config(2)).ok());
   ASSERT_TRUE(cluster_->WaitReady(2).ok());
+  ExpectHealthyCluster();
+  ExpectNoKeyLost(writer);
+}
+
+// Issue 23, hazard 1: the status is empty in normal windows (a new cluster
+// before the controller's first status write, a controller that is down).
+// A first member restarted then must rejoin its cluster with its data: up to
+// initialization 1.1.0 it moved its data aside and restored the backup as a
+// one-member cluster of its own beside the other two, a split brain.
+TEST_F(MemberInit, AFirstMemberRestartedBeforeTheStatusIsWrittenRejoinsItsCluster) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "empty-status/");
+  ASSERT_TRUE(writer.WriteSome(30).ok());
+  Outcome backup = Ruleplane("backup full --endpoints " + Endpoints() + " --backup-store " + store_);
+  ASSERT_EQ(backup.exit_code, 0) << backup.out << backup.err;
+  writer.Start();
+
+  cluster_->StopMember(0);
+  Outcome run = MemberInitOf(0, WriteEtcd(0, {}));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "live-member-valid")) << run.out;
+  EXPECT_FALSE(Contains(run.out, "RestoreFullSnapshot")) << run.out;
+  EXPECT_TRUE(Beside(0, ".").empty()) << "valid data is never moved aside while its cluster answers";
+
+  ASSERT_TRUE(cluster_->StartMemberWithConfig(0, Config(0)).ok());
+  ASSERT_TRUE(cluster_->WaitReady(0).ok()) << cluster_->member(0).log_path;
+  writer.Stop();
+  // One cluster: every member reports the same cluster ID and agrees on the data.
+  EtcdClient client = cluster_->Client();
+  RequestLog reads;
+  std::set<uint64_t> cluster_ids;
+  for (int i = 0; i < 3; ++i) {
+    auto status = client.MemberStatus(cluster_->member(i).client_url, reads);
+    ASSERT_TRUE(status.ok()) << status.error().message;
+    cluster_ids.insert(status->cluster_id);
+  }
+  EXPECT_EQ(cluster_ids.size(), 1u) << "two clusters answer";
   ExpectHealthyCluster();
   ExpectNoKeyLost(writer);
 }
@@ -416,9 +462,17 @@ void MemberInit::RebuildAfterQuorumLoss(int deltas) {
     fs::rename(DataDir(i), DataDir(i) + ".lost-by-test");
   }
 
-  // etcd-druid re-bootstraps: no member in the status; the first member restores.
+  // No member in the status is not enough: without the marker of an approved
+  // quorum-loss plan the first member changes nothing and waits.
+  Outcome unapproved = MemberInitOf(0, WriteEtcd(0, {}));
+  EXPECT_EQ(unapproved.exit_code, 1) << unapproved.out << unapproved.err;
+  EXPECT_TRUE(Contains(unapproved.out + unapproved.err, "approved quorum-loss plan")) << unapproved.out;
+  EXPECT_FALSE(fs::exists(DataDir(0))) << "an aborted initialization changes nothing";
+
+  // etcd-druid re-bootstraps: no member in the status, the marker; the first member restores.
+  const std::string marker = std::to_string(*revision) + ":auto";
   const std::string rule = deltas > 0 ? "first-member-restore-incrementals" : "first-member-restore";
-  Outcome dry = MemberInitOf(0, WriteEtcd(0, {}), "--dry-run");
+  Outcome dry = MemberInitOf(0, WriteEtcd(0, {}, marker), "--dry-run");
   ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
   EXPECT_TRUE(Contains(dry.out, rule)) << dry.out;
   EXPECT_TRUE(Contains(dry.out, "run etcdctl snapshot restore")) << dry.out;
@@ -426,10 +480,10 @@ void MemberInit::RebuildAfterQuorumLoss(int deltas) {
   EXPECT_FALSE(fs::exists(DataDir(0))) << "a dry run changes nothing";
 
   if (deltas > 0) {
-    Outcome killed = MemberInitOf(0, WriteEtcd(0, {}), "", "RULEPLANE_FAILPOINT=local:after-delta-file");
+    Outcome killed = MemberInitOf(0, WriteEtcd(0, {}, marker), "", "RULEPLANE_FAILPOINT=local:after-delta-file");
     ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
   }
-  Outcome first = MemberInitOf(0, WriteEtcd(0, {}));
+  Outcome first = MemberInitOf(0, WriteEtcd(0, {}, marker));
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   EXPECT_TRUE(Contains(first.out, rule)) << first.out;
   EXPECT_TRUE(Contains(Slurp(Config(0)), "initial-cluster-state: new"));
@@ -437,7 +491,7 @@ void MemberInit::RebuildAfterQuorumLoss(int deltas) {
   ASSERT_TRUE(cluster_->WaitReady(0).ok()) << cluster_->member(0).log_path;
 
   for (int i = 1; i < 3; ++i) {
-    Outcome following = MemberInitOf(i, WriteEtcd(i, StatusOfCluster()));
+    Outcome following = MemberInitOf(i, WriteEtcd(i, StatusOfCluster(), marker));
     ASSERT_EQ(following.exit_code, 0) << following.out << following.err;
     EXPECT_TRUE(Contains(following.out, "following-member-restore")) << following.out;
     ASSERT_TRUE(cluster_->StartMemberWithConfig(i, Config(i)).ok());
