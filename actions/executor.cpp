@@ -222,11 +222,6 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
 Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, StepReport& report) {
   Adapter& adapter = *adapters_.Find(step.adapter);
   RequestLog log(options_.dry_run);
-  if (interrupted != nullptr && interrupted->state == StepState::kSucceeded) {
-    report.state = StepState::kSkipped;
-    report.message = "done in the interrupted run (plan " + std::to_string(interrupted->plan_id) + ")";
-    return {};
-  }
   std::mt19937_64 random(std::random_device{}());
   const auto deadline = Clock::now() + options_.retry.step_deadline;
   bool rechecked = !step.disruptive || !options_.recheck_disruptive || options_.dry_run;
@@ -238,8 +233,9 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
     auto done = dry_run_acted_ ? Result<bool>(false) : adapter.IsDone(step, log);
     if (done.ok() && *done) {
       report.state = StepState::kSkipped;
-      report.message = interrupted != nullptr ? "already done (it was running when the previous run stopped)"
-                                              : "already done";
+      report.message = interrupted != nullptr && interrupted->state == StepState::kRunning
+                           ? "already done (it was running when the previous run stopped)"
+                           : "already done";
       report.requests = log.requests();
       return {};
     }

@@ -11,11 +11,11 @@
 // allow_disruptive or when the gate allows it). A plan that fails a check is
 // refused and nothing is sent.
 //
-// Steps run in dependsOn order, one at a time. A step is skipped when it has
-// already taken effect: it succeeded in the interrupted run that the journal
-// holds for the same subject, or the adapter finds it done in the real state.
-// A step the journal found `running` is never sent again blindly: the adapter
-// checks the real state first. Retryable failures (engine/common/error.h,
+// Steps run in dependsOn order, one at a time. A step is skipped only when
+// the adapter finds it done in the real state, never because the journal says
+// an earlier run succeeded: after several interrupted runs, a later step of
+// one may have undone an earlier one's effect (issue 23, hazard 13). The
+// journal says what was intended; the world says what holds. Retryable failures (engine/common/error.h,
 // IsRetryable) are retried with bounded, jittered exponential backoff until
 // the step's deadline, checking the real state before each new attempt; any
 // other failure stops the plan, and later steps do not run.

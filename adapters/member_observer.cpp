@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "adapters/local/data_dir.h"
@@ -57,6 +58,20 @@ Value LiveClusterToValue(EtcdClient& cluster) {
                          {Value::String("quorate"), Value::Bool(!leader.empty())}});
 }
 
+// The data directory's facts with `rebootstrap`: the marker it was re-created
+// for (kRebootstrapRecordFile), or null.
+Value WithRebootstrapRecord(Value facts, const std::string& data_dir) {
+  Value record = Value::Null();
+  if (std::ifstream in(data_dir + "/" + kRebootstrapRecordFile); in) {
+    std::string line;
+    std::getline(in, line);
+    record = Value::String(line);
+  }
+  Value::Map entries = facts.map_value();
+  entries.emplace_back(Value::String("rebootstrap"), std::move(record));
+  return Value::MakeMap(std::move(entries));
+}
+
 }  // namespace
 
 Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestamp now) {
@@ -105,7 +120,7 @@ Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestam
                          {Value::String("etcd"), sources.etcd},
                          {Value::String("memberList"), member_list},
                          {Value::String("memberLease"), sources.member_lease},
-                         {Value::String("dataDir"), data_dir->ToValue()},
+                         {Value::String("dataDir"), WithRebootstrapRecord(data_dir->ToValue(), member.data_dir)},
                          {Value::String("backupStore"), store}};
   return SnapshotFromValue(Value::MakeMap(std::move(document)));
 }

@@ -55,9 +55,12 @@ Result<bool> EtcdAdapter::IsDone(const PlanStep& step, RequestLog& log) {
   auto members = client_.MemberList(log);
   if (!members.ok()) return members.error();
   if (step.action == "AddMember") {
+    // Done when the member is there as added and not started yet: a started
+    // member with this peer URL is the old one (issue 23, hazard 16), which
+    // a wiped member must not start as.
     const std::string url = StepParam(step, "peerURL");
     return std::any_of(members->begin(), members->end(),
-                       [&](const EtcdMember& m) { return HasPeerUrl(m, url); });
+                       [&](const EtcdMember& m) { return HasPeerUrl(m, url) && m.name.empty(); });
   }
   if (step.action == "RemoveMember") {
     Status problem;
@@ -75,7 +78,21 @@ Result<bool> EtcdAdapter::IsDone(const PlanStep& step, RequestLog& log) {
 
 Status EtcdAdapter::Perform(const PlanStep& step, RequestLog& log) {
   if (step.action == "AddMember") {
-    auto added = client_.MemberAdd({StepParam(step, "peerURL")}, BoolParam(step, "learner"), log);
+    // One membership change at a time (issue 23, hazard 18): another member
+    // added and not started yet, or a learner, is still joining; two voters
+    // added at once left a cluster without a leader.
+    auto members = client_.MemberList(log);
+    if (!members.ok()) return members.error();
+    const std::string url = StepParam(step, "peerURL");
+    for (const EtcdMember& member : *members) {
+      if (!HasPeerUrl(member, url) && (member.name.empty() || member.is_learner)) {
+        return Error{ErrorCode::kUnavailable,
+                     "member " + MemberIdHex(member.id) +
+                         " is still joining (added and not started, or a learner): one membership change at a time",
+                     {}};
+      }
+    }
+    auto added = client_.MemberAdd({url}, BoolParam(step, "learner"), log);
     if (!added.ok()) return added.error();
     return {};
   }

@@ -166,6 +166,10 @@ Result<bool> LocalAdapter::IsDone(const PlanStep& step, RequestLog& log) {
   const std::string& action = step.action;
   if (action == "GenerateEtcdConfig") {
     if (!fs::exists(member_.config_out)) return false;
+    if (const std::string marker = StepParam(step, "rebootstrap"); !marker.empty()) {
+      auto recorded = ReadWholeFile(member_.data_dir + "/" + kRebootstrapRecordFile);
+      if (!recorded.ok() || *recorded != marker + "\n") return false;
+    }
     auto initial_cluster = InitialClusterFor(step, log);
     if (!initial_cluster.ok()) return initial_cluster.error();
     try {
@@ -217,9 +221,18 @@ Status LocalAdapter::Perform(const PlanStep& step, RequestLog& log) {
   if (action == "GenerateEtcdConfig") return GenerateConfig(step, log);
   if (action == "ReuseEtcdConfig") {
     if (fs::exists(member_.config_out)) return {};
-    return Error{ErrorCode::kFailedPrecondition,
-                 "no etcd configuration from a previous start at " + member_.config_out,
-                 {}};
+    // A run killed between a restore and writing the configuration (issue 23,
+    // hazard 17): the rules reuse only with valid WAL metadata, which decides
+    // the membership (etcd ignores the initial cluster and its state then), so
+    // the configuration is written from the template.
+    if (StepParam(step, "initialCluster").empty()) {
+      return Error{ErrorCode::kFailedPrecondition,
+                   "no etcd configuration from a previous start at " + member_.config_out, {}};
+    }
+    PlanStep generate = step;
+    generate.params = Value::MakeMap({{Value::String("initialCluster"), *step.params.Find("initialCluster")},
+                                      {Value::String("initialClusterState"), Value::String("new")}});
+    return GenerateConfig(generate, log);
   }
   if (action == "ResetDataDir") return ResetDataDir(log);
   if (action == "RestoreFullSnapshot") return RestoreFullSnapshot(step, log);
@@ -239,6 +252,11 @@ Status LocalAdapter::GenerateConfig(const PlanStep& step, RequestLog& log) {
   auto config =
       RenderEtcdConfig(*template_text, member_, *initial_cluster, StepParam(step, "initialClusterState"));
   if (!config.ok()) return config.error();
+  if (const std::string marker = StepParam(step, "rebootstrap"); !marker.empty()) {
+    Status recorded =
+        WriteFileAtomically(member_.data_dir + "/" + kRebootstrapRecordFile, marker + "\n", log);
+    if (!recorded.ok()) return recorded;
+  }
   return WriteFileAtomically(member_.config_out, *config, log);
 }
 
@@ -386,6 +404,17 @@ Status LocalAdapter::ApplyIncrementalSnapshots(const PlanStep& step, RequestLog&
     // applier also puts without leases).
     for (const auto& group : GroupByRevision(*events)) {
       if (!log.dry_run() && group.revision <= revision) continue;
+      // Checked before the transaction commits: each source revision is one
+      // transaction, so the next must be exactly one above the data's. A gap
+      // (a delta missing from the store) would otherwise commit the events
+      // at the wrong revision, and every later replay would build on them.
+      if (!log.dry_run() && group.revision != revision + 1) {
+        return Error{ErrorCode::kFailedPrecondition,
+                     name + ": the data is at revision " + std::to_string(revision) +
+                         " and the next event is at " + std::to_string(group.revision) +
+                         ": a delta is missing; nothing was applied from it",
+                     {}};
+      }
       auto applied = client_api.Txn(group.events, log);
       if (!applied.ok()) return Error{applied.error().code, name + ": " + applied.error().message, {}};
       if (log.dry_run()) continue;

@@ -7,6 +7,7 @@
 // acknowledging, hashkv, the files left behind.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -54,9 +55,9 @@ class MemberInit : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = std::make_unique<TempDir>("member-init");
-    cluster_ = EtcdCluster::Create(3, root_->path());
+    cluster_ = EtcdCluster::Create(size_, root_->path());
     store_ = root_->path() + "/store/etcd-main";
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < size_; ++i) {
       ASSERT_TRUE(fs::create_directories(Dir(i)) || fs::is_directory(Dir(i)));
       ASSERT_TRUE(cluster_->WriteConfigTemplate(i, Template(i)).ok());
     }
@@ -64,7 +65,7 @@ class MemberInit : public ::testing::Test {
 
   void TearDown() override {
     if (HasFailure()) {
-      for (int i = 0; i < 3; ++i)
+      for (int i = 0; i < size_; ++i)
         std::cerr << "--- " << cluster_->member(i).log_path << " kept in " << root_->path() << "\n";
     }
   }
@@ -97,8 +98,8 @@ class MemberInit : public ::testing::Test {
                         << (rebootstrap.empty()
                                 ? ""
                                 : R"(,"annotations":{"ruleplane.dev/rebootstrap":")" + rebootstrap + R"("})")
-                        << R"(},"spec":{"replicas":3},)"
-                        << R"("status":{"clusterSize":3,"members":[)" << list << "]}}";
+                        << R"(},"spec":{"replicas":)" << size_ << "},"
+                        << R"("status":{"clusterSize":)" << size_ << R"(,"members":[)" << list << "]}}";
     return path;
   }
 
@@ -146,19 +147,19 @@ class MemberInit : public ::testing::Test {
   // the status), then m1 and m2 as following members; every member starts
   // from the configuration member-init wrote.
   void Bootstrap() {
-    Outcome first = MemberInitOf(0, WriteEtcd(0, {}, marker));
+    Outcome first = MemberInitOf(0, WriteEtcd(0, {}));
     ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
     EXPECT_TRUE(Contains(first.out, "first-member-bootstrap")) << first.out;
-    for (int i = 1; i < 3; ++i) {
+    for (int i = 1; i < size_; ++i) {
       Outcome following = MemberInitOf(i, WriteEtcd(i, {{"m0", "", false}}));
       ASSERT_EQ(following.exit_code, 0) << following.out << following.err;
       EXPECT_TRUE(Contains(following.out, "following-member-bootstrap")) << following.out;
     }
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < size_; ++i) {
       EXPECT_TRUE(Contains(Slurp(Config(i)), "initial-cluster-state: new")) << Slurp(Config(i));
       ASSERT_TRUE(cluster_->StartMemberWithConfig(i, Config(i)).ok());
     }
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < size_; ++i) {
       Status ready = cluster_->WaitReady(i);
       ASSERT_TRUE(ready.ok()) << ready.error().message;
     }
@@ -170,7 +171,7 @@ class MemberInit : public ::testing::Test {
     RequestLog reads;
     auto members = client.MemberList(reads);
     ASSERT_TRUE(members.ok()) << members.error().message;
-    ASSERT_EQ(members->size(), 3u);
+    ASSERT_EQ(members->size(), static_cast<size_t>(size_));
     for (const EtcdMember& member : *members) {
       EXPECT_FALSE(member.is_learner) << member.name;
       EXPECT_FALSE(member.name.empty()) << "a member added and never started: " << MemberIdHex(member.id);
@@ -178,7 +179,7 @@ class MemberInit : public ::testing::Test {
     auto status = client.MemberStatus(cluster_->member(0).client_url, reads);
     ASSERT_TRUE(status.ok()) << status.error().message;
     std::optional<uint32_t> hash;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < size_; ++i) {
       // A member catching up answers with an older revision for a moment.
       Result<HashKvResult> result = Error{ErrorCode::kUnavailable, "not asked", {}};
       for (int attempt = 0; attempt < 50; ++attempt) {
@@ -219,15 +220,21 @@ class MemberInit : public ::testing::Test {
     return found;
   }
 
-  void RebuildAfterQuorumLoss(int deltas);
+  void RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing = false);
 
   Outcome History(int i, const std::string& extra = "") const {
     return Ruleplane("history --journal " + Journal(i) + " " + extra);
   }
 
+  int size_ = 3;
   std::unique_ptr<TempDir> root_;
   std::unique_ptr<EtcdCluster> cluster_;
   std::string store_;
+};
+
+class SingleMemberInit : public MemberInit {
+ protected:
+  SingleMemberInit() { size_ = 1; }
 };
 
 TEST_F(MemberInit, BootstrapThenARestartWithValidDataReusesTheConfiguration) {
@@ -423,7 +430,7 @@ TEST_F(MemberInit, AFirstMemberRestartedBeforeTheStatusIsWrittenRejoinsItsCluste
 // are any) into a single-member cluster; the others join it one by one.
 // `deltas` deltas are taken while the writer runs; with none, the writer
 // stops before the full snapshot, so that it holds every key.
-void MemberInit::RebuildAfterQuorumLoss(int deltas) {
+void MemberInit::RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "loss/");
   ASSERT_TRUE(writer.WriteSome(40).ok());
@@ -457,6 +464,10 @@ void MemberInit::RebuildAfterQuorumLoss(int deltas) {
     ASSERT_GT(last_backup, *revision);
   }
 
+  // What the lost cluster held at the last backed-up revision: the rebuilt one must hold the same.
+  auto original = EndpointHashKV(cluster_->member(0).client_url, last_backup, {}, std::chrono::seconds(10));
+  ASSERT_TRUE(original.ok()) << original.error().message;
+
   for (int i = 0; i < 3; ++i) {
     cluster_->StopMember(i);
     fs::rename(DataDir(i), DataDir(i) + ".lost-by-test");
@@ -479,9 +490,29 @@ void MemberInit::RebuildAfterQuorumLoss(int deltas) {
   EXPECT_EQ(Contains(dry.out, "run etcd --name m0"), deltas > 0) << "the replay etcd: " << dry.out;
   EXPECT_FALSE(fs::exists(DataDir(0))) << "a dry run changes nothing";
 
+  if (a_delta_goes_missing) {
+    // A delta in the middle is missing: the replay stops before it applies
+    // anything beyond the gap, and goes on once the delta is back.
+    std::vector<std::string> incrementals;
+    for (const auto& entry : fs::directory_iterator(store_ + "/v2")) {
+      if (entry.path().filename().string().rfind("Incr-", 0) == 0) incrementals.push_back(entry.path());
+    }
+    std::sort(incrementals.begin(), incrementals.end());
+    ASSERT_GE(incrementals.size(), 3u);
+    const std::string hidden = root_->path() + "/hidden-delta";
+    fs::rename(incrementals[1], hidden);
+    Outcome gap = MemberInitOf(0, WriteEtcd(0, {}, marker));
+    EXPECT_EQ(gap.exit_code, 1) << gap.out << gap.err;
+    EXPECT_TRUE(Contains(gap.out + gap.err, "a delta is missing")) << gap.out << gap.err;
+    fs::rename(hidden, incrementals[1]);
+  }
   if (deltas > 0) {
-    Outcome killed = MemberInitOf(0, WriteEtcd(0, {}, marker), "", "RULEPLANE_FAILPOINT=local:after-delta-file");
-    ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
+    // Killed twice in a row during the replay, a few hundred milliseconds apart.
+    for (int kill = 0; kill < 2; ++kill) {
+      Outcome killed =
+          MemberInitOf(0, WriteEtcd(0, {}, marker), "", "RULEPLANE_FAILPOINT=local:after-delta-file");
+      ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
+    }
   }
   Outcome first = MemberInitOf(0, WriteEtcd(0, {}, marker));
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
@@ -499,6 +530,9 @@ void MemberInit::RebuildAfterQuorumLoss(int deltas) {
   }
   ExpectHealthyCluster();
   ExpectNoKeyLost(writer, last_backup);
+  auto rebuilt = EndpointHashKV(cluster_->member(0).client_url, last_backup, {}, std::chrono::seconds(10));
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
+  EXPECT_EQ(rebuilt->hash, original->hash) << "the rebuilt cluster holds other data at revision " << last_backup;
 }
 
 TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresTheFullSnapshotAndTheOthersJoin) {
@@ -507,6 +541,38 @@ TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresTheFullSnapshotAndTheOth
 
 TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresFullAndDeltasAndTheOthersJoin) {
   RebuildAfterQuorumLoss(2);
+}
+
+// Issue 23, hazard 14: a gap in the deltas used to commit a wrong transaction
+// (one more per retry), and the rerun built on it once the delta was back.
+TEST_F(MemberInit, AfterQuorumLossAMissingDeltaStopsTheReplayUntilItIsBack) {
+  RebuildAfterQuorumLoss(3, true);
+}
+
+// Issue 23, hazard 17: a single member killed right after its restore, in a
+// new Pod (the configuration it had is gone), used to want a configuration
+// that was never written, and never started again.
+TEST_F(SingleMemberInit, KilledRightAfterItsRestoreItStartsOnTheRestoredData) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "single/");
+  ASSERT_TRUE(writer.WriteSome(30).ok());
+  Outcome backup = Ruleplane("backup full --endpoints " + Endpoints() + " --backup-store " + store_);
+  ASSERT_EQ(backup.exit_code, 0) << backup.out << backup.err;
+
+  cluster_->StopMember(0);
+  fs::rename(DataDir(0), DataDir(0) + ".lost-by-test");
+  fs::remove(Config(0));
+  const std::string etcd = WriteEtcd(0, {{"m0", "", false}});
+  Outcome killed = MemberInitOf(0, etcd, "", "RULEPLANE_FAILPOINT=after:RestoreFullSnapshot");
+  ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
+  ASSERT_FALSE(fs::exists(Config(0)));
+
+  Outcome rerun = MemberInitOf(0, etcd);
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
+  EXPECT_TRUE(Contains(rerun.out, "ReuseEtcdConfig")) << rerun.out;
+  ASSERT_TRUE(cluster_->StartMemberWithConfig(0, Config(0)).ok());
+  ASSERT_TRUE(cluster_->WaitReady(0).ok()) << cluster_->member(0).log_path;
+  ExpectNoKeyLost(writer);
 }
 
 }  // namespace
