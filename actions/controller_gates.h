@@ -22,14 +22,13 @@
 #include <string>
 
 #include "actions/executor.h"
+#include "adapters/kubernetes/kubernetes_adapter.h"
 #include "adapters/member_agent.h"
 #include "engine/common/time_util.h"
 #include "engine/common/value.h"
 #include "engine/plan/plan.h"
 
 namespace ruleplane {
-
-inline constexpr const char* kApprovePlanAnnotation = "ruleplane.dev/approve-plan";
 
 // What a restore from the newest backup may lose: the writes after the
 // backup's revision, up to the highest revision a member was last seen at.

@@ -108,20 +108,21 @@ Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestam
       InspectDataDir(member.data_dir, multi_node ? 0 : latest_full_revision, member.namespace_name);
   if (!data_dir.ok()) return data_dir.error();
 
-  Value::Map document = {{Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
-                         {Value::String("kind"), Value::String("EtcdMemberInitSnapshot")},
-                         {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
-                         {Value::String("member"),
-                          Value::MakeMap({{Value::String("name"), Value::String(member.name)},
-                                          {Value::String("peerURL"), Value::String(member.peer_url)},
-                                          {Value::String("clientURL"), Value::String(member.client_url)}})},
-                         {Value::String("etcdConfig"), *config},
-                         {Value::String("previousConfig"), previous},
-                         {Value::String("etcd"), sources.etcd},
-                         {Value::String("memberList"), member_list},
-                         {Value::String("memberLease"), sources.member_lease},
-                         {Value::String("dataDir"), WithRebootstrapRecord(data_dir->ToValue(), member.data_dir)},
-                         {Value::String("backupStore"), store}};
+  Value::Map document = {
+      {Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
+      {Value::String("kind"), Value::String("EtcdMemberInitSnapshot")},
+      {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
+      {Value::String("member"),
+       Value::MakeMap({{Value::String("name"), Value::String(member.name)},
+                       {Value::String("peerURL"), Value::String(member.peer_url)},
+                       {Value::String("clientURL"), Value::String(member.client_url)}})},
+      {Value::String("etcdConfig"), *config},
+      {Value::String("previousConfig"), previous},
+      {Value::String("etcd"), sources.etcd},
+      {Value::String("memberList"), member_list},
+      {Value::String("memberLease"), sources.member_lease},
+      {Value::String("dataDir"), WithRebootstrapRecord(data_dir->ToValue(), member.data_dir)},
+      {Value::String("backupStore"), store}};
   return SnapshotFromValue(Value::MakeMap(std::move(document)));
 }
 

@@ -318,6 +318,9 @@ def init_scenarios():
     s["memberLease"] = member_lease("etcd-main-0", None)
     s["dataDir"] = {"path": "/var/etcd/data/new.etcd", "exists": False, "walHasMetadata": False, "valid": False,
                     "corrupt": False, "dbOpens": True, "verificationError": "data directory does not exist"}
+    # ruleplane's approved quorum-loss plan marked the re-bootstrap (MarkRebootstrap), for the newest backup.
+    newest = max(snapshot["lastRevision"] for snapshot in s["backupStore"]["snapshots"])
+    s["etcd"]["metadata"].setdefault("annotations", {})["ruleplane.dev/rebootstrap"] = f"{newest}:auto"
     scenarios["v2-member-init-rebootstrap.json"] = s
 
     # Scale-up from 3 to 5: etcd-main-3 starts for the first time; the three members answer.

@@ -18,7 +18,7 @@ using namespace ruleplane::testing_support;
 TEST(VerifyCommand, CleanTableExitsZeroAndSaysHowLongItTook) {
   CommandResult run = Ruleplane("verify rules/etcd-backup-restore/initialization.yaml");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_TRUE(Contains(run.out, "18312 states")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "302148 states")) << run.out;
   EXPECT_TRUE(Contains(run.out, "0 errors")) << run.out;
   EXPECT_TRUE(Contains(run.out, "took ")) << run.out;
 }
@@ -143,11 +143,12 @@ TEST(DiffCommand, ObservationGridShowsTheVersionsMdDifferencesAsRegions) {
   // 1. Quorum lost: 1.x re-bootstraps from the backup, 2.x only sets the conditions; exactly where 2 * ready
   // <= n.
   EXPECT_TRUE(Contains(
-      run.out, group("ScaleStatefulSet, WaitForPodsDeleted, RemoveStatusMember, DeleteMemberLease, "
-                     "CreateMemberLease, SetClusterSize",
-                     "no step", "6 snapshots") +
-                   "    members=1, replicas=1, notReady=1, unknown=0, podNotReady=0, backupFailing=false  "
-                   "(1 snapshot)"))
+      run.out,
+      group("ScaleStatefulSet, WaitForPodsDeleted, MarkRebootstrap, RemoveStatusMember, DeleteMemberLease, "
+            "CreateMemberLease, SetClusterSize",
+            "no step", "6 snapshots") +
+          "    members=1, replicas=1, notReady=1, unknown=0, podNotReady=0, backupFailing=false  "
+          "(1 snapshot)"))
       << run.out;
   EXPECT_TRUE(Contains(run.out,
                        "    members=3, replicas=3, notReady in {2, 3}, unknown=0, podNotReady=0, "

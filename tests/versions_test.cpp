@@ -61,7 +61,7 @@ const std::vector<Scenario>& Scenarios() {
   static const auto* scenarios = new std::vector<Scenario>{
       {"v2-quorum-lost.json",
        "etcd-druid",
-       {"ScaleStatefulSet etcd-main replicas=0", "WaitForPodsDeleted etcd-main",
+       {"ScaleStatefulSet etcd-main replicas=0", "WaitForPodsDeleted etcd-main", "MarkRebootstrap etcd-main",
         "RemoveStatusMember etcd-main-0", "RemoveStatusMember etcd-main-1", "RemoveStatusMember etcd-main-2",
         "DeleteMemberLease etcd-main-0", "DeleteMemberLease etcd-main-1", "DeleteMemberLease etcd-main-2",
         "CreateMemberLease etcd-main-0", "CreateMemberLease etcd-main-1", "CreateMemberLease etcd-main-2",

@@ -86,10 +86,11 @@ Status EtcdAdapter::Perform(const PlanStep& step, RequestLog& log) {
     const std::string url = StepParam(step, "peerURL");
     for (const EtcdMember& member : *members) {
       if (!HasPeerUrl(member, url) && (member.name.empty() || member.is_learner)) {
-        return Error{ErrorCode::kUnavailable,
-                     "member " + MemberIdHex(member.id) +
-                         " is still joining (added and not started, or a learner): one membership change at a time",
-                     {}};
+        return Error{
+            ErrorCode::kUnavailable,
+            "member " + MemberIdHex(member.id) +
+                " is still joining (added and not started, or a learner): one membership change at a time",
+            {}};
       }
     }
     auto added = client_.MemberAdd({url}, BoolParam(step, "learner"), log);

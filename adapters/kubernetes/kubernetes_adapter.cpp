@@ -88,9 +88,11 @@ Value StatusEntry(const PlanStep& step, const std::string& key, const std::strin
   return Value::MakeMap(std::move(entry));
 }
 
-// The value of kRebootstrapAnnotation a MarkRebootstrap step writes.
-std::string RebootstrapMarker(const PlanStep& step) {
-  return std::to_string(IntParam(step, "backupRevision")) + ":" + StepParam(step, "approval");
+// The value of kRebootstrapAnnotation a MarkRebootstrap step writes: the
+// backup revision and the approval the observed Etcd carries.
+std::string RebootstrapMarker(const PlanStep& step, const Value& observed_etcd) {
+  const std::string approval = Text(observed_etcd, {"metadata", "annotations", kApprovePlanAnnotation});
+  return std::to_string(IntParam(step, "backupRevision")) + ":" + (approval.empty() ? "auto" : approval);
 }
 
 }  // namespace
@@ -204,7 +206,8 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
   if (action == "MarkRebootstrap") {
     auto etcd = FreshEtcd(log);
     if (!etcd.ok()) return etcd.error();
-    return Text(*etcd, {"metadata", "annotations", kRebootstrapAnnotation}) == RebootstrapMarker(step);
+    return Text(*etcd, {"metadata", "annotations", kRebootstrapAnnotation}) ==
+           RebootstrapMarker(step, *ValueAt(snapshot_, {"etcd"}));
   }
   if (action == "ScaleStatefulSet") {
     auto scale = client_.Get({"apps/v1", "statefulsets", namespace_, step.target, "scale"}, log);
@@ -325,9 +328,9 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
           Value::MakeMap({{Value::String("resourceVersion"), Value::String(version)},
                           {Value::String("annotations"),
                            Value::MakeMap({{Value::String(kRebootstrapAnnotation),
-                                            Value::String(RebootstrapMarker(step))}})}})}});
-    auto patched =
-        client_.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, ""}, patch, log);
+                                            Value::String(RebootstrapMarker(step, etcd))}})}})}});
+    auto patched = client_.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, ""},
+                                      patch, log);
     if (!patched.ok()) return patched.error();
     if (!patched->is_null()) etcd = *patched;
     return {};

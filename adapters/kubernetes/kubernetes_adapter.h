@@ -41,6 +41,8 @@ namespace ruleplane {
 // "<backup revision>:<approval>". The initialization rules (1.2.0) re-create
 // the cluster from the backup only while it is there.
 inline constexpr const char* kRebootstrapAnnotation = "ruleplane.dev/rebootstrap";
+// The approval of a quorum-loss recovery: the digest of the plan it approves.
+inline constexpr const char* kApprovePlanAnnotation = "ruleplane.dev/approve-plan";
 
 class KubernetesAdapter : public Adapter {
  public:

@@ -227,7 +227,8 @@ Status LocalAdapter::Perform(const PlanStep& step, RequestLog& log) {
     // the configuration is written from the template.
     if (StepParam(step, "initialCluster").empty()) {
       return Error{ErrorCode::kFailedPrecondition,
-                   "no etcd configuration from a previous start at " + member_.config_out, {}};
+                   "no etcd configuration from a previous start at " + member_.config_out,
+                   {}};
     }
     PlanStep generate = step;
     generate.params = Value::MakeMap({{Value::String("initialCluster"), *step.params.Find("initialCluster")},

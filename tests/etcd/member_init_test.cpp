@@ -532,7 +532,8 @@ void MemberInit::RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing) {
   ExpectNoKeyLost(writer, last_backup);
   auto rebuilt = EndpointHashKV(cluster_->member(0).client_url, last_backup, {}, std::chrono::seconds(10));
   ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
-  EXPECT_EQ(rebuilt->hash, original->hash) << "the rebuilt cluster holds other data at revision " << last_backup;
+  EXPECT_EQ(rebuilt->hash, original->hash)
+      << "the rebuilt cluster holds other data at revision " << last_backup;
 }
 
 TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresTheFullSnapshotAndTheOthersJoin) {
