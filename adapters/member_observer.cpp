@@ -22,14 +22,18 @@ Result<Value> ReadYamlFile(const std::string& path) {
   }
 }
 
-// The member list and what the members say of their cluster now: its ID and
-// whether one of them has a leader (etcd's raft runs with CheckQuorum, so a
-// leader that loses its quorum steps down). Null when no endpoint answers.
+// The member list and what the members say of their cluster now: its ID,
+// its leader, and whether it has a live quorum: a majority of its voting
+// members answers its status with that cluster ID and a leader (counted, not
+// taken from one leader's word: a leader that lost its followers keeps
+// answering for an election timeout). Null when no endpoint answers.
 Value LiveClusterToValue(EtcdClient& cluster) {
   RequestLog reads;
   auto members = cluster.MemberList(reads);
   if (!members.ok()) return Value::Null();
   Value::List list;
+  std::string cluster_id, leader;
+  int voters = 0, answering = 0;
   for (const EtcdMember& member : *members) {
     Value::List peers, clients;
     for (const std::string& url : member.peer_urls) peers.push_back(Value::String(url));
@@ -41,21 +45,23 @@ Value LiveClusterToValue(EtcdClient& cluster) {
                         {Value::String("clientURLs"), Value::MakeList(std::move(clients))}};
     if (member.is_learner) entry.emplace_back(Value::String("isLearner"), Value::Bool(true));
     list.push_back(Value::MakeMap(std::move(entry)));
-  }
-  std::string cluster_id, leader;
-  for (const std::string& endpoint : cluster.config().endpoints) {
-    auto status = cluster.MemberStatus(endpoint, reads);
-    if (!status.ok()) continue;
-    if (cluster_id.empty()) cluster_id = MemberIdHex(status->cluster_id);
-    if (status->leader != 0) {
-      leader = MemberIdHex(status->leader);
-      break;
-    }
+    if (member.is_learner) continue;
+    ++voters;
+    if (member.client_urls.empty()) continue;  // added, never started
+    auto status = cluster.MemberStatus(member.client_urls.front(), reads);
+    if (!status.ok() || status->leader == 0) continue;
+    const std::string id = MemberIdHex(status->cluster_id);
+    if (cluster_id.empty()) cluster_id = id;
+    if (id != cluster_id) continue;
+    leader = MemberIdHex(status->leader);
+    ++answering;
   }
   return Value::MakeMap({{Value::String("members"), Value::MakeList(std::move(list))},
                          {Value::String("clusterID"), Value::String(cluster_id)},
                          {Value::String("leader"), Value::String(leader)},
-                         {Value::String("quorate"), Value::Bool(!leader.empty())}});
+                         {Value::String("voters"), Value::Int(voters)},
+                         {Value::String("answering"), Value::Int(answering)},
+                         {Value::String("quorate"), Value::Bool(2 * answering > voters)}});
 }
 
 // The data directory's facts with `rebootstrap`: the marker it was re-created

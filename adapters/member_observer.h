@@ -8,8 +8,9 @@
 //   etcd            the Etcd object (from a file, as `kubectl get etcd -o json` prints it)
 //   memberList      what the cluster says now, or null when no endpoint answers: its
 //                   members (as the JSON gateway lists them, with `id` in hex),
-//                   `clusterID`, and `leader` / `quorate` (one member that answers
-//                   its status has a leader)
+//                   `clusterID`, `leader`, `voters`, `answering` (voters that answer
+//                   their status with that cluster and a leader) and `quorate`
+//                   (2 * answering > voters)
 //   memberLease     this member's Lease, when given, else null
 //   dataDir         the data directory's facts (adapters/local/data_dir.h)
 //   backupStore     the store's listing (adapters/local/backup_store.h), and its paths

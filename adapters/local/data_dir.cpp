@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 // etcd-backup-restore's marker of which namespace a data directory belongs
 // to (pkg/initializer/validator: safeGuardFile).
 constexpr const char* kSafeGuardFile = "safe_guard";
-constexpr int kWalMetadataRecord = 2;  // etcd's wal.metadataType
+// etcd's wal.metadataType (metadataType = iota + 1: 1, before entryType 2).
+constexpr int kWalMetadataRecord = 1;
 
 // A minimal protobuf reader: varints and length-delimited fields.
 class ProtoReader {

@@ -19,6 +19,7 @@
 
 #include "adapters/etcd/etcdctl_hashkv.h"
 #include "adapters/failure_point.h"
+#include "adapters/local/data_dir.h"
 #include "adapters/local/snapshot_file.h"
 #include "tests/support/etcd_cluster.h"
 
@@ -402,6 +403,16 @@ TEST_F(MemberInit, AFirstMemberRestartedBeforeTheStatusIsWrittenRejoinsItsCluste
   writer.Start();
 
   cluster_->StopMember(0);
+  // The WAL's cluster ID is the one the other members report (a WAL record
+  // of another type was read as the metadata up to 1.1.0).
+  EtcdClient live = cluster_->Client();
+  RequestLog status_reads;
+  auto live_status = live.MemberStatus(cluster_->member(1).client_url, status_reads);
+  ASSERT_TRUE(live_status.ok()) << live_status.error().message;
+  auto data_dir = InspectDataDir(DataDir(0), 0, "default");
+  ASSERT_TRUE(data_dir.ok()) << data_dir.error().message;
+  EXPECT_EQ(data_dir->cluster_id, MemberIdHex(live_status->cluster_id));
+
   Outcome run = MemberInitOf(0, WriteEtcd(0, {}));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "live-member-valid")) << run.out;
