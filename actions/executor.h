@@ -15,10 +15,11 @@
 // the adapter finds it done in the real state, never because the journal says
 // an earlier run succeeded: after several interrupted runs, a later step of
 // one may have undone an earlier one's effect (issue 23, hazard 13). The
-// journal says what was intended; the world says what holds. Retryable failures (engine/common/error.h,
-// IsRetryable) are retried with bounded, jittered exponential backoff until
-// the step's deadline, checking the real state before each new attempt; any
-// other failure stops the plan, and later steps do not run.
+// journal says what was intended; the world says what holds. Retryable
+// failures (engine/common/error.h, IsRetryable) are retried with bounded,
+// jittered exponential backoff until the step's deadline, checking the real
+// state before each new attempt; any other failure stops the plan, and later
+// steps do not run.
 //
 // A dry run checks the real state until the first step that would act, and
 // shows every later step as it would run.

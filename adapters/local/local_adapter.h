@@ -19,13 +19,13 @@
 
 namespace ruleplane {
 
-// The member this process initializes, and where its files are.
 // In a data directory that an approved re-bootstrap re-created, the marker
 // (annotation ruleplane.dev/rebootstrap) it was re-created for: written with
 // the configuration that ends the plan, so that one marker re-creates the
 // cluster once (GenerateEtcdConfig's `rebootstrap` parameter).
 inline constexpr const char* kRebootstrapRecordFile = "ruleplane-rebootstrap";
 
+// The member this process initializes, and where its files are.
 struct LocalMember {
   std::string name;        // the pod name
   std::string peer_url;    // its advertised peer URL
