@@ -128,5 +128,19 @@ TEST(KubeStatusError, DecodesTheStatusAndAdvises) {
   EXPECT_NE(forbidden.message.find(R"(resources: ["etcds/status"], verbs: ["patch"])"), std::string::npos);
 }
 
+// Issue 23, hazard 4: a patch fenced with an empty resourceVersion used to be
+// sent, and the API server applies it unconditionally.
+TEST(KubeClient, AFencedPatchWithoutAResourceVersionIsRefusedBeforeItIsSent) {
+  KubeConfig config;
+  config.server = "https://127.0.0.1:9";
+  KubeClient client(config);
+  RequestLog log;
+  auto patched = client.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", "status"},
+                                   FencedMergePatch("", "status", Value::MakeMap({})), log);
+  ASSERT_FALSE(patched.ok());
+  EXPECT_EQ(patched.error().code, ErrorCode::kFailedPrecondition) << patched.error().message;
+  EXPECT_TRUE(log.requests().empty()) << "nothing is sent";
+}
+
 }  // namespace
 }  // namespace ruleplane

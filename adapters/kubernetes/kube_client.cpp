@@ -266,6 +266,13 @@ std::string ResourceVersionOf(const Value& object) {
 }
 
 Result<Value> KubeClient::MergePatch(const KubeResource& object, const Value& patch, RequestLog& log) {
+  // An empty resourceVersion in a merge patch is no precondition at all: the
+  // write would be unconditional where the caller meant it fenced.
+  if (const Value* version = ValueAt(patch, {"metadata", "resourceVersion"});
+      version != nullptr && version->is_string() && version->string_value().empty()) {
+    return Error{ErrorCode::kFailedPrecondition,
+                 "a fenced patch of " + object.name + " has no resourceVersion: the object was not observed", {}};
+  }
   return Call("PATCH", object, "", FormatJson(patch), true, log);
 }
 

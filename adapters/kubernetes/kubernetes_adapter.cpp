@@ -421,7 +421,15 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
                            log);
   }
   if (action == "DeleteMemberLease") {
-    return client_.Delete({"coordination.k8s.io/v1", "leases", namespace_, name, ""}, {}, std::nullopt, log);
+    // Fenced by the uid observed: the Lease the plan was made from, not one
+    // created since. (Not its resourceVersion: a running member renews it.)
+    std::string uid;
+    for (const Value& lease : ListAt(snapshot_, {"leases"})) {
+      if (Text(lease, {"metadata", "name"}) == name) uid = Text(lease, {"metadata", "uid"});
+    }
+    if (uid.empty()) return Error{ErrorCode::kFailedPrecondition, "lease " + name + " was not observed", {}};
+    return client_.Delete({"coordination.k8s.io/v1", "leases", namespace_, name, ""}, {"", uid}, std::nullopt,
+                          log);
   }
   if (action == "SetPdbMinAvailable") {
     const Value min_available = Value::Int(IntParam(step, "minAvailable"));
