@@ -65,7 +65,9 @@ resumes without repeating a step that took effect.
 changes nothing.
 
 Exit codes: 0 the member may start, 1 the plan failed, was refused or aborted
-(the error is in the journal), 2 bad usage or unreadable input.
+(the error is in the journal), or this member could not be observed (its
+database could not be checked, say: not the same as corrupt), and nothing was
+changed, 2 bad usage or unreadable input.
 )";
 
 constexpr const char* kObserveUsage = R"(usage: ruleplane observe member [member flags]

@@ -343,6 +343,53 @@ TEST_F(MemberInit, ACorruptDatabaseIsMovedAsideAndTheMemberRejoins) {
   ExpectNoKeyLost(writer);
 }
 
+// Hazard 2 of issue 23: a database etcdctl cannot check (here: etcdctl is
+// not on PATH) is not a corrupt one. member-init fails, the kubelet runs it
+// again, and nothing was changed meanwhile: no member removed, nothing moved
+// aside, the journal as it was.
+TEST_F(MemberInit, ADatabaseThatCannotBeCheckedChangesNothingAndFails) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "unchecked/");
+  ASSERT_TRUE(writer.WriteSome(30).ok());
+  Outcome backup = Ruleplane("backup full --endpoints " + Endpoints() + " --backup-store " + store_);
+  ASSERT_EQ(backup.exit_code, 0) << backup.out << backup.err;
+
+  cluster_->StopMember(1);
+  const std::vector<StatusMember> members = StatusOfCluster({"m1"});
+  const std::string etcd = WriteEtcd(1, members);
+  const std::string db = DataDir(1) + "/member/snap/db";
+  const std::string db_before = Slurp(db), config_before = Slurp(Config(1));
+  const std::string journal_before = Slurp(Journal(1));
+  ASSERT_FALSE(journal_before.empty());
+  const std::string no_etcdctl = root_->path() + "/empty-bin";
+  fs::create_directories(no_etcdctl);
+
+  for (const std::string extra : {"--dry-run", ""}) {
+    Outcome unchecked = MemberInitOf(1, etcd, extra, "PATH=" + no_etcdctl);
+    EXPECT_EQ(unchecked.exit_code, 1) << extra << unchecked.out << unchecked.err;
+    EXPECT_TRUE(Contains(unchecked.err, "could not check the database")) << unchecked.err;
+    EXPECT_TRUE(Beside(1, ".").empty()) << "nothing may be moved aside";
+    EXPECT_TRUE(Slurp(db) == db_before) << "the database changed";
+    EXPECT_EQ(Slurp(Config(1)), config_before);
+    EXPECT_TRUE(Slurp(Journal(1)) == journal_before) << "something was journaled";
+    EXPECT_EQ(StatusOfCluster().size(), 3u);
+    for (const StatusMember& member : StatusOfCluster())
+      EXPECT_NE(std::find_if(members.begin(), members.end(),
+                             [&](const StatusMember& before) { return before.id == member.id; }),
+                members.end())
+          << member.name << " " << member.id << " was not a member before";
+  }
+
+  // The member was healthy all along: it restarts from its data.
+  Outcome run = MemberInitOf(1, etcd);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "restart-quorate-valid")) << run.out;
+  ASSERT_TRUE(cluster_->StartMemberWithConfig(1, Config(1)).ok());
+  ASSERT_TRUE(cluster_->WaitReady(1).ok()) << cluster_->member(1).log_path;
+  ExpectHealthyCluster();
+  ExpectNoKeyLost(writer);
+}
+
 TEST_F(MemberInit, WithoutQuorumAValidMemberRestartsAndALostOneWaits) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "quorum/");
