@@ -390,6 +390,40 @@ TEST_F(MemberInit, ADatabaseThatCannotBeCheckedChangesNothingAndFails) {
   ExpectNoKeyLost(writer);
 }
 
+// Hazard 19: --dry-run changes nothing, the journal included: none is
+// created, and an existing one stays as it was.
+TEST_F(MemberInit, ADryRunWritesNoJournal) {
+  const std::string etcd = WriteEtcd(0, {});
+  auto journal_files = [&] {
+    std::vector<std::string> found;
+    for (const auto& entry : fs::directory_iterator(Dir(0))) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("ruleplane-journal.db", 0) == 0)
+        found.push_back(name + " " + Slurp(entry.path().string()));
+    }
+    return found;
+  };
+  Outcome first_dry = MemberInitOf(0, etcd, "--dry-run");
+  ASSERT_EQ(first_dry.exit_code, 0) << first_dry.out << first_dry.err;
+  EXPECT_TRUE(Contains(first_dry.out, "first-member-bootstrap")) << first_dry.out;
+  EXPECT_TRUE(journal_files().empty()) << "a dry run created the journal";
+  EXPECT_FALSE(fs::exists(Config(0))) << "a dry run writes no configuration";
+
+  Outcome run = MemberInitOf(0, etcd);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  Outcome plans_before = History(0, "-o json");
+  ASSERT_EQ(plans_before.exit_code, 0) << plans_before.err;
+  const std::vector<std::string> journal_before = journal_files();
+  ASSERT_FALSE(journal_before.empty());
+
+  Outcome dry = MemberInitOf(0, etcd, "--dry-run");
+  ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  EXPECT_TRUE(journal_files() == journal_before) << "a dry run changed the journal";
+  Outcome plans_after = History(0, "-o json");
+  ASSERT_EQ(plans_after.exit_code, 0) << plans_after.err;
+  EXPECT_EQ(plans_after.out, plans_before.out);
+}
+
 TEST_F(MemberInit, WithoutQuorumAValidMemberRestartsAndALostOneWaits) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "quorum/");
