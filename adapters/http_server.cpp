@@ -6,8 +6,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 namespace ruleplane {
 namespace {
@@ -25,9 +29,92 @@ const char* Reason(int status) {
   }
 }
 
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxRequest = 16384;  // a GET's request line and headers
+
+struct Connection {
+  int fd = -1;  // -1 once closed
+  std::string request;
+  std::string response;
+  size_t sent = 0;
+  bool answering = false;      // the request is complete: writing the response
+  Clock::time_point deadline;  // of reading the request, then of writing the response
+};
+
+// "GET /path HTTP/1.1": the whole response to it, from the handler.
+std::string Response(const std::string& request, const HttpServer::Handler& handler) {
+  const size_t first_space = request.find(' ');
+  const size_t second_space = request.find(' ', first_space + 1);
+  HttpAnswer answer;
+  if (first_space == std::string::npos || second_space == std::string::npos) {
+    answer = {400, "text/plain", "bad request\n"};
+  } else if (request.compare(0, first_space, "GET") != 0) {
+    answer = {405, "text/plain", "only GET\n"};
+  } else {
+    std::string path = request.substr(first_space + 1, second_space - first_space - 1);
+    path = path.substr(0, path.find('?'));
+    answer = handler(path);
+  }
+  return "HTTP/1.1 " + std::to_string(answer.status) + " " + Reason(answer.status) +
+         "\r\nContent-Type: " + answer.content_type +
+         "\r\nContent-Length: " + std::to_string(answer.body.size()) + "\r\nConnection: close\r\n\r\n" +
+         answer.body;
+}
+
+// Reads what the client sent, answers once the request is complete, and
+// writes as much of the answer as the socket takes; closes (fd -1) when done
+// or when the client is gone.
+void Advance(Connection& connection, const HttpServer::Handler& handler,
+             std::chrono::milliseconds write_timeout) {
+  auto finish = [&] {
+    close(connection.fd);
+    connection.fd = -1;
+  };
+  if (!connection.answering) {
+    char buffer[4096];
+    bool ended = false;
+    while (true) {
+      const ssize_t got = read(connection.fd, buffer, sizeof buffer);
+      if (got > 0) {
+        connection.request.append(buffer, static_cast<size_t>(got));
+        if (connection.request.size() >= kMaxRequest) break;
+        continue;
+      }
+      if (got < 0 && errno == EINTR) continue;
+      ended = got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+      break;
+    }
+    const bool complete = connection.request.find("\r\n\r\n") != std::string::npos ||
+                          connection.request.size() >= kMaxRequest || (ended && !connection.request.empty());
+    if (!complete) {
+      if (ended) finish();
+      return;
+    }
+    connection.response = Response(connection.request, handler);
+    connection.answering = true;
+    connection.deadline = Clock::now() + write_timeout;
+  }
+  while (connection.sent < connection.response.size()) {
+    const ssize_t wrote = send(connection.fd, connection.response.data() + connection.sent,
+                               connection.response.size() - connection.sent, MSG_NOSIGNAL);
+    if (wrote > 0) {
+      connection.sent += static_cast<size_t>(wrote);
+    } else if (wrote < 0 && errno == EINTR) {
+      continue;
+    } else if (wrote < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return;
+    } else {
+      break;  // the client is gone (EPIPE, ECONNRESET)
+    }
+  }
+  finish();
+}
+
 }  // namespace
 
-Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address, Handler handler) {
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address, Handler handler,
+                                                      HttpServerOptions options) {
   const size_t colon = address.rfind(':');
   if (colon == std::string::npos) {
     return Error{ErrorCode::kInvalidArgument, "\"" + address + "\" is not HOST:PORT", {}};
@@ -42,7 +129,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address
   }
   std::unique_ptr<HttpServer> server(new HttpServer());
   server->handler_ = std::move(handler);
-  server->listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  server->options_ = options;
+  server->listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   const int yes = 1;
   setsockopt(server->listener_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   if (bind(server->listener_, reinterpret_cast<sockaddr*>(&bind_to), sizeof bind_to) != 0 ||
@@ -63,45 +151,43 @@ HttpServer::~HttpServer() {
 }
 
 void HttpServer::Serve() {
+  std::vector<Connection> connections;
   while (!stopping_) {
-    pollfd ready{listener_, POLLIN, 0};
-    if (poll(&ready, 1, 200) <= 0) continue;
-    const int connection = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (connection < 0) continue;
-    std::string request;
-    char buffer[4096];
-    while (request.find("\r\n\r\n") == std::string::npos && request.size() < 16384) {
-      pollfd readable{connection, POLLIN, 0};
-      if (poll(&readable, 1, 2000) <= 0) break;
-      const ssize_t got = read(connection, buffer, sizeof buffer);
-      if (got <= 0) break;
-      request.append(buffer, static_cast<size_t>(got));
+    const Clock::time_point now = Clock::now();
+    std::erase_if(connections, [&](const Connection& connection) {
+      if (now < connection.deadline) return false;
+      close(connection.fd);  // too slow a client
+      return true;
+    });
+    std::vector<pollfd> fds = {{listener_, POLLIN, 0}};
+    auto wait = std::chrono::milliseconds(200);
+    for (const Connection& connection : connections) {
+      fds.push_back({connection.fd, static_cast<short>(connection.answering ? POLLOUT : POLLIN), 0});
+      wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(connection.deadline - now));
     }
-    // "GET /path HTTP/1.1"
-    const size_t first_space = request.find(' ');
-    const size_t second_space = request.find(' ', first_space + 1);
-    HttpAnswer answer;
-    if (first_space == std::string::npos || second_space == std::string::npos) {
-      answer = {400, "text/plain", "bad request\n"};
-    } else if (request.compare(0, first_space, "GET") != 0) {
-      answer = {405, "text/plain", "only GET\n"};
-    } else {
-      std::string path = request.substr(first_space + 1, second_space - first_space - 1);
-      path = path.substr(0, path.find('?'));
-      answer = handler_(path);
+    if (poll(fds.data(), fds.size(), static_cast<int>(std::max<int64_t>(wait.count(), 0))) <= 0) continue;
+
+    for (size_t i = 0; i < connections.size(); ++i) {
+      if (fds[i + 1].revents != 0) Advance(connections[i], handler_, options_.write_timeout);
     }
-    const std::string response = "HTTP/1.1 " + std::to_string(answer.status) + " " + Reason(answer.status) +
-                                 "\r\nContent-Type: " + answer.content_type +
-                                 "\r\nContent-Length: " + std::to_string(answer.body.size()) +
-                                 "\r\nConnection: close\r\n\r\n" + answer.body;
-    size_t sent = 0;
-    while (sent < response.size()) {
-      const ssize_t wrote = write(connection, response.data() + sent, response.size() - sent);
-      if (wrote <= 0) break;
-      sent += static_cast<size_t>(wrote);
+    std::erase_if(connections, [](const Connection& connection) { return connection.fd < 0; });
+    if ((fds[0].revents & POLLIN) != 0) {
+      while (true) {
+        const int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) break;
+        if (connections.size() >= options_.max_connections) {
+          close(connections.front().fd);
+          connections.erase(connections.begin());
+        }
+        Connection connection;
+        connection.fd = fd;
+        connection.deadline = Clock::now() + options_.read_timeout;
+        connections.push_back(std::move(connection));
+      }
     }
-    close(connection);
   }
+  for (const Connection& connection : connections)
+    if (connection.fd >= 0) close(connection.fd);
 }
 
 }  // namespace ruleplane

@@ -59,8 +59,14 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv, std::chro
     return Error{ErrorCode::kIo, std::string("pipe: ") + strerror(errno), {}};
   }
   std::vector<char*> pointers = ArgvPointers(argv);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
+    // Dies with us: a member-init killed while etcdctl restores must not
+    // leave it writing into a directory the rerun moves or restores again.
+    // The calling thread waits for the child, so it cannot end first.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // we died before prctl took effect
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
     const int null_fd = open("/dev/null", O_RDONLY);

@@ -20,7 +20,8 @@ struct CommandResult {
 
 // Runs argv[0] (looked up in PATH) with the arguments and waits at most
 // `timeout`; a process still running then is killed (kDeadlineExceeded).
-// kIo when it cannot be started. A non-zero exit is not an error here.
+// kIo when it cannot be started. A non-zero exit is not an error here. The
+// command is killed when this process dies (PR_SET_PDEATHSIG).
 Result<CommandResult> RunCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
 
 // A child process that runs until Stop() or destruction (SIGTERM, then SIGKILL

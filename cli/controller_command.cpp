@@ -226,6 +226,9 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
         const std::string key = EtcdKeyOf(plural, object);
         if (!key.empty() && shard.Owns(key)) queue.Add(key);
       });
+  // A reader gone from a socket or from stdout fails that write (EPIPE)
+  // instead of killing the leader.
+  std::signal(SIGPIPE, SIG_IGN);
   auto server =
       HttpServer::Start(flags.Get("--metrics-bind-address", "0.0.0.0:8080"), [&](const std::string& path) {
         if (path == "/metrics") {

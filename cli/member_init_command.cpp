@@ -62,10 +62,12 @@ after (--journal, default DIR/../ruleplane-journal.db); a run that was killed
 resumes without repeating a step that took effect.
 
 --dry-run prints the plan and every request and command it would send, and
-changes nothing.
+changes nothing: it does not write (or create) the journal either.
 
 Exit codes: 0 the member may start, 1 the plan failed, was refused or aborted
-(the error is in the journal), 2 bad usage or unreadable input.
+(the error is in the journal), or this member could not be observed (its
+database could not be checked, say: not the same as corrupt), and nothing was
+changed, 2 bad usage or unreadable input.
 )";
 
 constexpr const char* kObserveUsage = R"(usage: ruleplane observe member [member flags]
@@ -258,17 +260,22 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     return kExitFinding;
   }
 
-  const std::string journal_path = flags.Get(
-      "--journal",
-      (std::filesystem::path(context->member.data_dir).parent_path() / "ruleplane-journal.db").string());
-  auto journal = Journal::Open(journal_path);
-  if (!journal.ok()) {
-    err << "ruleplane: member-init: " << journal.error().message << "\n";
-    return kExitUsage;
-  }
-
   ExecutorOptions options;
   options.dry_run = flags.Has("--dry-run");
+  // A dry run changes nothing, the journal included: it is not even opened
+  // (SQLite would create the file, and the executor records every run).
+  std::unique_ptr<Journal> journal;
+  if (!options.dry_run) {
+    const std::string journal_path = flags.Get(
+        "--journal",
+        (std::filesystem::path(context->member.data_dir).parent_path() / "ruleplane-journal.db").string());
+    auto opened = Journal::Open(journal_path);
+    if (!opened.ok()) {
+      err << "ruleplane: member-init: " << opened.error().message << "\n";
+      return kExitUsage;
+    }
+    journal = std::move(*opened);
+  }
   options.command = "member-init";
   options.subject = context->member.name;
   const std::string self = context->member.name;
@@ -290,7 +297,7 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     etcd = std::make_unique<EtcdAdapter>(*context->cluster);
     adapters.Add(etcd.get());
   }
-  Executor executor(adapters, journal->get(), options);
+  Executor executor(adapters, journal.get(), options);
   ExecutionReport report = executor.Run(*plan, *snapshot, rule_sets, {});
 
   if (format == "json") {

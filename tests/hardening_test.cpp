@@ -2,14 +2,21 @@
 // with a clear message and exit 1 or 2, never a signal, an uncaught exception
 // or a plan that silently ignores what it cannot stand behind.
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "adapters/http_client.h"
+#include "adapters/process.h"
 #include "tests/run_ruleplane.h"
 
 namespace ruleplane {
@@ -277,6 +284,75 @@ TEST(Hardening, DeepYamlIsReportedInsideTheFile) {
     EXPECT_LE(std::stoi(run.out.substr(at + 6)), lines) << run.out;
     EXPECT_TRUE(Contains(run.out, "invalid YAML: nested too deeply (500 levels)")) << run.out;
   }
+}
+
+// Hazard 12 of issue 23: SIGPIPE must not kill the controller (the leader)
+// when a reader goes away: its log's (stdout) or a metrics client's. Here
+// its stdout is a pipe that nobody reads from the start, so its first log
+// line fails; it must go on serving /healthz, with SIGPIPE ignored (read
+// from /proc/<pid>/status). No API server is needed for that: the
+// kubeconfig names a closed port.
+TEST(Hardening, TheControllerIgnoresSigpipeAndServesWithItsStdoutReaderGone) {
+  const std::string dir = TempDir("controller-sigpipe");
+  const std::string kubeconfig = dir + "/kubeconfig";
+  std::ofstream(kubeconfig)
+      << "apiVersion: v1\nkind: Config\n"
+         "clusters: [{name: gone, cluster: {server: 'http://127.0.0.1:1'}}]\n"
+         "users: [{name: nobody, user: {token: none}}]\n"
+         "contexts: [{name: gone, context: {cluster: gone, user: nobody, namespace: default}}]\n"
+         "current-context: gone\n";
+  const int port = FreeLoopbackPort();
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  const std::string journal = dir + "/journal.db", log = dir + "/stderr";
+  int pipe_ends[2];
+  ASSERT_EQ(pipe2(pipe_ends, O_CLOEXEC), 0);
+  close(pipe_ends[0]);  // no reader, ever
+  const pid_t controller = fork();
+  ASSERT_GE(controller, 0);
+  if (controller == 0) {
+    dup2(pipe_ends[1], STDOUT_FILENO);
+    const int err = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err >= 0) dup2(err, STDERR_FILENO);
+    execl(RULEPLANE_BINARY, RULEPLANE_BINARY, "controller", "--kubeconfig", kubeconfig.c_str(),
+          "--leader-elect", "false", "--journal", journal.c_str(), "--metrics-bind-address", address.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipe_ends[1]);
+  int status = 0;
+  bool exited = false;
+  auto healthz = [&] {
+    HttpClient http;
+    auto answer = http.Send("GET", "http://" + address + "/healthz", "", std::chrono::seconds(1));
+    return answer.ok() && answer->status == 200;
+  };
+  bool answered = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!answered && !exited && std::chrono::steady_clock::now() < deadline) {
+    answered = healthz();
+    exited = waitpid(controller, &status, WNOHANG) == controller;
+    if (!answered) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::string ignored_signals;
+  std::ifstream process_status("/proc/" + std::to_string(controller) + "/status");
+  for (std::string line; std::getline(process_status, line);) {
+    if (line.rfind("SigIgn:", 0) == 0) ignored_signals = line.substr(7);
+  }
+  const bool sigpipe_ignored =
+      !ignored_signals.empty() && (std::stoull(ignored_signals, nullptr, 16) >> (SIGPIPE - 1) & 1) != 0;
+  const bool still_answers = healthz();
+  if (!exited) exited = waitpid(controller, &status, WNOHANG) == controller;
+  if (!exited) {
+    kill(controller, SIGKILL);
+    waitpid(controller, &status, 0);
+  }
+  EXPECT_TRUE(answered) << Slurp(log);
+  EXPECT_FALSE(exited) << (WIFSIGNALED(status) ? "killed by " + std::string(strsignal(WTERMSIG(status)))
+                                               : "exit " + std::to_string(WEXITSTATUS(status)))
+                       << "\n"
+                       << Slurp(log);
+  EXPECT_TRUE(sigpipe_ignored) << "SigIgn:" << ignored_signals;
+  EXPECT_TRUE(still_answers);
 }
 
 }  // namespace

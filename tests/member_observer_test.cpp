@@ -1,11 +1,16 @@
 // How member-init finds the cluster without --endpoints: the client URLs of
-// the members its configuration's initial-cluster lists.
+// the members its configuration's initial-cluster lists. And an observation
+// whose database could not be checked fails rather than saying "corrupt".
 #include "adapters/member_observer.h"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
+#include "engine/common/json_value.h"
+#include "engine/common/time_util.h"
+#include "tests/support/fake_etcdctl.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane {
@@ -40,6 +45,48 @@ TEST(ClientEndpointsOfConfig, HttpAnd2379WithoutListenUrlsAndNothingWithoutIniti
 
   auto missing = ClientEndpointsOfConfig(dir.path() + "/no-such.yaml");
   EXPECT_FALSE(missing.ok());
+}
+
+// A member whose database etcdctl cannot check: the observation fails (so
+// that member-init exits non-zero and changes nothing); with a verdict from
+// etcdctl it succeeds and says corrupt.
+TEST(ObserveMember, FailsWhenTheDatabaseCouldNotBeCheckedAndSaysCorruptOnlyOnAVerdict) {
+  testing::TempDir dir("observe-unchecked");
+  MemberObservationSources sources;
+  sources.member.name = "m0";
+  sources.member.peer_url = "http://127.0.0.1:12380";
+  sources.member.client_url = "http://127.0.0.1:12379";
+  sources.member.data_dir = dir.path() + "/data";
+  sources.member.config_template = WriteConfig(dir, "name: m0\ninitial-cluster: m0=http://127.0.0.1:12380\n");
+  sources.member.config_out = dir.path() + "/etcd.conf.yaml.out";
+  auto etcd = ParseJson(R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd",)"
+                        R"("metadata":{"name":"etcd-main","namespace":"default"},"spec":{"replicas":1}})");
+  ASSERT_TRUE(etcd.ok());
+  sources.etcd = *etcd;
+  std::filesystem::create_directories(sources.member.data_dir + "/member/snap");
+  std::ofstream(sources.member.data_dir + "/member/snap/db") << std::string(8192, 'x');
+  const std::string bin = dir.path() + "/bin";
+  std::filesystem::create_directories(bin);
+  auto now = TimestampFromUnixSeconds(1700000000);
+  ASSERT_TRUE(now.ok());
+
+  {
+    testing::ScopedPath path(bin);  // no etcdctl
+    auto unchecked = ObserveMember(sources, *now);
+    ASSERT_FALSE(unchecked.ok()) << "observed as: " << FormatJson(unchecked->document, 2);
+    EXPECT_EQ(unchecked.error().code, ErrorCode::kUnavailable) << unchecked.error().message;
+    EXPECT_NE(unchecked.error().message.find("could not check"), std::string::npos)
+        << unchecked.error().message;
+  }
+
+  ASSERT_TRUE(testing::WriteFakeEtcdctl(bin, "echo 'Error: invalid database' >&2; exit 1"));
+  testing::ScopedPath path(bin);
+  auto judged = ObserveMember(sources, *now);
+  ASSERT_TRUE(judged.ok()) << judged.error().message;
+  const Value* data_dir = judged->document.Find("dataDir");
+  ASSERT_NE(data_dir, nullptr);
+  ASSERT_NE(data_dir->Find("corrupt"), nullptr);
+  EXPECT_TRUE(data_dir->Find("corrupt")->bool_value()) << FormatJson(*data_dir, 2);
 }
 
 }  // namespace

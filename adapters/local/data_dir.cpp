@@ -127,6 +127,13 @@ std::string Trimmed(std::string text) {
   return text;
 }
 
+// Not knowing is not "corrupt": the caller must not act on the directory.
+Error CouldNotCheck(const std::string& db, const std::string& why) {
+  return Error{ErrorCode::kUnavailable,
+               "could not check the database " + db + " (not known to be corrupt): " + why,
+               {}};
+}
+
 }  // namespace
 
 Value DataDirFacts::ToValue() const {
@@ -172,15 +179,19 @@ Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_back
 
   const std::string db = path + "/member/snap/db";
   facts.db_exists = fs::is_regular_file(db, error);
+  if (error && error != std::errc::no_such_file_or_directory) return CouldNotCheck(db, error.message());
   std::string db_problem = "the data directory has no database (member/snap/db)";
   if (facts.db_exists) {
-    auto revision = SnapshotFileRevision(db, std::chrono::minutes(2));
-    if (revision.ok()) {
+    const uintmax_t size = fs::file_size(db, error);
+    if (error) return CouldNotCheck(db, error.message());
+    auto check = CheckDatabaseFile(db, DatabaseCheckTimeout(size));
+    if (!check.ok()) return CouldNotCheck(db, check.error().message);
+    if (check->opens) {
       facts.db_opens = true;
-      facts.db_revision = *revision;
+      facts.db_revision = check->revision;
     } else {
       facts.corrupt = true;
-      db_problem = "the database does not open: " + Trimmed(revision.error().message);
+      db_problem = "the database does not open: " + Trimmed(check->problem);
     }
   }
 

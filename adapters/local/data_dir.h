@@ -25,7 +25,7 @@ struct DataDirFacts {
   bool db_exists = false;         // member/snap/db
   bool db_opens = false;
   int64_t db_revision = 0;
-  bool corrupt = false;            // a database that does not open, a WAL that does not parse
+  bool corrupt = false;            // a database etcdctl says is bad, a WAL that does not parse
   std::string safe_guard;          // the safe_guard file's content, "" when absent
   bool valid = false;              // WAL metadata, a database that opens, not behind, safe_guard matches
   std::string verification_error;  // why not valid, for people
@@ -37,7 +37,10 @@ struct DataDirFacts {
 
 // `latest_backup_revision` 0 = do not compare revisions (a member of a
 // multi-member cluster catches up from the leader). `namespace_name` "" =
-// do not check safe_guard. An error only when the directory cannot be read.
+// do not check safe_guard. An error when the directory cannot be read, and
+// kUnavailable when the database could not be checked (etcdctl missing,
+// killed or out of time; adapters/local/snapshot_file.h, CheckDatabaseFile):
+// "corrupt" is only ever etcdctl's verdict on the file.
 Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_backup_revision,
                                     const std::string& namespace_name);
 

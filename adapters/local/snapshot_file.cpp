@@ -1,5 +1,6 @@
 #include "adapters/local/snapshot_file.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -9,19 +10,96 @@
 
 namespace ruleplane {
 
-Result<int64_t> SnapshotFileRevision(const std::string& path, std::chrono::milliseconds timeout) {
+namespace {
+
+// etcdctl's messages that are about the file, not about etcdctl or the
+// machine: bbolt's errors from opening it and etcd's integrity check.
+bool SaysTheFileIsBad(const CommandResult& result) {
+  if (result.exit_code == 1) {
+    for (const char* verdict :
+         {"invalid database", "version mismatch", "checksum error", "file size too small",
+          "integrity check failed", "cannot get hash of bucket"}) {
+      if (result.err.find(verdict) != std::string::npos) return true;
+    }
+    return false;
+  }
+  // Go exits 2 when it crashes: a panic or a fault (SIGBUS past the end of a
+  // truncated file) inside bbolt walking the file's pages. Not "fatal error:
+  // runtime: out of memory" and the like, which say nothing about the file.
+  return result.exit_code == 2 && result.err.find("go.etcd.io/bbolt.") != std::string::npos &&
+         (result.err.find("panic: ") != std::string::npos ||
+          result.err.find("fatal error: fault") != std::string::npos);
+}
+
+// The first line of `text` that contains `marker`, or its first line.
+std::string LineWith(const std::string& text, const std::string& marker) {
+  const size_t found = text.find(marker);
+  const size_t start = found == std::string::npos ? 0 : text.rfind('\n', found) + 1;
+  return text.substr(start, text.find('\n', start) - start);
+}
+
+// What etcdctl said about the file, in one line.
+std::string Verdict(const CommandResult& result) {
+  for (const char* marker : {"Error: ", "panic: ", "[signal "}) {
+    if (result.err.find(marker) != std::string::npos) return LineWith(result.err, marker);
+  }
+  return LineWith(result.err, "");
+}
+
+}  // namespace
+
+Result<DatabaseFileCheck> CheckDatabaseFile(const std::string& path, std::chrono::milliseconds timeout) {
+  std::error_code error;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) {
+    return Error{
+        error == std::errc::no_such_file_or_directory ? ErrorCode::kNotFound : ErrorCode::kUnavailable,
+        "cannot read the size of " + path + ": " + error.message(),
+        {}};
+  }
+  DatabaseFileCheck check;
+  if (size == 0) {
+    // etcdctl would try to initialise it (read-only: "bad file descriptor").
+    check.problem = "the file is empty, and a bbolt database never is";
+    return check;
+  }
   auto result = RunCommand({"etcdctl", "snapshot", "status", path, "-w", "json"}, timeout);
   if (!result.ok()) return result.error();
-  if (result->exit_code != 0) {
-    return Error{ErrorCode::kIo, "etcdctl snapshot status " + path + ": " + result->err, {}};
+  if (result->exit_code == 0) {
+    auto status = ParseJson(result->out);
+    const Value* revision = status.ok() ? status->Find("revision") : nullptr;
+    if (revision == nullptr || !revision->is_int()) {
+      return Error{ErrorCode::kUnavailable,
+                   "etcdctl snapshot status " + path + " printed no revision: " + result->out,
+                   {}};
+    }
+    check.opens = true;
+    check.revision = revision->int_value();
+    return check;
   }
-  auto status = ParseJson(result->out);
-  const Value* revision = status.ok() ? status->Find("revision") : nullptr;
-  if (revision == nullptr || !revision->is_int()) {
-    return Error{
-        ErrorCode::kIo, "etcdctl snapshot status " + path + " printed no revision: " + result->out, {}};
+  if (SaysTheFileIsBad(*result)) {
+    check.problem = Verdict(*result);
+    return check;
   }
-  return revision->int_value();
+  return Error{ErrorCode::kUnavailable,
+               "etcdctl snapshot status " + path +
+                   (result->exit_code < 0 ? " was killed" : " exited " + std::to_string(result->exit_code)) +
+                   " without a verdict on the file: " + LineWith(result->err, "Error: "),
+               {}};
+}
+
+std::chrono::milliseconds DatabaseCheckTimeout(uintmax_t bytes) {
+  constexpr uintmax_t kStep = 100'000'000;  // 100 MB
+  const uintmax_t steps = (bytes + kStep - 1) / kStep;
+  return std::chrono::minutes(2) + std::chrono::seconds(10) * static_cast<int64_t>(steps);
+}
+
+Result<int64_t> SnapshotFileRevision(const std::string& path, std::chrono::milliseconds timeout) {
+  auto check = CheckDatabaseFile(path, timeout);
+  if (!check.ok()) return check.error();
+  if (!check->opens)
+    return Error{ErrorCode::kIo, "etcdctl snapshot status " + path + ": " + check->problem, {}};
+  return check->revision;
 }
 
 Status WriteSnapshotStream(const std::string& database, const std::string& destination) {

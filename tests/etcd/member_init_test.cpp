@@ -360,6 +360,87 @@ TEST_F(MemberInit, ACorruptDatabaseIsMovedAsideAndTheMemberRejoins) {
   ExpectNoKeyLost(writer);
 }
 
+// Hazard 2 of issue 23: a database etcdctl cannot check (here: etcdctl is
+// not on PATH) is not a corrupt one. member-init fails, the kubelet runs it
+// again, and nothing was changed meanwhile: no member removed, nothing moved
+// aside, the journal as it was.
+TEST_F(MemberInit, ADatabaseThatCannotBeCheckedChangesNothingAndFails) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "unchecked/");
+  ASSERT_TRUE(writer.WriteSome(30).ok());
+  Outcome backup = Ruleplane("backup full --endpoints " + Endpoints() + " --backup-store " + store_);
+  ASSERT_EQ(backup.exit_code, 0) << backup.out << backup.err;
+
+  cluster_->StopMember(1);
+  const std::vector<StatusMember> members = StatusOfCluster({"m1"});
+  const std::string etcd = WriteEtcd(1, members);
+  const std::string db = DataDir(1) + "/member/snap/db";
+  const std::string db_before = Slurp(db), config_before = Slurp(Config(1));
+  const std::string journal_before = Slurp(Journal(1));
+  ASSERT_FALSE(journal_before.empty());
+  const std::string no_etcdctl = root_->path() + "/empty-bin";
+  fs::create_directories(no_etcdctl);
+
+  for (const std::string extra : {"--dry-run", ""}) {
+    Outcome unchecked = MemberInitOf(1, etcd, extra, "PATH=" + no_etcdctl);
+    EXPECT_EQ(unchecked.exit_code, 1) << extra << unchecked.out << unchecked.err;
+    EXPECT_TRUE(Contains(unchecked.err, "could not check the database")) << unchecked.err;
+    EXPECT_TRUE(Beside(1, ".").empty()) << "nothing may be moved aside";
+    EXPECT_TRUE(Slurp(db) == db_before) << "the database changed";
+    EXPECT_EQ(Slurp(Config(1)), config_before);
+    EXPECT_TRUE(Slurp(Journal(1)) == journal_before) << "something was journaled";
+    EXPECT_EQ(StatusOfCluster().size(), 3u);
+    for (const StatusMember& member : StatusOfCluster())
+      EXPECT_NE(std::find_if(members.begin(), members.end(),
+                             [&](const StatusMember& before) { return before.id == member.id; }),
+                members.end())
+          << member.name << " " << member.id << " was not a member before";
+  }
+
+  // The member was healthy all along: it restarts from its data.
+  Outcome run = MemberInitOf(1, etcd);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "restart-quorate-valid")) << run.out;
+  ASSERT_TRUE(cluster_->StartMemberWithConfig(1, Config(1)).ok());
+  ASSERT_TRUE(cluster_->WaitReady(1).ok()) << cluster_->member(1).log_path;
+  ExpectHealthyCluster();
+  ExpectNoKeyLost(writer);
+}
+
+// Hazard 19: --dry-run changes nothing, the journal included: none is
+// created, and an existing one stays as it was.
+TEST_F(MemberInit, ADryRunWritesNoJournal) {
+  const std::string etcd = WriteEtcd(0, {});
+  auto journal_files = [&] {
+    std::vector<std::string> found;
+    for (const auto& entry : fs::directory_iterator(Dir(0))) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("ruleplane-journal.db", 0) == 0)
+        found.push_back(name + " " + Slurp(entry.path().string()));
+    }
+    return found;
+  };
+  Outcome first_dry = MemberInitOf(0, etcd, "--dry-run");
+  ASSERT_EQ(first_dry.exit_code, 0) << first_dry.out << first_dry.err;
+  EXPECT_TRUE(Contains(first_dry.out, "first-member-bootstrap")) << first_dry.out;
+  EXPECT_TRUE(journal_files().empty()) << "a dry run created the journal";
+  EXPECT_FALSE(fs::exists(Config(0))) << "a dry run writes no configuration";
+
+  Outcome run = MemberInitOf(0, etcd);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  Outcome plans_before = History(0, "-o json");
+  ASSERT_EQ(plans_before.exit_code, 0) << plans_before.err;
+  const std::vector<std::string> journal_before = journal_files();
+  ASSERT_FALSE(journal_before.empty());
+
+  Outcome dry = MemberInitOf(0, etcd, "--dry-run");
+  ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  EXPECT_TRUE(journal_files() == journal_before) << "a dry run changed the journal";
+  Outcome plans_after = History(0, "-o json");
+  ASSERT_EQ(plans_after.exit_code, 0) << plans_after.err;
+  EXPECT_EQ(plans_after.out, plans_before.out);
+}
+
 TEST_F(MemberInit, WithoutQuorumAValidMemberRestartsAndALostOneWaits) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "quorum/");

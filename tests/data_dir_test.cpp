@@ -1,0 +1,104 @@
+// InspectDataDir when etcdctl gives no verdict on the database: missing,
+// killed, out of time, or failing for a reason that is not the file's. None
+// of these is "corrupt" (that would replace a healthy member): the
+// inspection fails instead. Real etcdctl verdicts: tests/etcd/data_dir_test.cpp.
+#include "adapters/local/data_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "adapters/local/snapshot_file.h"
+#include "tests/support/fake_etcdctl.h"
+#include "tests/support/temp_dir.h"
+
+namespace ruleplane::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DataDirWithoutVerdict : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    data_ = root_.path() + "/data";
+    fs::create_directories(data_ + "/member/snap");
+    std::ofstream(data_ + "/member/snap/db") << std::string(8192, 'x');
+    fs::create_directories(bin_);
+  }
+
+  // Inspects with PATH set to bin_ only.
+  Result<DataDirFacts> Inspect() {
+    ScopedPath path(bin_);
+    return InspectDataDir(data_, 0, "");
+  }
+
+  void ExpectCouldNotCheck(const Result<DataDirFacts>& facts, const std::string& why) {
+    ASSERT_FALSE(facts.ok()) << "read as a verdict: corrupt=" << facts->corrupt << " ("
+                             << facts->verification_error << ")";
+    EXPECT_EQ(facts.error().code, ErrorCode::kUnavailable) << facts.error().message;
+    EXPECT_NE(facts.error().message.find("could not check"), std::string::npos) << facts.error().message;
+    EXPECT_NE(facts.error().message.find(why), std::string::npos) << facts.error().message;
+  }
+
+  TempDir root_{"data-dir"};
+  std::string data_;
+  std::string bin_ = root_.path() + "/bin";
+};
+
+TEST_F(DataDirWithoutVerdict, EtcdctlMissingIsNotCorrupt) {
+  ExpectCouldNotCheck(Inspect(), "cannot run etcdctl");
+}
+
+TEST_F(DataDirWithoutVerdict, EtcdctlKilledIsNotCorrupt) {
+  ASSERT_TRUE(WriteFakeEtcdctl(bin_, "kill -KILL $$"));
+  ExpectCouldNotCheck(Inspect(), "was killed");
+}
+
+TEST_F(DataDirWithoutVerdict, EtcdctlFailingForAnotherReasonIsNotCorrupt) {
+  // What etcdctl says when it cannot open the file (run as another user, say).
+  ASSERT_TRUE(WriteFakeEtcdctl(bin_, "echo \"Error: open $3: permission denied\" >&2; exit 1"));
+  ExpectCouldNotCheck(Inspect(), "permission denied");
+  // Out of memory: Go's runtime, not bbolt, says so, and exits 2.
+  ASSERT_TRUE(WriteFakeEtcdctl(bin_, "echo 'fatal error: runtime: out of memory' >&2; exit 2"));
+  ExpectCouldNotCheck(Inspect(), "exited 2");
+}
+
+TEST_F(DataDirWithoutVerdict, EtcdctlSayingTheFileIsBadIsCorrupt) {
+  ASSERT_TRUE(WriteFakeEtcdctl(bin_, "echo 'Error: invalid database' >&2; exit 1"));
+  auto facts = Inspect();
+  ASSERT_TRUE(facts.ok()) << facts.error().message;
+  EXPECT_TRUE(facts->corrupt);
+  EXPECT_FALSE(facts->db_opens);
+  EXPECT_FALSE(facts->valid);
+}
+
+TEST_F(DataDirWithoutVerdict, AnEmptyDatabaseIsCorruptWithoutAskingEtcdctl) {
+  std::ofstream(data_ + "/member/snap/db", std::ios::trunc).flush();
+  auto facts = Inspect();  // no etcdctl on PATH: a verdict all the same
+  ASSERT_TRUE(facts.ok()) << facts.error().message;
+  EXPECT_TRUE(facts->corrupt);
+  EXPECT_FALSE(facts->db_opens);
+}
+
+TEST_F(DataDirWithoutVerdict, EtcdctlOutOfTimeIsADeadlineNotAVerdict) {
+  ASSERT_TRUE(WriteFakeEtcdctl(bin_, "exec /bin/sleep 30"));
+  ScopedPath path(bin_);
+  const auto started = std::chrono::steady_clock::now();
+  auto check = CheckDatabaseFile(data_ + "/member/snap/db", std::chrono::milliseconds(300));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.error().code, ErrorCode::kDeadlineExceeded) << check.error().message;
+}
+
+TEST(DatabaseCheckTimeout, TwoMinutesPlusTenSecondsPerHundredMegabytesBegun) {
+  using std::chrono::seconds;
+  EXPECT_EQ(DatabaseCheckTimeout(0), seconds(120));
+  EXPECT_EQ(DatabaseCheckTimeout(1), seconds(130));
+  EXPECT_EQ(DatabaseCheckTimeout(100'000'000), seconds(130));
+  EXPECT_EQ(DatabaseCheckTimeout(100'000'001), seconds(140));
+  EXPECT_EQ(DatabaseCheckTimeout(8'000'000'000), seconds(120 + 800));  // etcd's largest suggested quota
+}
+
+}  // namespace
+}  // namespace ruleplane::testing

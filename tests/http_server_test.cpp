@@ -1,0 +1,153 @@
+// The metrics/health server of `ruleplane controller`: a client that stalls
+// (half a request, or an answer it does not read) cannot hold up /healthz,
+// and a client that goes away mid-answer cannot kill the process (SIGPIPE).
+// The server runs in the test's own process: if a write raised SIGPIPE, the
+// test binary would die.
+#include "adapters/http_server.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+namespace ruleplane {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kBigBody = 32 << 20;  // far more than the socket buffers hold
+
+HttpAnswer Answer(const std::string& path) {
+  if (path == "/healthz") return {200, "text/plain", "ok\n"};
+  if (path == "/big") return {200, "text/plain", std::string(kBigBody, 'b')};
+  return {404, "text/plain", "not found\n"};
+}
+
+// A connected client socket whose reads and writes give up after `timeout`,
+// so that a server that never answers fails the test instead of hanging it.
+int Connect(int port, std::chrono::milliseconds timeout = std::chrono::seconds(3)) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval limit{static_cast<time_t>(timeout.count() / 1000),
+                static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool SendAll(int fd, const std::string& text) {
+  return send(fd, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
+}
+
+// Everything the server sends until it closes (or the read times out).
+std::string ReadAll(int fd) {
+  std::string text;
+  char buffer[65536];
+  ssize_t got;
+  while ((got = read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(got));
+  return text;
+}
+
+struct Timed {
+  std::string response;
+  std::chrono::milliseconds took;
+};
+
+Timed Get(int port, const std::string& path) {
+  const auto started = Clock::now();
+  const int fd = Connect(port);
+  std::string response;
+  if (fd >= 0 && SendAll(fd, "GET " + path + " HTTP/1.1\r\nHost: test\r\n\r\n")) response = ReadAll(fd);
+  if (fd >= 0) close(fd);
+  return {response, std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started)};
+}
+
+void ExpectHealthzPromptly(int port) {
+  const Timed healthz = Get(port, "/healthz");
+  EXPECT_EQ(healthz.response.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << healthz.response;
+  EXPECT_LT(healthz.took, std::chrono::milliseconds(1000)) << "/healthz waited for another client";
+}
+
+TEST(HttpServer, AClientSendingHalfARequestDoesNotHoldUpHealthz) {
+  auto server = HttpServer::Start("127.0.0.1:0", Answer);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  const int port = (*server)->port();
+  const int silent = Connect(port);
+  ASSERT_GE(silent, 0);
+  ASSERT_TRUE(SendAll(silent, "GET /heal"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the server has read it and waits for more
+  ExpectHealthzPromptly(port);
+  ExpectHealthzPromptly(port);
+  close(silent);
+}
+
+TEST(HttpServer, AClientThatSendsNothingIsDroppedAtTheReadTimeout) {
+  HttpServerOptions options;
+  options.read_timeout = std::chrono::milliseconds(300);
+  auto server = HttpServer::Start("127.0.0.1:0", Answer, options);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  const int silent = Connect((*server)->port(), std::chrono::seconds(5));
+  ASSERT_GE(silent, 0);
+  ASSERT_TRUE(SendAll(silent, "GET /heal"));
+  const auto started = Clock::now();
+  EXPECT_EQ(ReadAll(silent), "") << "closed without an answer";
+  EXPECT_LT(Clock::now() - started, std::chrono::seconds(3)) << "still open: the read timed out client-side";
+  close(silent);
+}
+
+TEST(HttpServer, AClientThatDoesNotReadItsAnswerDoesNotHoldUpHealthzAndIsDropped) {
+  HttpServerOptions options;
+  options.write_timeout = std::chrono::milliseconds(500);
+  auto server = HttpServer::Start("127.0.0.1:0", Answer, options);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  const int port = (*server)->port();
+  const int slow = Connect(port, std::chrono::seconds(5));
+  ASSERT_GE(slow, 0);
+  ASSERT_TRUE(SendAll(slow, "GET /big HTTP/1.1\r\n\r\n"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the server fills the socket buffers
+  ExpectHealthzPromptly(port);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // past the write timeout
+  const std::string partial = ReadAll(slow);
+  EXPECT_GT(partial.size(), 0u);
+  EXPECT_LT(partial.size(), kBigBody)
+      << "the whole answer arrived: the server never gave up on the slow reader";
+  close(slow);
+}
+
+// A client that goes away while the server writes a large answer: after its
+// request it closes its side (the server's socket is then in CLOSE_WAIT), reads
+// a little of the answer and closes with the rest unread (RST). The server's
+// next write fails with EPIPE, which without MSG_NOSIGNAL raises SIGPIPE and
+// ends this process.
+TEST(HttpServer, AClientClosingMidAnswerDoesNotKillTheServer) {
+  auto server = HttpServer::Start("127.0.0.1:0", Answer);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  const int port = (*server)->port();
+  for (const bool half_close : {true, false, true, false}) {
+    const int leaving = Connect(port);
+    ASSERT_GE(leaving, 0);
+    ASSERT_TRUE(SendAll(leaving, "GET /big HTTP/1.1\r\n\r\n"));
+    if (half_close) shutdown(leaving, SHUT_WR);
+    char some[1000];
+    ASSERT_GT(read(leaving, some, sizeof some), 0) << "the server did not start answering";
+    close(leaving);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the server writes on
+    ExpectHealthzPromptly(port);
+  }
+}
+
+}  // namespace
+}  // namespace ruleplane
