@@ -400,7 +400,7 @@ TEST_F(MemberInit, ADatabaseThatCannotBeCheckedChangesNothingAndFails) {
   // The member was healthy all along: it restarts from its data.
   Outcome run = MemberInitOf(1, etcd);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_TRUE(Contains(run.out, "restart-quorate-valid")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "live-member-valid")) << run.out;
   ASSERT_TRUE(cluster_->StartMemberWithConfig(1, Config(1)).ok());
   ASSERT_TRUE(cluster_->WaitReady(1).ok()) << cluster_->member(1).log_path;
   ExpectHealthyCluster();
