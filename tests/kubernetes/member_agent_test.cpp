@@ -5,19 +5,27 @@
 // backup store, renewing the snapshot Leases with their revisions and keeping
 // the Etcd's BackupReady condition (a failed upload turns it False, and the
 // next plan raises the alert); a stopped member's Lease left to expire, and
-// the next plan marking that member, and only it, LeaseExpired.
+// the next plan marking that member, and only it, LeaseExpired; the Lease
+// renewed all along while a snapshot takes long, and SIGTERM ending the agent
+// in the middle of one.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/kubernetes/manifests.h"
+#include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "engine/common/time_util.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/etcd_cluster.h"
+#include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
+#include "tests/support/slow_snapshot_proxy.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -114,6 +122,34 @@ class MemberAgentTest : public ::testing::Test {
                       Field(step, {"params", "status"}) + " " + Field(step, {"params", "reason"}));
     }
     return steps;
+  }
+
+  // `ruleplane member-agent` for member i, running until stopped; its
+  // output goes to <dir>/<log>.
+  ChildProcess StartAgent(int i, const std::string& endpoints, const std::string& store,
+                          const std::string& log, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> argv = {RULEPLANE_BINARY, "member-agent",
+                                     "--name",         etcd_->member(i).name,
+                                     "--client-url",   etcd_->member(i).client_url,
+                                     "--endpoints",    endpoints,
+                                     "--etcd",         "etcd-main",
+                                     "--namespace",    "default",
+                                     "--kubeconfig",   agent_kubeconfig_,
+                                     "--backup-store", store};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto agent = ChildProcess::Start(argv, dir_->path() + "/" + log);
+    EXPECT_TRUE(agent.ok()) << agent.error().message;
+    return agent.ok() ? std::move(*agent) : ChildProcess();
+  }
+
+  // Every file in a store directory ("v2/Full-...", a download in progress), relative to it.
+  static std::vector<std::string> StoreFiles(const std::string& store) {
+    std::vector<std::string> names;
+    std::error_code ignored;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(store, ignored)) {
+      if (!entry.is_directory()) names.push_back(std::filesystem::relative(entry.path(), store).string());
+    }
+    return names;
   }
 
   // The member that leads now.
@@ -270,6 +306,76 @@ TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
       EXPECT_FALSE(Contains(step, "LeaseExpired")) << step;
     }
   }
+}
+
+// A full snapshot that takes 10 s (the leader reached over a slow link, on
+// loopback) while the heartbeat is 1 s: read from the API server, the leader's
+// Lease (3 s) is renewed all along and never expires. Then SIGTERM in the
+// middle of a 60 s snapshot ends the agent within seconds, with exit status 0,
+// no partial download left in the store and BackupReady not turned False.
+TEST_F(MemberAgentTest, TheLeaseIsRenewedWhileASlowSnapshotIsTakenAndSigtermEndsIt) {
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const std::string lease_name = etcd_->member(leader).name;
+  auto slow = SlowSnapshotProxy::Start(etcd_->member(leader).client_url, std::chrono::seconds(10));
+  ASSERT_TRUE(slow.ok()) << slow.error().message;
+  ChildProcess agent = StartAgent(leader, (*slow)->url(), store_, "agent.log",
+                                  {"--k8s-heartbeat-duration", "1", "--delta-snapshot-period", "3600"});
+  ASSERT_TRUE(Eventually([&] { return (*slow)->snapshot_in_progress(); }, std::chrono::seconds(30),
+                         std::chrono::milliseconds(20)))
+      << Slurp(dir_->path() + "/agent.log");
+  std::set<std::string> renewals;
+  int64_t oldest_ms = 0;  // the longest time since the last renewal, seen while the snapshot ran
+  while ((*slow)->snapshot_in_progress()) {
+    const Value lease = Get("leases", lease_name);
+    const std::string renewed = Field(lease, {"spec", "renewTime"});
+    auto at = ParseRfc3339(renewed);
+    ASSERT_TRUE(at.ok()) << renewed;
+    const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    oldest_ms = std::max(oldest_ms, (now_ns - (at->seconds * 1000000000 + at->nanos)) / 1000000);
+    renewals.insert(renewed);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ((*slow)->snapshots_completed(), 1);
+  EXPECT_GE(renewals.size(), 5u) << "renewals seen during the 10 s snapshot: "
+                                 << ::testing::PrintToString(renewals);
+  EXPECT_LT(oldest_ms, 3000) << "the 3 s Lease expired while the snapshot ran";
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::vector<std::string> files = StoreFiles(store_);
+        return std::any_of(files.begin(), files.end(),
+                           [](const std::string& name) { return name.rfind("v2/Full-", 0) == 0; });
+      },
+      std::chrono::seconds(10)))
+      << Slurp(dir_->path() + "/agent.log");
+  EXPECT_EQ(agent.Stop(), 0) << Slurp(dir_->path() + "/agent.log");
+
+  // SIGTERM while a snapshot drips (an empty store: a full one is due at once).
+  const std::string second_store = dir_->path() + "/store-2/etcd-main";
+  auto slower = SlowSnapshotProxy::Start(etcd_->member(leader).client_url, std::chrono::seconds(60));
+  ASSERT_TRUE(slower.ok()) << slower.error().message;
+  agent =
+      StartAgent(leader, (*slower)->url(), second_store, "agent-2.log", {"--k8s-heartbeat-duration", "1"});
+  ASSERT_TRUE(Eventually([&] { return (*slower)->snapshot_in_progress(); }, std::chrono::seconds(30),
+                         std::chrono::milliseconds(20)))
+      << Slurp(dir_->path() + "/agent-2.log");
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const auto signalled = std::chrono::steady_clock::now();
+  agent.Kill(SIGTERM);
+  EXPECT_TRUE(
+      Eventually([&] { return !agent.running(); }, std::chrono::seconds(5), std::chrono::milliseconds(20)))
+      << "still running "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled)
+             .count()
+      << " ms after SIGTERM";
+  EXPECT_EQ(agent.Stop(), 0) << Slurp(dir_->path() + "/agent-2.log");
+  EXPECT_TRUE(Eventually([&] { return !(*slower)->snapshot_in_progress(); }, std::chrono::seconds(5)));
+  EXPECT_EQ((*slower)->snapshots_abandoned(), 1);
+  EXPECT_EQ(::testing::PrintToString(StoreFiles(second_store)), "{}")
+      << "no snapshot and no partial download";
+  EXPECT_NE(Field(BackupReady(), {"status"}), "False") << "an interrupted backup is not a failed upload";
 }
 
 }  // namespace
