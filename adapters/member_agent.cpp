@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "adapters/surplus_members.h"
+
 namespace ruleplane {
 Value AgentRound::ToValue() const {
   return Value::MakeMap({{Value::String("healthy"), Value::Bool(healthy)},
@@ -13,14 +15,53 @@ Value AgentRound::ToValue() const {
                             for (const std::string& name : removed) names.push_back(Value::String(name));
                             return Value::MakeList(std::move(names));
                           }()},
+                         {Value::String("kept"),
+                          [&] {
+                            Value::List reasons;
+                            for (const std::string& reason : kept) reasons.push_back(Value::String(reason));
+                            return Value::MakeList(std::move(reasons));
+                          }()},
                          {Value::String("error"), Value::String(error)}});
 }
 
 MemberAgent::MemberAgent(MemberAgentOptions options, EtcdClient& cluster, KubeClient& kube)
     : options_(std::move(options)), cluster_(cluster), kube_(kube) {}
 
-Status MemberAgent::RemoveSuperfluousMembers(const std::vector<EtcdMember>& members, uint64_t self,
-                                             AgentRound& round) {
+std::set<uint64_t> MemberAgent::HealthyMembers(const std::vector<EtcdMember>& members,
+                                               const EtcdStatus& self) {
+  // Short probes: a member that does not answer must not hold up the next heartbeat.
+  EtcdClientConfig config = cluster_.config();
+  config.timeout = std::min<std::chrono::milliseconds>(config.timeout, std::chrono::seconds(2));
+  EtcdClient probe(config);
+  std::set<uint64_t> healthy = {self.member_id};
+  for (const EtcdMember& member : members) {
+    if (member.id == self.member_id) continue;
+    for (const std::string& url : member.client_urls) {
+      RequestLog log;
+      auto status = probe.MemberStatus(url, log);
+      if (!status.ok()) continue;
+      if (status->member_id == member.id && status->cluster_id == self.cluster_id && status->leader != 0)
+        healthy.insert(member.id);
+      break;
+    }
+  }
+  return healthy;
+}
+
+std::string MemberAgent::PodStandsFor(const EtcdMember& member) {
+  RequestLog log;
+  auto pod = kube_.Get({"v1", "pods", options_.namespace_name, member.name, ""}, log);
+  if (!pod.ok()) {
+    if (pod.error().code == ErrorCode::kNotFound) return "";
+    return "its Pod could not be read: " + pod.error().message;
+  }
+  const Value* deleting = ValueAt(*pod, {"metadata", "deletionTimestamp"});
+  if (deleting != nullptr && !deleting->is_null()) return "";
+  return "its Pod runs";
+}
+
+Status MemberAgent::RemoveSurplusMember(const std::vector<EtcdMember>& members, const EtcdStatus& self,
+                                        AgentRound& round) {
   if (options_.etcd_name.empty()) return {};
   RequestLog log;
   auto etcd = kube_.Get(
@@ -31,15 +72,25 @@ Status MemberAgent::RemoveSuperfluousMembers(const std::vector<EtcdMember>& memb
   if (replicas == nullptr || !replicas->is_int() || cluster_size == nullptr || !cluster_size->is_int())
     return {};
   const int64_t kept = std::max(replicas->int_value(), cluster_size->int_value());
-  if (kept < 1) return {};
-  const std::string prefix = options_.etcd_name + "-";
-  for (const EtcdMember& member : members) {
-    const std::string ordinal = member.name.rfind(prefix, 0) == 0 ? member.name.substr(prefix.size()) : "";
-    if (member.id == self || ordinal.empty() || ordinal.size() > 3 ||
-        ordinal.find_first_not_of("0123456789") != std::string::npos || std::stoll(ordinal) < kept)
+  if (kept < 1) return {};  // a scale to zero is not a scale-in
+  const std::vector<EtcdMember> surplus =
+      SurplusMembers(members, options_.etcd_name, kept, self.leader, self.member_id);
+  if (surplus.empty()) return {};
+  const std::set<uint64_t> healthy = HealthyMembers(members, self);
+  for (const EtcdMember& member : surplus) {
+    if (const std::string pod = PodStandsFor(member); !pod.empty()) {
+      round.kept.push_back(member.name + ": " + pod);
       continue;
+    }
+    const Quorum left = QuorumWithout(members, healthy, member);
+    if (!left.quorate()) {
+      round.kept.push_back(member.name + ": without it " + std::to_string(left.healthy) + " of " +
+                           std::to_string(left.voting) + " voting members would be healthy, no majority");
+      continue;
+    }
     if (Status removed = cluster_.MemberRemove(member.id, log); !removed.ok()) return removed;
     round.removed.push_back(member.name);
+    return {};  // one membership change per heartbeat
   }
   return {};
 }
@@ -75,8 +126,9 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
     round.holder_identity.clear();
   }
   if (leads) {
-    if (Status cleaned = RemoveSuperfluousMembers(*members, status->member_id, round); !cleaned.ok())
-      round.error = "superfluous members: " + cleaned.error().message;
+    if (Status cleaned = RemoveSurplusMember(*members, *status, round); !cleaned.ok())
+      round.error +=
+          std::string(round.error.empty() ? "" : "; ") + "surplus members: " + cleaned.error().message;
   }
   return round;
 }

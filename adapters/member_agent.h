@@ -9,7 +9,11 @@
 //     ruleplane.dev/revision (the controller's data-loss bound compares it
 //     with the backup's); an unhealthy member's lease is left to expire, which
 //     is how etcd-druid notices it;
-//   - when the member leads, remove the etcd members a scale-down left behind.
+//   - when the member leads, remove at most one etcd member a scale-down left
+//     behind (surplus_members.h: learners first, the leader last), only when
+//     no running Pod stands for it and the cluster stays quorate without it,
+//     counting the members healthy now; the next one at a later heartbeat,
+//     decided from the member list as it is then.
 //
 // The leader's backups are MemberBackups' (member_backups.h), run on a thread
 // of their own: a heartbeat never waits for a snapshot.
@@ -21,6 +25,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,7 +53,8 @@ struct AgentRound {
   bool healthy = false;
   std::string holder_identity;       // written to the member lease; "" when not renewed
   std::string backup;                // the snapshot taken, "" when none (--once only)
-  std::vector<std::string> removed;  // superfluous members removed from the etcd cluster
+  std::vector<std::string> removed;  // the surplus member removed from the etcd cluster (at most one)
+  std::vector<std::string> kept;     // surplus members left in place, "<name>: why"
   std::string error;                 // what went wrong, "" when nothing
   Value ToValue() const;
 };
@@ -60,11 +66,19 @@ class MemberAgent {
   AgentRound Heartbeat(std::chrono::system_clock::time_point now);
 
  private:
-  // The leader's cleanup (DEP-01, seeds/000:556, 747): etcd members named
-  // <etcd>-<ordinal> that no pod stands for, ordinal >= the larger of the
-  // Etcd's spec.replicas and status.clusterSize (after a scale-down), are
-  // removed from the cluster, never this member itself.
-  Status RemoveSuperfluousMembers(const std::vector<EtcdMember>& members, uint64_t self, AgentRound& round);
+  // The leader's cleanup (DEP-01, seeds/000:556, 747): of the etcd members
+  // named <etcd>-<ordinal> with an ordinal >= the larger of the Etcd's
+  // spec.replicas and status.clusterSize (after a scale-down), never this
+  // member itself, the first in SurplusMembers' order that no running Pod
+  // stands for (a Pod named as it that exists and is not being deleted) and
+  // without which a majority of the voting members is healthy is removed.
+  Status RemoveSurplusMember(const std::vector<EtcdMember>& members, const EtcdStatus& self,
+                             AgentRound& round);
+  // The members that answer their status now with this cluster's ID and a
+  // leader (this member included).
+  std::set<uint64_t> HealthyMembers(const std::vector<EtcdMember>& members, const EtcdStatus& self);
+  // Why `member` must stay because of its Pod: "" when no running Pod stands for it.
+  std::string PodStandsFor(const EtcdMember& member);
 
   MemberAgentOptions options_;
   EtcdClient& cluster_;
