@@ -129,14 +129,17 @@ void SlowSnapshotProxy::Serve(int connection) {
   const std::string_view stream = answer->body;
   bool sent = SendAll(connection, Head(200, stream.size()));
   const size_t slice = stream.size() / kSlices + 1;
-  for (size_t at = 0; sent && at < stream.size() && !stopping_; at += slice) {
+  for (size_t at = 0; sent && at < stream.size(); at += slice) {
     std::this_thread::sleep_for(drip_ / kSlices);
-    sent = SendAll(connection, stream.substr(at, slice));
-    // A client that went away is noticed at the next send at the latest; peek for it now.
+    // A client that went away shows as the end of its side of the connection.
     char probe;
-    if (sent && recv(connection, &probe, 1, MSG_DONTWAIT | MSG_PEEK) == 0) sent = false;
+    if (stopping_ || recv(connection, &probe, 1, MSG_DONTWAIT | MSG_PEEK) == 0) {
+      sent = false;
+      break;
+    }
+    sent = SendAll(connection, stream.substr(at, slice));
   }
-  ++(sent && !stopping_ ? completed_ : abandoned_);
+  ++(sent ? completed_ : abandoned_);
   --in_progress_;
 }
 
