@@ -1,5 +1,6 @@
 // MemberAgent: what runs beside each etcd member (etcd-backup-restore's
-// sidecar duties that etcd-druid's decisions read), one heartbeat at a time:
+// sidecar duties that etcd-druid's decisions read). Its heartbeat, one at a
+// time:
 //
 //   - while the member answers and is a voting member of the cluster, renew
 //     its Lease (named as the member) with holderIdentity
@@ -8,15 +9,14 @@
 //     ruleplane.dev/revision (the controller's data-loss bound compares it
 //     with the backup's); an unhealthy member's lease is left to expire, which
 //     is how etcd-druid notices it;
-//   - when the member leads, take the full snapshot the cron schedule asks for
-//     (or the first one), else a delta every delta period, into the backup
-//     store, and renew the full and delta snapshot Leases with the revisions
-//     they hold (holderIdentity: the revision, decimal), and keep the Etcd's
-//     BackupReady condition: True (BackupSucceeded) after a snapshot was
-//     uploaded, False (BackupFailed) after one failed, written only when the
-//     condition changes. DEP-01 gives that condition to the leading sidecar
-//     ("the most recent backup upload (full or incremental) succeeded",
-//     seeds/000 lines 169, 251-252); the reasons are etcd-druid's.
+//   - when the member leads, remove at most one etcd member a scale-down left
+//     behind (surplus_members.h: learners first, the leader last), only when
+//     no running Pod stands for it and the cluster stays quorate without it,
+//     counting the members healthy now; the next one at a later heartbeat,
+//     decided from the member list as it is then.
+//
+// The leader's backups are MemberBackups' (member_backups.h), run on a thread
+// of their own: a heartbeat never waits for a snapshot.
 //
 // Every Lease write is fenced by the resourceVersion just read. Flags and
 // defaults as etcd-backup-restore names them (--k8s-heartbeat-duration 10s,
@@ -25,17 +25,16 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "adapters/backup_taker.h"
+#include "adapters/agent_lease.h"
+#include "adapters/etcd/etcd_client.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/value.h"
 
 namespace ruleplane {
-
-// On a member's Lease: the member's revision at the last renewal.
-inline constexpr const char* kRevisionAnnotation = "ruleplane.dev/revision";
 
 struct MemberAgentOptions {
   std::string member_name;  // also its Lease's name
@@ -53,43 +52,37 @@ struct MemberAgentOptions {
 struct AgentRound {
   bool healthy = false;
   std::string holder_identity;       // written to the member lease; "" when not renewed
-  std::string backup;                // the snapshot taken, "" when none
-  std::vector<std::string> removed;  // superfluous members removed from the etcd cluster
+  std::string backup;                // the snapshot taken, "" when none (--once only)
+  std::vector<std::string> removed;  // the surplus member removed from the etcd cluster (at most one)
+  std::vector<std::string> kept;     // surplus members left in place, "<name>: why"
   std::string error;                 // what went wrong, "" when nothing
   Value ToValue() const;
 };
 
 class MemberAgent {
  public:
-  // `store` may be null: no backups.
-  MemberAgent(MemberAgentOptions options, EtcdClient& cluster, KubeClient& kube, BackupStore* store);
+  MemberAgent(MemberAgentOptions options, EtcdClient& cluster, KubeClient& kube);
 
   AgentRound Heartbeat(std::chrono::system_clock::time_point now);
 
  private:
-  // `revision` >= 0: also annotate the Lease with it (kRevisionAnnotation).
-  Status RenewLease(const std::string& name, const std::string& holder,
-                    std::chrono::system_clock::time_point now, int64_t revision = -1);
-  // The backup due now, taken: its name is "" when none was due or the
-  // cluster had not moved; `lease` is the snapshot Lease it renews.
-  struct DueBackup {
-    TakenBackup taken;
-    std::string lease;
-  };
-  Result<DueBackup> TakeDueBackup(std::chrono::system_clock::time_point now);
-  Status SetBackupReady(bool succeeded, const std::string& message,
-                        std::chrono::system_clock::time_point now);
-  // The leader's cleanup (DEP-01, seeds/000:556, 747): etcd members named
-  // <etcd>-<ordinal> that no pod stands for, ordinal >= the larger of the
-  // Etcd's spec.replicas and status.clusterSize (after a scale-down), are
-  // removed from the cluster, never this member itself.
-  Status RemoveSuperfluousMembers(const std::vector<EtcdMember>& members, uint64_t self, AgentRound& round);
+  // The leader's cleanup (DEP-01, seeds/000:556, 747): of the etcd members
+  // named <etcd>-<ordinal> with an ordinal >= the larger of the Etcd's
+  // spec.replicas and status.clusterSize (after a scale-down), never this
+  // member itself, the first in SurplusMembers' order that no running Pod
+  // stands for (a Pod named as it that exists and is not being deleted) and
+  // without which a majority of the voting members is healthy is removed.
+  Status RemoveSurplusMember(const std::vector<EtcdMember>& members, const EtcdStatus& self,
+                             AgentRound& round);
+  // The members that answer their status now with this cluster's ID and a
+  // leader (this member included).
+  std::set<uint64_t> HealthyMembers(const std::vector<EtcdMember>& members, const EtcdStatus& self);
+  // Why `member` must stay because of its Pod: "" when no running Pod stands for it.
+  std::string PodStandsFor(const EtcdMember& member);
 
   MemberAgentOptions options_;
   EtcdClient& cluster_;
   KubeClient& kube_;
-  BackupStore* store_;
-  std::optional<std::chrono::system_clock::time_point> last_delta_;
 };
 
 }  // namespace ruleplane

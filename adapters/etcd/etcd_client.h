@@ -15,6 +15,7 @@
 // class hides both.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -79,6 +80,9 @@ class EtcdClient {
   EtcdClient& operator=(const EtcdClient&) = delete;
 
   const EtcdClientConfig& config() const { return config_; }
+  // While `*cancel` is true, a call in progress (a snapshot, a watch) ends
+  // within about a second, as if the connection had ended.
+  void set_cancel(const std::atomic<bool>* cancel) { http_.set_cancel(cancel); }
 
   Result<std::vector<EtcdMember>> MemberList(RequestLog& log);
   // Adds a member with these peer URLs; returns it (its new ID).

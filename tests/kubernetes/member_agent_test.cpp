@@ -5,19 +5,28 @@
 // backup store, renewing the snapshot Leases with their revisions and keeping
 // the Etcd's BackupReady condition (a failed upload turns it False, and the
 // next plan raises the alert); a stopped member's Lease left to expire, and
-// the next plan marking that member, and only it, LeaseExpired.
+// the next plan marking that member, and only it, LeaseExpired; the Lease
+// renewed all along while a snapshot takes long, and SIGTERM ending the agent
+// in the middle of one.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/kubernetes/manifests.h"
+#include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "engine/common/time_util.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/etcd_cluster.h"
+#include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
+#include "tests/support/slow_snapshot_proxy.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -42,9 +51,14 @@ Value Round(const CommandResult& run) {
 
 class MemberAgentTest : public ::testing::Test {
  protected:
+  // Members of the etcd cluster; the Etcd (pink-of-health) says 3.
+  virtual int Members() const { return 3; }
+  virtual std::vector<std::string> EtcdFlags() const { return {}; }
+
   void SetUp() override {
     dir_ = std::make_unique<TempDir>("member-agent");
-    etcd_ = EtcdCluster::Create(3, dir_->path(), "etcd-main-");
+    etcd_ = EtcdCluster::Create(Members(), dir_->path(), "etcd-main-");
+    etcd_->set_extra_flags(EtcdFlags());
     ASSERT_TRUE(etcd_->StartAll().ok());
     auto kube = KubeCluster::Start(dir_->path() + "/kube", {"member"});
     ASSERT_TRUE(kube.ok()) << kube.error().message;
@@ -81,8 +95,9 @@ class MemberAgentTest : public ::testing::Test {
   }
 
   Value Get(const std::string& resource, const std::string& name) {
-    const std::string group =
-        resource == "leases" ? "coordination.k8s.io/v1" : "druid.gardener.cloud/v1alpha1";
+    const std::string group = resource == "leases" ? "coordination.k8s.io/v1"
+                              : resource == "pods" ? "v1"
+                                                   : "druid.gardener.cloud/v1alpha1";
     auto read = admin_->Get({group, resource, "default", name, ""}, log_);
     EXPECT_TRUE(read.ok()) << name;
     return read.ok() ? *read : Value::Null();
@@ -116,10 +131,38 @@ class MemberAgentTest : public ::testing::Test {
     return steps;
   }
 
+  // `ruleplane member-agent` for member i, running until stopped; its
+  // output goes to <dir>/<log>.
+  ChildProcess StartAgent(int i, const std::string& endpoints, const std::string& store,
+                          const std::string& log, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> argv = {RULEPLANE_BINARY, "member-agent",
+                                     "--name",         etcd_->member(i).name,
+                                     "--client-url",   etcd_->member(i).client_url,
+                                     "--endpoints",    endpoints,
+                                     "--etcd",         "etcd-main",
+                                     "--namespace",    "default",
+                                     "--kubeconfig",   agent_kubeconfig_,
+                                     "--backup-store", store};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto agent = ChildProcess::Start(argv, dir_->path() + "/" + log);
+    EXPECT_TRUE(agent.ok()) << agent.error().message;
+    return agent.ok() ? std::move(*agent) : ChildProcess();
+  }
+
+  // Every file in a store directory ("v2/Full-...", a download in progress), relative to it.
+  static std::vector<std::string> StoreFiles(const std::string& store) {
+    std::vector<std::string> names;
+    std::error_code ignored;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(store, ignored)) {
+      if (!entry.is_directory()) names.push_back(std::filesystem::relative(entry.path(), store).string());
+    }
+    return names;
+  }
+
   // The member that leads now.
   int Leader() {
     EtcdClient client = etcd_->Client();
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < etcd_->size(); ++i) {
       auto status = client.MemberStatus(etcd_->member(i).client_url, log_);
       if (status.ok() && status->leader == status->member_id) return i;
     }
@@ -204,6 +247,156 @@ TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady)
   EXPECT_NE(Field(ready, {"lastTransitionTime"}), failed_at);
 }
 
+// After a scale-down from 5 to 3 (the Etcd says 3, etcd still has 5 members),
+// with member 0 leading. etcd runs without its own check of a removal's
+// quorum (--strict-reconfig-check, on by default, which an operator may turn
+// off): the agent's checks are what is tested.
+class MemberAgentScaleInTest : public MemberAgentTest {
+ protected:
+  int Members() const override { return 5; }
+  std::vector<std::string> EtcdFlags() const override { return {"--strict-reconfig-check=false"}; }
+
+  void SetUp() override {
+    MemberAgentTest::SetUp();
+    if (HasFatalFailure()) return;
+    // The leading agent never removes its own member: member 0 leads.
+    EtcdClient client = etcd_->Client();
+    auto status = client.MemberStatus(etcd_->member(0).client_url, log_);
+    ASSERT_TRUE(status.ok()) << status.error().message;
+    const int leader = Leader();
+    ASSERT_GE(leader, 0);
+    if (leader != 0) {
+      auto moved = RunCommand({"etcdctl", "--endpoints", etcd_->member(leader).client_url, "move-leader",
+                               MemberIdHex(status->member_id)},
+                              std::chrono::seconds(30));
+      ASSERT_TRUE(moved.ok() && moved->exit_code == 0) << (moved.ok() ? moved->err : moved.error().message);
+    }
+    ASSERT_TRUE(Eventually([&] { return Leader() == 0; }, std::chrono::seconds(10)));
+  }
+
+  // The names in etcd's member list now.
+  std::vector<std::string> MemberNames() {
+    EtcdClient client = etcd_->Client();
+    auto members = client.MemberList(log_);
+    EXPECT_TRUE(members.ok()) << members.error().message;
+    std::vector<std::string> names;
+    for (const EtcdMember& member : members.ok() ? *members : std::vector<EtcdMember>{})
+      names.push_back(member.name);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  // A Pod named `name`, as the StatefulSet made etcd-main-2 (on a node, running).
+  void CreatePod(const std::string& name) {
+    const Value pod = Get("pods", "etcd-main-2");
+    auto object = ParseJson(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                            R"("},"spec":)" + FormatJson(*ValueAt(pod, {"spec"})) + "}");
+    ASSERT_TRUE(object.ok());
+    auto created = admin_->Create({"v1", "pods", "default", "", ""}, *object, log_);
+    ASSERT_TRUE(created.ok()) << created.error().message;
+  }
+
+  // The JSON lines the agent printed.
+  std::vector<Value> Rounds(const std::string& output) {
+    std::vector<Value> rounds;
+    std::istringstream lines(output);
+    for (std::string line; std::getline(lines, line);) {
+      auto round = ParseJson(line);
+      if (round.ok()) rounds.push_back(*round);
+    }
+    return rounds;
+  }
+
+  static std::vector<std::string> Strings(const Value& round, std::string_view field) {
+    std::vector<std::string> strings;
+    const Value* list = ValueAt(round, {field});
+    if (list != nullptr && list->is_list()) {
+      for (const Value& item : list->list_value()) strings.push_back(item.string_value());
+    }
+    return strings;
+  }
+};
+
+// The leading agent, running with 1 s heartbeats, removes etcd-main-4 and
+// then etcd-main-3, each in a heartbeat of its own: its log has one name per
+// line, and etcd's member list, read every 20 ms, goes 5, 4, 3.
+TEST_F(MemberAgentScaleInTest, TheLeaderRemovesOneSurplusMemberPerHeartbeat) {
+  ChildProcess agent = StartAgent(0, endpoints_, store_, "agent.log", {"--k8s-heartbeat-duration", "1"});
+  std::vector<size_t> counts;  // each change of the member count, in order
+  const bool shrunk = Eventually(
+      [&] {
+        const size_t count = MemberNames().size();
+        if (counts.empty() || counts.back() != count) counts.push_back(count);
+        return count == 3;
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(20));
+  EXPECT_EQ(agent.Stop(), 0);
+  const std::string log = Slurp(dir_->path() + "/agent.log");
+  ASSERT_TRUE(shrunk) << log;
+  EXPECT_EQ(counts, (std::vector<size_t>{5, 4, 3})) << log;
+  EXPECT_EQ(MemberNames(), (std::vector<std::string>{"etcd-main-0", "etcd-main-1", "etcd-main-2"}));
+  std::vector<std::vector<std::string>> removals;
+  for (const Value& round : Rounds(log)) {
+    if (!Strings(round, "removed").empty()) removals.push_back(Strings(round, "removed"));
+  }
+  EXPECT_EQ(removals, (std::vector<std::vector<std::string>>{{"etcd-main-4"}, {"etcd-main-3"}})) << log;
+}
+
+// Heartbeat by heartbeat (--once): with members 1 and 2 stopped, removing the
+// healthy etcd-main-4 would leave 2 healthy of 4 voters, and etcd-main-3's
+// Pod runs: nothing is removed. With 1 and 2 back, etcd-main-4 goes, and
+// etcd-main-3 stays while its Pod runs; once the Pod is being deleted, it goes.
+TEST_F(MemberAgentScaleInTest, NeitherAMemberWhosePodRunsNorOneWithoutWhichQuorumIsLostIsRemoved) {
+  CreatePod("etcd-main-3");
+  etcd_->StopMember(1);
+  etcd_->StopMember(2);
+  const std::vector<std::string> all = {"etcd-main-0", "etcd-main-1", "etcd-main-2", "etcd-main-3",
+                                        "etcd-main-4"};
+  for (int heartbeat = 0; heartbeat < 2; ++heartbeat) {
+    const CommandResult run = Agent(0);
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_EQ(Strings(Round(run), "removed"), std::vector<std::string>{}) << run.out;
+    EXPECT_EQ(Strings(Round(run), "kept"),
+              (std::vector<std::string>{
+                  "etcd-main-4: without it 2 of 4 voting members would be healthy, no majority",
+                  "etcd-main-3: its Pod runs"}))
+        << run.out;
+    EXPECT_EQ(MemberNames(), all);
+  }
+
+  for (int i : {1, 2}) {
+    ASSERT_TRUE(etcd_->StartMember(i, "existing").ok());
+    ASSERT_TRUE(etcd_->WaitReady(i).ok());
+  }
+  EtcdClient client = etcd_->Client();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (int i : {1, 2}) {
+          auto status = client.MemberStatus(etcd_->member(i).client_url, log_);
+          if (!status.ok() || status->leader == 0) return false;
+        }
+        return true;
+      },
+      std::chrono::seconds(30)));
+  CommandResult run = Agent(0);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(Strings(Round(run), "removed"), std::vector<std::string>{"etcd-main-4"}) << run.out;
+  EXPECT_EQ(MemberNames(),
+            (std::vector<std::string>{"etcd-main-0", "etcd-main-1", "etcd-main-2", "etcd-main-3"}));
+  run = Agent(0);
+  EXPECT_EQ(Strings(Round(run), "removed"), std::vector<std::string>{}) << run.out;
+  EXPECT_EQ(Strings(Round(run), "kept"), std::vector<std::string>{"etcd-main-3: its Pod runs"}) << run.out;
+
+  // Deleted with the default grace period: on its node, it stays until the
+  // kubelet confirms, with a deletionTimestamp.
+  ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", "etcd-main-3", ""}, {}, std::nullopt, log_).ok());
+  ASSERT_NE(ValueAt(Get("pods", "etcd-main-3"), {"metadata", "deletionTimestamp"}), nullptr);
+  run = Agent(0);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(Strings(Round(run), "removed"), std::vector<std::string>{"etcd-main-3"}) << run.out;
+  EXPECT_EQ(MemberNames(), (std::vector<std::string>{"etcd-main-0", "etcd-main-1", "etcd-main-2"}));
+}
+
 // In a Pod, member-init reads the Etcd and its own Lease from the API server
 // (under the member Role), and the Lease carries the revision the agent saw.
 TEST_F(MemberAgentTest, MemberInitReadsTheEtcdAndItsLeaseWithTheRevisionFromTheApiServer) {
@@ -270,6 +463,82 @@ TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
       EXPECT_FALSE(Contains(step, "LeaseExpired")) << step;
     }
   }
+}
+
+// A full snapshot that takes 10 s (the leader reached over a slow link, on
+// loopback) while the heartbeat is 1 s: read from the API server, the leader's
+// Lease (3 s) is renewed all along and never expires. Then SIGTERM in the
+// middle of a 60 s snapshot ends the agent within seconds, with exit status 0,
+// no partial download left in the store and BackupReady not turned False.
+TEST_F(MemberAgentTest, TheLeaseIsRenewedWhileASlowSnapshotIsTakenAndSigtermEndsIt) {
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const std::string lease_name = etcd_->member(leader).name;
+  auto slow = SlowSnapshotProxy::Start(etcd_->member(leader).client_url, std::chrono::seconds(10));
+  ASSERT_TRUE(slow.ok()) << slow.error().message;
+  const std::string created = Field(Get("leases", lease_name), {"spec", "renewTime"});
+  ChildProcess agent = StartAgent(leader, (*slow)->url(), store_, "agent.log",
+                                  {"--k8s-heartbeat-duration", "1", "--delta-snapshot-period", "3600"});
+  // From the agent's first renewal on (the snapshot may start before it).
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return (*slow)->snapshot_in_progress() &&
+               Field(Get("leases", lease_name), {"spec", "renewTime"}) != created;
+      },
+      std::chrono::seconds(30), std::chrono::milliseconds(20)))
+      << Slurp(dir_->path() + "/agent.log");
+  std::set<std::string> renewals;
+  int64_t oldest_ms = 0;  // the longest time since the last renewal, seen while the snapshot ran
+  while ((*slow)->snapshot_in_progress()) {
+    const Value lease = Get("leases", lease_name);
+    const std::string renewed = Field(lease, {"spec", "renewTime"});
+    auto at = ParseRfc3339(renewed);
+    ASSERT_TRUE(at.ok()) << renewed;
+    const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    oldest_ms = std::max(oldest_ms, (now_ns - (at->seconds * 1000000000 + at->nanos)) / 1000000);
+    renewals.insert(renewed);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ((*slow)->snapshots_completed(), 1);
+  EXPECT_GE(renewals.size(), 5u) << "renewals seen during the 10 s snapshot: "
+                                 << ::testing::PrintToString(renewals);
+  EXPECT_LT(oldest_ms, 3000) << "the 3 s Lease expired while the snapshot ran: " << oldest_ms << " ms";
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::vector<std::string> files = StoreFiles(store_);
+        return std::any_of(files.begin(), files.end(),
+                           [](const std::string& name) { return name.rfind("v2/Full-", 0) == 0; });
+      },
+      std::chrono::seconds(10)))
+      << Slurp(dir_->path() + "/agent.log");
+  EXPECT_EQ(agent.Stop(), 0) << Slurp(dir_->path() + "/agent.log");
+
+  // SIGTERM while a snapshot drips (an empty store: a full one is due at once).
+  const std::string second_store = dir_->path() + "/store-2/etcd-main";
+  auto slower = SlowSnapshotProxy::Start(etcd_->member(leader).client_url, std::chrono::seconds(60));
+  ASSERT_TRUE(slower.ok()) << slower.error().message;
+  agent =
+      StartAgent(leader, (*slower)->url(), second_store, "agent-2.log", {"--k8s-heartbeat-duration", "1"});
+  ASSERT_TRUE(Eventually([&] { return (*slower)->snapshot_in_progress(); }, std::chrono::seconds(30),
+                         std::chrono::milliseconds(20)))
+      << Slurp(dir_->path() + "/agent-2.log");
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const auto signalled = std::chrono::steady_clock::now();
+  agent.Kill(SIGTERM);
+  EXPECT_TRUE(
+      Eventually([&] { return !agent.running(); }, std::chrono::seconds(5), std::chrono::milliseconds(20)))
+      << "still running "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled)
+             .count()
+      << " ms after SIGTERM";
+  EXPECT_EQ(agent.Stop(), 0) << Slurp(dir_->path() + "/agent-2.log");
+  EXPECT_TRUE(Eventually([&] { return !(*slower)->snapshot_in_progress(); }, std::chrono::seconds(5)));
+  EXPECT_EQ((*slower)->snapshots_abandoned(), 1);
+  EXPECT_EQ(::testing::PrintToString(StoreFiles(second_store)), "{}")
+      << "no snapshot and no partial download";
+  EXPECT_NE(Field(BackupReady(), {"status"}), "False") << "an interrupted backup is not a failed upload";
 }
 
 }  // namespace

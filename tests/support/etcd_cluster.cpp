@@ -63,12 +63,13 @@ Status EtcdCluster::StartAll(std::chrono::milliseconds timeout) {
 
 Status EtcdCluster::StartMember(int i, const std::string& initial_cluster_state) {
   const EtcdMemberSpec& spec = specs_[static_cast<size_t>(i)];
-  auto process = ChildProcess::Start(
+  std::vector<std::string> argv(
       {"etcd", "--name", spec.name, "--data-dir", spec.data_dir, "--listen-client-urls", spec.client_url,
        "--advertise-client-urls", spec.client_url, "--listen-peer-urls", spec.peer_url,
        "--initial-advertise-peer-urls", spec.peer_url, "--initial-cluster", InitialCluster(),
-       "--initial-cluster-token", token_, "--initial-cluster-state", initial_cluster_state},
-      spec.log_path);
+       "--initial-cluster-token", token_, "--initial-cluster-state", initial_cluster_state});
+  argv.insert(argv.end(), extra_flags_.begin(), extra_flags_.end());
+  auto process = ChildProcess::Start(argv, spec.log_path);
   if (!process.ok()) return process.error();
   processes_[static_cast<size_t>(i)] = std::move(*process);
   return {};

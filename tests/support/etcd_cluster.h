@@ -46,6 +46,9 @@ class EtcdCluster {
   std::string InitialCluster() const;  // "m0=http://...,m1=...", every member
   const std::string& token() const { return token_; }
 
+  // More etcd flags for every member started with flags (StartAll, StartMember).
+  void set_extra_flags(std::vector<std::string> flags) { extra_flags_ = std::move(flags); }
+
   // Every member with command-line flags (initial-cluster-state new), then
   // waits until each answers /v3/maintenance/status.
   Status StartAll(std::chrono::milliseconds timeout = std::chrono::seconds(30));
@@ -71,6 +74,7 @@ class EtcdCluster {
   std::vector<EtcdMemberSpec> specs_;
   std::vector<ChildProcess> processes_;
   std::string token_;
+  std::vector<std::string> extra_flags_;
 };
 
 // Keeps putting numbered keys (`<prefix>00000001`, ...) through the cluster

@@ -1,0 +1,24 @@
+// The member-agent's Lease renewal: a Lease that etcd-druid created (a
+// member's, or a snapshot Lease) patched with a holder, renewTime now and a
+// duration, fenced by the resourceVersion just read. Used by the heartbeat
+// and by the backups, each with its own client.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "adapters/kubernetes/kube_client.h"
+
+namespace ruleplane {
+
+// On a member's Lease: the member's revision at the last renewal.
+inline constexpr const char* kRevisionAnnotation = "ruleplane.dev/revision";
+
+// `revision` >= 0: also annotate the Lease with it (kRevisionAnnotation).
+// A missing Lease is kFailedPrecondition (etcd-druid creates it).
+Status RenewAgentLease(KubeClient& kube, const std::string& namespace_name, const std::string& name,
+                       const std::string& holder, std::chrono::system_clock::time_point now,
+                       int64_t duration_seconds, int64_t revision = -1);
+
+}  // namespace ruleplane
