@@ -1,7 +1,6 @@
 #include "adapters/kubernetes/kubernetes_adapter.h"
 
 #include <ctime>
-#include <thread>
 
 #include "adapters/kubernetes/etcd_event.h"
 #include "adapters/kubernetes/etcd_status.h"
@@ -97,9 +96,8 @@ std::string RebootstrapMarker(const PlanStep& step, const Value& observed_etcd) 
 
 }  // namespace
 
-KubernetesAdapter::KubernetesAdapter(KubeClient& client, const Snapshot& snapshot,
-                                     std::chrono::milliseconds wait_timeout)
-    : client_(client), snapshot_(snapshot.document), wait_timeout_(wait_timeout) {
+KubernetesAdapter::KubernetesAdapter(KubeClient& client, const Snapshot& snapshot)
+    : client_(client), snapshot_(snapshot.document) {
   namespace_ = Text(snapshot_, {"etcd", "metadata", "namespace"});
   etcd_name_ = Text(snapshot_, {"etcd", "metadata", "name"});
 }
@@ -178,6 +176,11 @@ Status KubernetesAdapter::RecordEvent(const PlanStep& step, const std::string& t
   auto created = client_.Create({"v1", "events", namespace_, "", ""}, event, log);
   if (!created.ok()) return created.error();
   return {};
+}
+
+std::optional<std::chrono::milliseconds> KubernetesAdapter::PollInterval(const PlanStep& step) const {
+  if (step.action == "WaitForPodsDeleted") return kPodsDeletedPollInterval;
+  return std::nullopt;
 }
 
 Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
@@ -363,18 +366,8 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
     // Deleted directly, never evicted, and only the pod that was observed.
     return client_.Delete({"v1", "pods", namespace_, name, ""}, {"", uid}, std::nullopt, log);
   }
-  if (action == "WaitForPodsDeleted") {
-    const auto deadline = std::chrono::steady_clock::now() + wait_timeout_;
-    while (true) {
-      auto done = IsDone(step, log);
-      if (!done.ok()) return done.error();
-      if (*done || log.dry_run()) return {};
-      if (std::chrono::steady_clock::now() > deadline) {
-        return Error{ErrorCode::kDeadlineExceeded, "the member pods are still there", {}};
-      }
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-    }
-  }
+  // Sends nothing: the executor asks IsDone, and pauses the plan while it is not (PollInterval).
+  if (action == "WaitForPodsDeleted") return {};
   if (action == "CreateMemberLease" || action == "CreateSnapshotLease") {
     const Value& observed = *ValueAt(snapshot_, {"etcd"});
     const Value lease = Value::MakeMap(

@@ -4,7 +4,9 @@
 //   SetEtcdCondition, SetMemberStatus, RemoveStatusMember, SetClusterSize,
 //   RemoveEtcdCondition, SetEtcdReady       the Etcd's /status
 //   ScaleStatefulSet                        the StatefulSet's /scale
-//   DeletePod, WaitForPodsDeleted           member Pods (by the uid observed)
+//   DeletePod, WaitForPodsDeleted           member Pods (by the uid observed);
+//                                           WaitForPodsDeleted sends nothing and is
+//                                           polled (PollInterval), never waited for
 //   CreateMemberLease, DeleteMemberLease    member Leases
 //   CreateSnapshotLease                     <etcd>-full-snap, <etcd>-delta-snap
 //   SetPdbMinAvailable                      the PodDisruptionBudget (created when missing)
@@ -44,17 +46,21 @@ inline constexpr const char* kRebootstrapAnnotation = "ruleplane.dev/rebootstrap
 // The approval of a quorum-loss recovery: the digest of the plan it approves.
 inline constexpr const char* kApprovePlanAnnotation = "ruleplane.dev/approve-plan";
 
+// How soon a plan paused on WaitForPodsDeleted is observed again (the pods'
+// own watch events usually bring it back sooner).
+inline constexpr std::chrono::milliseconds kPodsDeletedPollInterval{5000};
+
 class KubernetesAdapter : public Adapter {
  public:
   // `snapshot`: the EtcdClusterSnapshot the plan was made from (its objects'
   // resourceVersions and uids fence the writes).
-  KubernetesAdapter(KubeClient& client, const Snapshot& snapshot,
-                    std::chrono::milliseconds wait_timeout = std::chrono::minutes(5));
+  KubernetesAdapter(KubeClient& client, const Snapshot& snapshot);
 
   std::string_view kind() const override { return "kubernetes"; }
   const std::string& namespace_name() const { return namespace_; }
   Result<bool> IsDone(const PlanStep& step, RequestLog& log) override;
   Status Perform(const PlanStep& step, RequestLog& log) override;
+  std::optional<std::chrono::milliseconds> PollInterval(const PlanStep& step) const override;
 
  private:
   // The object as this adapter last saw it (observed, or returned by its own write).
@@ -73,7 +79,6 @@ class KubernetesAdapter : public Adapter {
   KubeClient& client_;
   Value snapshot_;
   std::string namespace_, etcd_name_;
-  std::chrono::milliseconds wait_timeout_;
   std::map<std::string, Value> tracked_;
 };
 
