@@ -75,6 +75,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   const std::string digest = PlanDigest(*plan);
   ExecutionReport report;
   report.state = "succeeded";
+  Value intent;  // written before a disruptive step acted, when one did
   // A rule set that could not decide is a refusal even with no step planned.
   if (!plan->steps.empty() || plan->has_error() || plan->has_violation()) {
     KubernetesAdapter kubernetes(client_, *snapshot);
@@ -91,7 +92,23 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
     options.gate = [&](const PlanStep& step) {
       return GateControllerStep(step, snapshot->document, digest, *now, GateOptions());
     };
-    options.recheck_disruptive = [&](const PlanStep& step) { return Recheck(namespace_name, name, step); };
+    // Right before a disruptive step acts: the state it was decided on still
+    // holds, and the intent is on the status first (fenced as the plan's
+    // other writes), so that a crash after the step keeps its time.
+    options.recheck_disruptive = [&](const PlanStep& step) -> Status {
+      if (Status holds = Recheck(namespace_name, name, step); !holds.ok()) return holds;
+      auto at = TimestampFromUnixSeconds(std::time(nullptr));
+      if (!at.ok()) return at.error();
+      const Value fields = DisruptiveStepIntent(step, digest, *at);
+      RequestLog log;
+      if (Status written = kubernetes.PatchEtcdStatus(fields, log); !written.ok()) {
+        Error error = written.error();
+        error.message = "recording the intent on the status before acting: " + error.message;
+        return error;
+      }
+      intent = fields;
+      return {};
+    };
     options.on_step = [&](const PlanStep& planned, const StepReport& step) {
       metrics_.Step(step.action, std::string(StepStateName(step.state)), planned.disruptive);
       std::osyncstream(log_) << FormatJson(Value::MakeMap({
@@ -120,7 +137,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   Status written;
   if (!options_.dry_run) {
     const Value status =
-        LastOperationStatus(etcd, *plan, digest, report, DataLossBoundOf(snapshot->document), *now);
+        LastOperationStatus(etcd, *plan, digest, report, DataLossBoundOf(snapshot->document), *now, intent);
     if (!status.is_null()) written = WriteStatus(namespace_name, name, status);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

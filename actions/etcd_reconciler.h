@@ -10,7 +10,9 @@
 // status.lastOperation / lastErrors (last_operation.h). Before a disruptive
 // step acts, the state is observed again from the API server and planned
 // again: the step runs only if the fresh plan still has it and its gates
-// still pass. A steady state (nothing to do, the status saying
+// still pass; then, before it acts, the intent (lastDisruptiveStepTime and
+// the step) is written to the status, fenced, so that a crash right after the
+// step keeps the minimum interval for whoever comes next. A steady state (nothing to do, the status saying
 // so) costs no request.
 //
 // A reconcile never waits for the world: a step that is not done yet (pods

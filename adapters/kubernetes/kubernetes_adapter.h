@@ -62,10 +62,15 @@ class KubernetesAdapter : public Adapter {
   Status Perform(const PlanStep& step, RequestLog& log) override;
   std::optional<std::chrono::milliseconds> PollInterval(const PlanStep& step) const override;
 
+  // A merge patch of the Etcd's /status, fenced by its resourceVersion as
+  // observed or as this adapter's own last write left it (so that the plan's
+  // later writes follow on from it): a controller's record of what it is
+  // about to do.
+  Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
+
  private:
   // The object as this adapter last saw it (observed, or returned by its own write).
   Value& Tracked(const std::string& key, const Value& observed);
-  Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
   Status ApplyStatefulSetSpec(const PlanStep& step, RequestLog& log);
   Result<Value> FreshEtcd(RequestLog& log);
   Status RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,

@@ -4,7 +4,10 @@
 //     meanwhile, exits at once when it runs again and writes nothing more;
 //   - a quorum-loss plan waiting for its pods to go does not hold the only
 //     worker: another Etcd is reconciled meanwhile, and the plan goes on once
-//     the pods are gone.
+//     the pods are gone;
+//   - killed right after a disruptive step (a failure point), the controller
+//     has already put the step's time on the Etcd's status, and a successor
+//     keeps it there.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -203,6 +206,50 @@ TEST(ControllerSafety, AQuorumLossPlanWaitingForItsPodsDoesNotHoldTheOnlyWorker)
       },
       std::chrono::seconds(30)))
       << Slurp(controller_log);
+}
+
+TEST(ControllerSafety, KilledRightAfterADisruptiveStepTheStepsTimeIsAlreadyOnTheStatus) {
+  TempDir dir("controller-killed");
+  auto kube = KubeCluster::Start(dir.path());
+  ASSERT_TRUE(kube.ok()) << kube.error().message;
+  KubeClient admin((*kube)->AdminConfig());
+  RequestLog log;
+  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const std::string kubeconfig = (*kube)->WriteKubeconfig("admin");
+  auto run = [&](const std::string& name, const std::vector<std::string>& environment) {
+    return ChildProcess::Start({RULEPLANE_BINARY, "controller", "--kubeconfig", kubeconfig, "-n", "default",
+                                "--allow-disruptive", "--leader-elect", "false", "--min-disruptive-interval",
+                                "3600", "--journal", dir.path() + "/journal.db", "--resync-period", "1",
+                                "--metrics-bind-address", "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
+                               dir.path() + "/" + name + ".log", environment);
+  };
+  auto killed = run("killed", {"RULEPLANE_FAILPOINT=after:ScaleStatefulSet"});
+  ASSERT_TRUE(killed.ok()) << killed.error().message;
+  ASSERT_TRUE(Eventually([&] { return !killed->running(); }, std::chrono::seconds(60)))
+      << Slurp(dir.path() + "/killed.log");
+  ASSERT_EQ(killed->Stop(), 75) << "the failure point: " << Slurp(dir.path() + "/killed.log");
+  EXPECT_EQ(Replicas(admin, kStatefulSet), 5) << "the step took effect";
+  EXPECT_FALSE(Text(admin, kEtcd, {"status", "lastOperation", "lastDisruptiveStepTime"}).empty())
+      << "its time was recorded before it acted";
+  EXPECT_EQ(Text(admin, kEtcd, {"status", "lastOperation", "lastDisruptiveStep", "action"}),
+            "ScaleStatefulSet");
+
+  // A successor writes its own status after its plan and keeps the time where the gate reads it.
+  const std::string recorded = Text(admin, kEtcd, {"status", "lastOperation", "lastDisruptiveStepTime"});
+  ASSERT_EQ(Text(admin, kEtcd, {"status", "lastOperation", "planDigest"}), "")
+      << "no status after the plan yet";
+  auto successor = run("successor", {});
+  ASSERT_TRUE(successor.ok()) << successor.error().message;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return !Text(admin, kEtcd, {"status", "lastOperation", "planDigest"}).empty();
+      },
+      std::chrono::seconds(30)))
+      << Slurp(dir.path() + "/successor.log");
+  EXPECT_EQ(Text(admin, kEtcd, {"status", "lastOperation", "lastDisruptiveStepTime"}), recorded)
+      << Slurp(dir.path() + "/successor.log");
 }
 
 }  // namespace
