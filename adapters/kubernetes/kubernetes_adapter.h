@@ -21,12 +21,17 @@
 // object fresh and compares: a step that took effect (before a crash, or by
 // someone else) is found done.
 //
-//   ApplyStatefulSetSpec   the pod template from the Etcd's spec, then
+//   ApplyStatefulSetSpec   the pod template from the Etcd's spec and the
+//                          generation annotation, then
 //                          status.observedGeneration (etcd_templates.h)
 //   ApplyEtcdConfigMap     etcd-bootstrap-<uid[:6]>, created or updated
 //   CreateCompactionJob    <etcd>-compactor (AlreadyExists is done)
 //   ApplyEtcdServices      <etcd>-client and <etcd>-peer, each created when missing
-//   CreateStatefulSet      <etcd> with its member pod template
+//   CreateStatefulSet      <etcd> with its member pod template, annotated with
+//                          the Etcd generation it was rendered from; done only
+//                          when the one that exists names this plan's
+//                          generation: one from an older spec is kConflict
+//                          (re-observe: ApplyStatefulSetSpec's to update)
 #pragma once
 
 #include <chrono>
