@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <syncstream>
 
 #include "actions/last_operation.h"
 #include "adapters/kubernetes/cluster_observer.h"
@@ -58,7 +59,7 @@ ControllerGateOptions EtcdReconciler::GateOptions() const {
   return {options_.auto_recover_quorum_loss, options_.min_disruptive_interval};
 }
 
-Status EtcdReconciler::Reconcile(const std::string& key) {
+Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   const auto started = std::chrono::steady_clock::now();
   const size_t slash = key.find('/');
   const std::string namespace_name = key.substr(0, slash), name = key.substr(slash + 1);
@@ -74,6 +75,7 @@ Status EtcdReconciler::Reconcile(const std::string& key) {
   const std::string digest = PlanDigest(*plan);
   ExecutionReport report;
   report.state = "succeeded";
+  Value intent;  // written before a disruptive step acted, when one did
   // A rule set that could not decide is a refusal even with no step planned.
   if (!plan->steps.empty() || plan->has_error() || plan->has_violation()) {
     KubernetesAdapter kubernetes(client_, *snapshot);
@@ -85,24 +87,43 @@ Status EtcdReconciler::Reconcile(const std::string& key) {
     options.command = options_.dry_run ? "controller --dry-run" : "controller";
     options.subject = "etcd " + key;
     options.one_disruptive_step = true;
+    options.retry = options_.retry;
+    options.cancelled = options_.cancelled;
     options.gate = [&](const PlanStep& step) {
       return GateControllerStep(step, snapshot->document, digest, *now, GateOptions());
     };
-    options.recheck_disruptive = [&](const PlanStep& step) { return Recheck(namespace_name, name, step); };
+    // Right before a disruptive step acts: the state it was decided on still
+    // holds, and the intent is on the status first (fenced as the plan's
+    // other writes), so that a crash after the step keeps its time.
+    options.recheck_disruptive = [&](const PlanStep& step) -> Status {
+      if (Status holds = Recheck(namespace_name, name, step); !holds.ok()) return holds;
+      auto at = TimestampFromUnixSeconds(std::time(nullptr));
+      if (!at.ok()) return at.error();
+      const Value fields = DisruptiveStepIntent(step, digest, *at);
+      RequestLog log;
+      if (Status written = kubernetes.PatchEtcdStatus(fields, log); !written.ok()) {
+        Error error = written.error();
+        error.message = "recording the intent on the status before acting: " + error.message;
+        return error;
+      }
+      intent = fields;
+      return {};
+    };
     options.on_step = [&](const PlanStep& planned, const StepReport& step) {
       metrics_.Step(step.action, std::string(StepStateName(step.state)), planned.disruptive);
-      log_ << FormatJson(Value::MakeMap({
-                  {Value::String("time"), Value::String(FormatRfc3339(*now))},
-                  {Value::String("etcd"), Value::String(key)},
-                  {Value::String("planDigest"), Value::String(digest)},
-                  {Value::String("snapshot"), Value::String(plan->snapshot_digest)},
-                  {Value::String("step"), Value::String(step.step_id)},
-                  {Value::String("action"), Value::String(step.action)},
-                  {Value::String("target"), Value::String(step.target)},
-                  {Value::String("state"), Value::String(std::string(StepStateName(step.state)))},
-                  {Value::String("message"), Value::String(step.message)},
-              }))
-           << std::endl;
+      std::osyncstream(log_) << FormatJson(Value::MakeMap({
+                                    {Value::String("time"), Value::String(FormatRfc3339(*now))},
+                                    {Value::String("etcd"), Value::String(key)},
+                                    {Value::String("planDigest"), Value::String(digest)},
+                                    {Value::String("snapshot"), Value::String(plan->snapshot_digest)},
+                                    {Value::String("step"), Value::String(step.step_id)},
+                                    {Value::String("action"), Value::String(step.action)},
+                                    {Value::String("target"), Value::String(step.target)},
+                                    {Value::String("state"),
+                                     Value::String(std::string(StepStateName(step.state)))},
+                                    {Value::String("message"), Value::String(step.message)},
+                                }))
+                             << std::endl;
       RecordEvent(etcd, planned, digest, step, *now);
     };
     Executor executor(adapters, journal_, options);
@@ -116,7 +137,7 @@ Status EtcdReconciler::Reconcile(const std::string& key) {
   Status written;
   if (!options_.dry_run) {
     const Value status =
-        LastOperationStatus(etcd, *plan, digest, report, DataLossBoundOf(snapshot->document), *now);
+        LastOperationStatus(etcd, *plan, digest, report, DataLossBoundOf(snapshot->document), *now, intent);
     if (!status.is_null()) written = WriteStatus(namespace_name, name, status);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -132,7 +153,7 @@ Status EtcdReconciler::Reconcile(const std::string& key) {
   metrics_.Reconciled(report.state == "paused" ? "paused" : "success", seconds);
   state.last_success = static_cast<double>(std::time(nullptr));
   metrics_.Cluster(key, state);
-  return {};
+  return ReconcileResult{report.requeue_after};
 }
 
 Status EtcdReconciler::Recheck(const std::string& namespace_name, const std::string& name,
@@ -192,10 +213,11 @@ void EtcdReconciler::RecordEvent(const Value& etcd, const PlanStep& planned, con
         client_.Create({"v1", "events", namespace_name, "", ""}, EtcdEvent(etcd, fields, now), log);
     // kConflict: an Event of that name exists already.
     if (!created.ok() && created.error().code != ErrorCode::kConflict) {
-      log_ << FormatJson(Value::MakeMap({{Value::String("etcd"), Value::String(namespace_name + "/" + name)},
-                                         {Value::String("event"), Value::String(fields.reason)},
-                                         {Value::String("error"), Value::String(created.error().message)}}))
-           << std::endl;
+      std::osyncstream(log_) << FormatJson(Value::MakeMap(
+                                    {{Value::String("etcd"), Value::String(namespace_name + "/" + name)},
+                                     {Value::String("event"), Value::String(fields.reason)},
+                                     {Value::String("error"), Value::String(created.error().message)}}))
+                             << std::endl;
     }
   }
 }

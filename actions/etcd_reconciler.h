@@ -10,11 +10,20 @@
 // status.lastOperation / lastErrors (last_operation.h). Before a disruptive
 // step acts, the state is observed again from the API server and planned
 // again: the step runs only if the fresh plan still has it and its gates
-// still pass. A steady state (nothing to do, the status saying so) costs no
-// request.
+// still pass; then, before it acts, the intent (lastDisruptiveStepTime and
+// the step) is written to the status, fenced, so that a crash right after the
+// step keeps the minimum interval for whoever comes next. A steady state (nothing to do, the status saying
+// so) costs no request.
+//
+// A reconcile never waits for the world: a step that is not done yet (pods
+// still being deleted) ends it, and the result says when to reconcile the
+// Etcd again; the next reconcile observes again and goes on from there.
+// Several workers may each hold a reconciler of their own (its own client and
+// journal connection) over one cache; the log lines of each are whole.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -24,6 +33,7 @@
 #include "actions/controller_metrics.h"
 #include "actions/executor.h"
 #include "actions/journal.h"
+#include "actions/reconcile_workers.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/kubernetes/object_cache.h"
 #include "engine/match/compiled_rule_set.h"
@@ -39,6 +49,12 @@ struct ReconcilerOptions {
   bool auto_recover_quorum_loss = false;
   std::chrono::seconds min_disruptive_interval{60};
   EvaluationOptions evaluation;  // --param overrides (e.g. the status rules' grace periods)
+  // A step's transient failures are retried in place only briefly; beyond
+  // that the reconcile fails and the work queue's backoff takes over.
+  RetryPolicy retry{std::chrono::milliseconds(200), std::chrono::seconds(2), std::chrono::seconds(5)};
+  // True once the reconciler may no longer act (the leadership is lost):
+  // the plan stops between steps and retries.
+  std::function<bool()> cancelled;
 };
 
 class EtcdReconciler {
@@ -49,8 +65,9 @@ class EtcdReconciler {
                  ControllerMetrics& metrics, std::ostream& log);
 
   // `key`: "namespace/name". kNotFound when the Etcd is gone (nothing to do);
-  // an error of the plan or of a step otherwise (requeue with backoff).
-  Status Reconcile(const std::string& key);
+  // an error of the plan or of a step otherwise (requeue with backoff); when
+  // the plan paused before a step that waits for the world, requeue_after.
+  Result<ReconcileResult> Reconcile(const std::string& key);
 
  private:
   // The re-check before a disruptive step: kConflict when a fresh

@@ -170,10 +170,29 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
   auto order = DependencyOrder(plan.steps);
   if (!order) return fail("refused", Refusal("the plan's dependsOn has a cycle or names an unknown step"));
 
+  auto pause_before = [&](const PlanStep& step, StepReport& step_report,
+                          const std::string& why) -> ExecutionReport& {
+    report.state = "paused";
+    report.paused_before = step.id;
+    step_report.state = StepState::kPending;
+    step_report.message = "waiting: " + why;
+    if (options_.on_step) options_.on_step(step, step_report);
+    if (journal_ != nullptr) {
+      Status finished = journal_->FinishPlan(plan_id_, "paused", "before " + step.id + ": " + why);
+      if (!finished.ok()) report.error = finished.error();
+    }
+    return report;
+  };
   bool disruptive_performed = false;
   for (const PlanStep* step : *order) {
     const size_t index = static_cast<size_t>(step - plan.steps.data());
     StepReport& step_report = report.steps[index];
+    if (options_.cancelled && options_.cancelled()) {
+      return fail("failed",
+                  Error{ErrorCode::kFailedPrecondition,
+                        "cancelled before step " + step->id + " (" + step->action + " " + step->target + ")",
+                        {}});
+    }
     std::string pause;
     if (gates_[index].wait) {
       pause = gates_[index].reason;
@@ -182,21 +201,40 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
       pause = "it would be a second disruptive step in this reconcile";
     }
     if (!pause.empty()) {
-      report.state = "paused";
-      report.paused_before = step->id;
-      step_report.message = "waiting: " + pause;
-      if (options_.on_step) options_.on_step(*step, step_report);
-      if (journal_ != nullptr) {
-        Status finished = journal_->FinishPlan(plan_id_, "paused", "before " + step->id + ": " + pause);
-        if (!finished.ok()) report.error = finished.error();
+      // Held back, unless it has taken effect already: then nothing would be
+      // sent, and the plan goes on (after a step that waited, say).
+      RequestLog reads(options_.dry_run);
+      auto done = dry_run_acted_ ? Result<bool>(false) : adapters_.Find(step->adapter)->IsDone(*step, reads);
+      if (!done.ok()) {
+        Error error = done.error();
+        error.message = "step " + step->id + " (" + step->action + " " + step->target +
+                        "): checking whether it is done: " + error.message;
+        return fail("failed", error);
       }
-      return report;
+      if (!*done) return pause_before(*step, step_report, pause);
+      step_report.state = StepState::kSkipped;
+      step_report.message = "already done";
+      step_report.requests = reads.requests();
+      if (journal_ != nullptr) {
+        Status recorded = journal_->StepFinished(plan_id_, step->id, step_report.state, step_report.requests,
+                                                 step_report.message);
+        if (!recorded.ok()) return fail("failed", recorded.error());
+      }
+      if (options_.on_step) options_.on_step(*step, step_report);
+      continue;
     }
     const StepRecord* previous = nullptr;
     for (const StepRecord& record : interrupted) {
       if (record.idempotency_key == step->idempotency_key) previous = &record;
     }
+    waiting_.reset();
     Status status = RunStep(*step, previous, step_report);
+    if (status.ok() && waiting_) {
+      report.requeue_after = *waiting_;
+      return pause_before(*step, step_report,
+                          step->action + " " + step->target + " is not done yet; observed again in " +
+                              std::to_string(waiting_->count()) + " ms");
+    }
     if (journal_ != nullptr && (status.ok() || step_report.state == StepState::kFailed)) {
       Status recorded = journal_->StepFinished(plan_id_, step->id, step_report.state, step_report.requests,
                                                step_report.message);
@@ -240,6 +278,14 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
       return {};
     }
     Status status = done.ok() ? Status() : Status(done.error());
+    if (status.ok() && !options_.dry_run) {
+      // A step that only waits is not performed: the world is observed again later.
+      if (auto interval = adapter.PollInterval(step)) {
+        waiting_ = *interval;
+        report.requests = log.requests();
+        return {};
+      }
+    }
     if (status.ok() && !rechecked) {
       rechecked = true;
       if (Status holds = options_.recheck_disruptive(step); !holds.ok()) {
@@ -274,7 +320,17 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
         report.message += " (gave up after " + std::to_string(attempt) + " attempts)";
       return status;
     }
-    std::this_thread::sleep_for(backoff);
+    const auto until = Clock::now() + backoff;
+    while (Clock::now() < until) {
+      if (options_.cancelled && options_.cancelled()) {
+        report.state = StepState::kFailed;
+        report.message =
+            status.error().message + " (cancelled before attempt " + std::to_string(attempt + 1) + ")";
+        return Error{ErrorCode::kFailedPrecondition, report.message, {}};
+      }
+      std::this_thread::sleep_for(
+          std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(50)));
+    }
   }
 }
 

@@ -12,7 +12,8 @@
 // refused and nothing is sent.
 //
 // Steps run in dependsOn order, one at a time. A step is skipped only when
-// the adapter finds it done in the real state, never because the journal says
+// the adapter finds it done in the real state (also a step that a gate holds
+// back: nothing is sent for it), never because the journal says
 // an earlier run succeeded: after several interrupted runs, a later step of
 // one may have undone an earlier one's effect (issue 23, hazard 13). The
 // journal says what was intended; the world says what holds. Retryable
@@ -20,6 +21,12 @@
 // jittered exponential backoff until the step's deadline, checking the real
 // state before each new attempt; any other failure stops the plan, and later
 // steps do not run.
+//
+// No step waits for the world in place: a step that only waits (the
+// adapter's PollInterval, e.g. WaitForPodsDeleted) and is not done yet pauses
+// the plan before it, with `requeue_after` saying when to observe again; the
+// next plan, made from a fresh observation, goes on from there. `cancelled`
+// stops a plan between steps and between retries.
 //
 // A dry run checks the real state until the first step that would act, and
 // shows every later step as it would run.
@@ -95,12 +102,18 @@ struct ExecutorOptions {
   // Called as each step ends (done, skipped, failed, or the one a pause
   // stopped before), while the plan goes on: logs and Events in real time.
   std::function<void(const PlanStep&, const StepReport&)> on_step;
+  // Polled before each step and each retry: true stops the plan ("failed",
+  // kFailedPrecondition), e.g. once the leadership it acts under is lost.
+  std::function<bool()> cancelled;
 };
 
 struct ExecutionReport {
-  int64_t plan_id = 0;         // in the journal; 0 without one
-  std::string state;           // "succeeded", "paused", "failed", "refused"
-  std::string paused_before;   // the step a paused plan stopped before
+  int64_t plan_id = 0;        // in the journal; 0 without one
+  std::string state;          // "succeeded", "paused", "failed", "refused"
+  std::string paused_before;  // the step a paused plan stopped before
+  // A plan paused before a step that waits for the world: observe again after
+  // this long (0 otherwise: the next event or resync decides).
+  std::chrono::milliseconds requeue_after{0};
   std::optional<Error> error;  // the failure or refusal
   std::vector<StepReport> steps;
 
@@ -125,8 +138,9 @@ class Executor {
   Journal* journal_;
   ExecutorOptions options_;
   int64_t plan_id_ = 0;
-  std::vector<GateDecision> gates_;  // per step of the plan being run
-  bool dry_run_acted_ = false;       // a dry run recorded a step that would change the state
+  std::vector<GateDecision> gates_;                   // per step of the plan being run
+  bool dry_run_acted_ = false;                        // a dry run recorded a step that would change the state
+  std::optional<std::chrono::milliseconds> waiting_;  // the step just run waits for the world, not done yet
 };
 
 // The report as text, one line per step: "done", "skipped: already done",

@@ -40,7 +40,8 @@ std::string ErrorCodeText(ErrorCode code) {
 }  // namespace
 
 Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string& digest,
-                          const ExecutionReport& report, const DataLossBound& bound, Timestamp now) {
+                          const ExecutionReport& report, const DataLossBound& bound, Timestamp now,
+                          const Value& intent) {
   const std::string time = FormatRfc3339(now);
   const PlanStep* paused_before = nullptr;
   bool recovery = false, disruptive_done = false;
@@ -79,12 +80,17 @@ Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string
                           {String("ruleSets"), Value::MakeList(std::move(rule_sets))},
                           {String("steps"), Value::MakeMap(std::move(steps))}};
   if (recovery) operation.emplace_back(String("dataLossBound"), bound.ToValue());
-  const Value* last_disruptive =
-      previous != nullptr ? ValueAt(*previous, {"lastDisruptiveStepTime"}) : nullptr;
-  if (disruptive_done) {
-    operation.emplace_back(String("lastDisruptiveStepTime"), String(time));
-  } else if (last_disruptive != nullptr) {
-    operation.emplace_back(String("lastDisruptiveStepTime"), *last_disruptive);
+  // The last disruptive step: as its intent recorded it, else as the status had it.
+  for (const char* field : {"lastDisruptiveStepTime", "lastDisruptiveStep"}) {
+    const Value* begun = intent.is_map() ? ValueAt(intent, {"lastOperation", field}) : nullptr;
+    const Value* kept = previous != nullptr ? ValueAt(*previous, {field}) : nullptr;
+    if (begun != nullptr) {
+      operation.emplace_back(String(field), *begun);
+    } else if (disruptive_done && std::string_view(field) == "lastDisruptiveStepTime") {
+      operation.emplace_back(String(field), String(time));
+    } else if (kept != nullptr) {
+      operation.emplace_back(String(field), *kept);
+    }
   }
   Value::List errors;
   if (report.error) {
@@ -102,6 +108,22 @@ Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string
   operation.emplace_back(String("lastUpdateTime"), String(time));
   return Value::MakeMap(
       {{String("lastOperation"), Value::MakeMap(std::move(operation))}, {String("lastErrors"), new_errors}});
+}
+
+Value DisruptiveStepIntent(const PlanStep& step, const std::string& digest, Timestamp now) {
+  const std::string time = FormatRfc3339(now);
+  return Value::MakeMap(
+      {{String("lastOperation"),
+        Value::MakeMap(
+            {{String("state"), String(kOperationProcessing)},
+             {String("description"),
+              String("performing " + step.action + " " + step.target + " (step " + step.id + ")")},
+             {String("lastDisruptiveStepTime"), String(time)},
+             {String("lastDisruptiveStep"), Value::MakeMap({{String("id"), String(step.id)},
+                                                            {String("action"), String(step.action)},
+                                                            {String("target"), String(step.target)},
+                                                            {String("planDigest"), String(digest)}})},
+             {String("lastUpdateTime"), String(time)}})}});
 }
 
 }  // namespace ruleplane

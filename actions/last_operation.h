@@ -24,8 +24,18 @@ inline constexpr const char* kOperationError = "Error";
 // The status fields ({"lastOperation": ..., "lastErrors": [...]}) after
 // `report` of `plan` (digest `digest`) on the Etcd `etcd` as observed, or
 // null when its status already says the same (times aside): a steady state
-// writes nothing.
+// writes nothing. `intent`: what DisruptiveStepIntent wrote during this run
+// (null when nothing disruptive began), whose time and step are kept.
 Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string& digest,
-                          const ExecutionReport& report, const DataLossBound& bound, Timestamp now);
+                          const ExecutionReport& report, const DataLossBound& bound, Timestamp now,
+                          const Value& intent = Value());
+
+// The intent, written (fenced) right before a disruptive step acts: a merge
+// of lastOperation with state Processing, what is being performed,
+// lastDisruptiveStepTime `now` and lastDisruptiveStep (the step's id, action,
+// target and plan digest). The minimum interval between disruptive steps is
+// then kept even when the process dies between the step and the status
+// written after the plan.
+Value DisruptiveStepIntent(const PlanStep& step, const std::string& digest, Timestamp now);
 
 }  // namespace ruleplane

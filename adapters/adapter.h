@@ -12,6 +12,8 @@
 // kConflict means re-observe, anything else stops the plan.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string_view>
 
 #include "adapters/request.h"
@@ -35,6 +37,15 @@ class Adapter {
   // stops at the first failure; performing it again after a failure or a
   // crash must converge (check, then act).
   virtual Status Perform(const PlanStep& step, RequestLog& log) = 0;
+
+  // For a step that only waits for the world to get somewhere (it sends
+  // nothing, and IsDone says when the world got there): how soon it is worth
+  // looking again. The executor never blocks on such a step: while it is not
+  // done the plan pauses before it, to be observed again after this long.
+  // nullopt for a step that acts.
+  virtual std::optional<std::chrono::milliseconds> PollInterval(const PlanStep& /*step*/) const {
+    return std::nullopt;
+  }
 };
 
 // A step's string parameter, or "" when absent.

@@ -138,9 +138,12 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   curl_slist_free_all(headers);
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  const std::string message = method + " " + url + ": " + curl_easy_strerror(code);
+  // A cancelled stream ends as asked; a cancelled request has no answer.
+  if (code == CURLE_ABORTED_BY_CALLBACK && on_data == nullptr)
+    return Error{ErrorCode::kUnavailable, message + " (cancelled)", {}};
   if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && state.stopped) || code == CURLE_ABORTED_BY_CALLBACK)
     return status;
-  const std::string message = method + " " + url + ": " + curl_easy_strerror(code);
   if (code == CURLE_OPERATION_TIMEDOUT) {
     // A stream that ran until its time was up ended as asked.
     if (on_data != nullptr && status == 200) return status;

@@ -4,13 +4,18 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <string_view>
+#include <syncstream>
 #include <thread>
+#include <vector>
 
 #include "actions/controller_metrics.h"
 #include "actions/controller_shard.h"
 #include "actions/etcd_reconciler.h"
+#include "actions/reconcile_workers.h"
 #include "actions/work_queue.h"
 #include "adapters/http_server.h"
 #include "adapters/kubernetes/leader_election.h"
@@ -34,7 +39,7 @@ constexpr const char* kControllerUsage =
                             [--leader-elect-lease-duration S] [--leader-elect-renew-deadline S]
                             [--leader-elect-retry-period S] [--leader-elect-resource-name NAME]
                             [--leader-elect-resource-namespace NS]
-                            [--shard I/N] [--selector LABEL=VALUE[,...]]
+                            [--shard I/N] [--selector LABEL=VALUE[,...]] [--workers N]
 
 Reconciles every Etcd object of the namespace (the kubeconfig's, or -n; or
 every namespace) until SIGTERM: lists and watches the Etcds and the
@@ -48,6 +53,10 @@ second, which waits for the next observation), journaled in --journal
 records an Event per step performed, and keeps the Etcd's
 status.lastOperation and status.lastErrors. A failed reconcile is retried
 after a per-Etcd exponential backoff; a conflict (409) is re-observed.
+--workers N (default 2) Etcds are reconciled side by side, one Etcd never by
+two workers at once. No reconcile waits for the world: a step that is not
+done yet (pods still being deleted) ends it, and the Etcd is reconciled again
+after a stated delay (or on its next event), from a fresh observation.
 
 Gates: disruptive steps run only with --allow-disruptive, at least
 --min-disruptive-interval seconds apart (default 60; the time of the last one
@@ -64,7 +73,11 @@ would send as an Event of reason DryRun.
 Leader election (on by default): replicas fill their caches, and the one
 holding the coordination.k8s.io Lease (--leader-elect-resource-name, default
 ruleplane-controller, in the kubeconfig's namespace; 15 s / 10 s / 2 s as
-client-go) reconciles; a replica that loses the Lease exits with 1.
+client-go) reconciles. It sends nothing once its last renewal is older than
+the renew deadline (its own monotonic clock; so also right after a pause
+longer than that), cancels the requests in flight and exits with 1 at once,
+as controller-runtime does; on SIGTERM it finishes the reconciles in
+progress and only then gives the Lease up.
 
 Sharding, for more Etcds than one replica should carry: with --shard I/N
 (0 <= I < N) a replica reconciles only the Etcds whose "namespace/name" has
@@ -154,15 +167,21 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
                {"--leader-elect-resource-name"},
                {"--leader-elect-resource-namespace"},
                {"--shard"},
-               {"--selector"}});
+               {"--selector"},
+               {"--workers"}});
   if (!flags.Parse(args, err, kControllerUsage)) return kExitUsage;
   int64_t resync_seconds = 30, lease_seconds = 15, renew_seconds = 10, retry_seconds = 2,
-          interval_seconds = 60;
-  if (!flags.GetCount("--resync-period", resync_seconds, err) ||
+          interval_seconds = 60, worker_count = 2;
+  if (!flags.GetCount("--workers", worker_count, err) ||
+      !flags.GetCount("--resync-period", resync_seconds, err) ||
       !flags.GetCount("--min-disruptive-interval", interval_seconds, err) ||
       !flags.GetCount("--leader-elect-lease-duration", lease_seconds, err) ||
       !flags.GetCount("--leader-elect-renew-deadline", renew_seconds, err) ||
       !flags.GetCount("--leader-elect-retry-period", retry_seconds, err)) {
+    return kExitUsage;
+  }
+  if (worker_count < 1 || worker_count > 64) {
+    err << "ruleplane: controller: --workers is between 1 and 64\n";
     return kExitUsage;
   }
   const std::string leader_elect = flags.Get("--leader-elect", "true");
@@ -203,10 +222,15 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   }
   if (!OverridesAreDeclared(*library, overrides, err)) return kExitUsage;
   auto rule_sets = SelectForSubject(*library, "EtcdCluster", err);
-  auto journal = Journal::Open(flags.Get("--journal", "ruleplane-controller-journal.db"));
-  if (!journal.ok()) {
-    err << "ruleplane: controller: " << journal.error().message << "\n";
-    return kExitUsage;
+  // One connection per worker (SQLite serialises the writers).
+  std::vector<std::unique_ptr<Journal>> journals;
+  for (int64_t i = 0; i < worker_count; ++i) {
+    auto journal = Journal::Open(flags.Get("--journal", "ruleplane-controller-journal.db"));
+    if (!journal.ok()) {
+      err << "ruleplane: controller: " << journal.error().message << "\n";
+      return kExitUsage;
+    }
+    journals.push_back(std::move(*journal));
   }
 
   KubeClient client(*config);
@@ -252,9 +276,10 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   std::signal(SIGINT, [](int) { stopping = true; });
 
   // Leader election: the cache fills on every replica; only the one holding
-  // the Lease reconciles, and it exits when it loses the Lease. The Lease is
-  // not a fence: every write still carries the resourceVersion it observed.
-  std::atomic<bool> leading{leader_elect == "false"}, lost{false};
+  // the Lease reconciles. The Lease is not a fence: every write still carries
+  // the resourceVersion it observed.
+  const bool elect = leader_elect == "true";
+  std::atomic<bool> leading{!elect}, workers_done{false}, lost{false};
   metrics.SetLeader(leading);
   char host[256] = "";
   gethostname(host, sizeof host - 1);
@@ -269,20 +294,34 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   // Each request ends well before the renew deadline.
   KubeClient election_client(*config, std::chrono::milliseconds(election.renew_deadline / 2));
   LeaderElector elector(election_client, election);
-  std::thread elect;
-  if (!leading) {
-    elect = std::thread([&] {
-      Status ended = elector.Run([&] { return stopping.load(); },
+  // What the workers' clients ask before each request: nothing goes out
+  // unless the lease was renewed within the renew deadline.
+  auto may_act = [&]() -> Status {
+    if (!elect || elector.HoldsLease()) return {};
+    return Error{ErrorCode::kFailedPrecondition,
+                 "not sent: this replica does not hold the lease " + election.namespace_name + "/" +
+                     election.lease_name + " (not renewed within " + std::to_string(renew_seconds) + " s)",
+                 {}};
+  };
+  std::thread elect_thread;
+  if (elect) {
+    elect_thread = std::thread([&] {
+      // Released only once the workers have stopped: no write after it.
+      Status ended = elector.Run([&] { return workers_done.load(); },
                                  [&](bool now_leading) {
                                    leading = now_leading;
                                    metrics.SetLeader(now_leading);
                                  });
       if (!ended.ok()) {
-        out << FormatJson(Value::MakeMap({{Value::String("msg"), Value::String("stopped leading")},
-                                          {Value::String("error"), Value::String(ended.error().message)}}))
-            << std::endl;
-        lost = true;
-        stopping = true;
+        lost = true;  // the workers' requests in flight end now
+        std::osyncstream(out) << FormatJson(Value::MakeMap(
+                                     {{Value::String("msg"), Value::String("stopped leading")},
+                                      {Value::String("error"), Value::String(ended.error().message)}}))
+                              << std::endl;
+        out.flush();
+        // As controller-runtime: a replica that lost its lease ends at once,
+        // without a graceful shutdown (which would go on acting).
+        std::_Exit(kExitFinding);
       }
     });
   }
@@ -293,8 +332,31 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   options.auto_recover_quorum_loss = flags.Has("--auto-recover-quorum-loss");
   options.min_disruptive_interval = std::chrono::seconds(interval_seconds);
   options.evaluation.param_overrides = overrides;
-  EtcdReconciler reconciler(cache, client, rule_sets, library->catalogue.get(), journal->get(), options,
-                            metrics, out);
+  options.cancelled = [&] { return !may_act().ok(); };
+  // Each worker has its own connection and journal handle over the shared cache.
+  std::vector<std::unique_ptr<KubeClient>> clients;
+  std::vector<std::unique_ptr<EtcdReconciler>> reconcilers;
+  std::vector<ReconcileFunction> workers;
+  for (int64_t i = 0; i < worker_count; ++i) {
+    clients.push_back(std::make_unique<KubeClient>(*config));
+    clients.back()->set_cancel(&lost);
+    clients.back()->set_guard(may_act);
+    reconcilers.push_back(std::make_unique<EtcdReconciler>(cache, *clients.back(), rule_sets,
+                                                           library->catalogue.get(), journals[i].get(),
+                                                           options, metrics, out));
+    workers.push_back([&, reconciler = reconcilers.back().get()](const std::string& key) {
+      if (!cache.synced()) return Result<ReconcileResult>(ReconcileResult{std::chrono::seconds(1)});
+      Result<ReconcileResult> outcome = reconciler->Reconcile(key);
+      if (!outcome.ok() && outcome.error().code != ErrorCode::kNotFound) {
+        std::osyncstream(out) << FormatJson(Value::MakeMap(
+                                     {{Value::String("etcd"), Value::String(key)},
+                                      {Value::String("error"), Value::String(outcome.error().message)},
+                                      {Value::String("retries"), Value::Int(queue.Failures(key) + 1)}}))
+                              << std::endl;
+      }
+      return outcome;
+    });
+  }
   // Time moves decisions too (a lease expires without an event): queue every Etcd now and then.
   std::thread resync([&] {
     auto next = std::chrono::steady_clock::now();
@@ -310,38 +372,20 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
     }
     queue.ShutDown();
   });
-  out << FormatJson(Value::MakeMap({{Value::String("msg"), Value::String("started")},
-                                    {Value::String("namespace"), Value::String(namespace_name)},
-                                    {Value::String("metricsPort"), Value::Int((*server)->port())}}))
-      << std::endl;
+  std::osyncstream(out) << FormatJson(Value::MakeMap(
+                               {{Value::String("msg"), Value::String("started")},
+                                {Value::String("namespace"), Value::String(namespace_name)},
+                                {Value::String("workers"), Value::Int(worker_count)},
+                                {Value::String("metricsPort"), Value::Int((*server)->port())}}))
+                        << std::endl;
   while (!leading && !stopping) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  while (auto key = queue.Get()) {
-    if (!leading) {
-      queue.Done(*key);
-      break;
-    }
-    if (!cache.synced()) {
-      queue.AddAfter(*key, std::chrono::seconds(1));
-      queue.Done(*key);
-      continue;
-    }
-    Status reconciled = reconciler.Reconcile(*key);
-    if (reconciled.ok() || reconciled.error().code == ErrorCode::kNotFound) {
-      queue.Forget(*key);
-    } else {
-      queue.AddRateLimited(*key);
-      out << FormatJson(Value::MakeMap({{Value::String("etcd"), Value::String(*key)},
-                                        {Value::String("error"), Value::String(reconciled.error().message)},
-                                        {Value::String("retries"), Value::Int(queue.Failures(*key))}}))
-          << std::endl;
-    }
-    queue.Done(*key);
-  }
+  if (!stopping) RunReconcileWorkers(queue, workers);
   stopping = true;
   resync.join();
-  if (elect.joinable()) elect.join();
+  workers_done = true;
+  if (elect_thread.joinable()) elect_thread.join();
   cache.Stop();
-  return lost ? kExitFinding : kExitOk;
+  return kExitOk;
 }
 
 }  // namespace ruleplane::cli

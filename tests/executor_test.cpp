@@ -68,7 +68,12 @@ class RecordingAdapter : public Adapter {
     done.insert(step.action);
     return {};
   }
+  std::optional<std::chrono::milliseconds> PollInterval(const PlanStep& step) const override {
+    if (waits.count(step.action) == 0) return std::nullopt;
+    return std::chrono::milliseconds(5000);
+  }
   std::set<std::string> done;
+  std::set<std::string> waits;  // actions that only wait for the world
   std::vector<std::string> performed;
   std::map<std::string, int> checks;
   std::map<std::string, std::vector<Error>> failures;
@@ -159,6 +164,77 @@ TEST_F(ExecutorTest, AGateThatSaysWaitPausesThePlanBeforeTheStepAfterRunningTheO
       << "a waiting disruptive step needs no --allow-disruptive, and nothing after it runs";
   EXPECT_EQ(report.steps[1].message, "waiting: not yet");
   EXPECT_EQ(ended, (std::vector<std::string>{"Prepare:succeeded", "Wipe:pending"}));
+}
+
+// A step that only waits for the world is never waited for in place: while
+// it is not done the plan pauses before it and says when to look again.
+TEST_F(ExecutorTest, AStepThatOnlyWaitsPausesThePlanWhileItIsNotDoneAndSaysWhenToLookAgain) {
+  adapter_.waits.insert("Finish");
+  ExecutorOptions options;
+  const auto started = std::chrono::steady_clock::now();
+  ExecutionReport report = Run(Observe(false), options);
+  ASSERT_TRUE(report.ok()) << report.error->message;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1)) << "nothing waited in place";
+  EXPECT_EQ(report.state, "paused");
+  EXPECT_EQ(report.paused_before, "steps/gentle/2");
+  EXPECT_EQ(report.requeue_after, std::chrono::milliseconds(5000));
+  EXPECT_EQ(adapter_.performed, (std::vector<std::string>{"Prepare"})) << "the waiting step sends nothing";
+  EXPECT_EQ(report.steps[1].message.rfind("waiting: Finish m0 is not done yet", 0), 0u)
+      << report.steps[1].message;
+
+  adapter_.done.insert("Finish");  // the world got there: the next plan goes on
+  report = Run(Observe(false), options);
+  ASSERT_TRUE(report.ok()) << report.error->message;
+  EXPECT_EQ(report.state, "succeeded");
+  EXPECT_EQ(report.requeue_after, std::chrono::milliseconds(0));
+  EXPECT_EQ(report.steps[1].state, StepState::kSkipped);
+}
+
+// A step a gate holds back but that has taken effect already (the scale of a
+// plan that went on waiting) sends nothing: it does not stop the plan again.
+TEST_F(ExecutorTest, AStepAGateHoldsBackIsSkippedWhenItHasTakenEffectAlready) {
+  ExecutorOptions options;
+  options.gate = [](const PlanStep& step) {
+    GateDecision decision;
+    decision.wait = step.action == "Wipe";
+    decision.reason = "the minimum interval";
+    return decision;
+  };
+  adapter_.done.insert("Wipe");
+  ExecutionReport report = Run(Observe(true), options);
+  ASSERT_TRUE(report.ok()) << report.error->message;
+  EXPECT_EQ(report.state, "succeeded");
+  EXPECT_EQ(report.steps[1].state, StepState::kSkipped);
+  EXPECT_EQ(adapter_.performed, (std::vector<std::string>{"Prepare", "Finish"}));
+}
+
+TEST_F(ExecutorTest, ACancelledPlanStopsBeforeTheNextStepAndDuringRetries) {
+  ExecutorOptions options;
+  int steps = 0;
+  options.on_step = [&](const PlanStep&, const StepReport&) { ++steps; };
+  options.cancelled = [&] { return steps >= 1; };  // lost after the first step
+  ExecutionReport report = Run(Observe(false), options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error->code, ErrorCode::kFailedPrecondition);
+  EXPECT_EQ(adapter_.performed, (std::vector<std::string>{"Prepare"}));
+
+  // Lost while a transient failure waits for its retry: no second attempt.
+  adapter_.performed.clear();
+  adapter_.done.clear();
+  adapter_.failures["Prepare"] = {Error{ErrorCode::kUnavailable, "503", {}}};
+  ExecutorOptions retrying;
+  retrying.retry = {std::chrono::milliseconds(400), std::chrono::milliseconds(400), std::chrono::seconds(30)};
+  retrying.cancelled = [&] { return !adapter_.performed.empty(); };  // lost once the first attempt failed
+  auto plan = MakePlan(rule_sets_, Observe(false), {}, catalogue_.get());
+  ASSERT_TRUE(plan.ok());
+  Executor executor(adapters_, nullptr, retrying);
+  const auto started = std::chrono::steady_clock::now();
+  report = executor.Run(*plan, Observe(false), rule_sets_, {});
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error->code, ErrorCode::kFailedPrecondition);
+  EXPECT_EQ(adapter_.performed, (std::vector<std::string>{"Prepare"})) << "no second attempt";
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(150))
+      << "the backoff does not outlast the cancellation";
 }
 
 TEST_F(ExecutorTest, ADisruptiveStepIsReCheckedRightBeforeItActsAndAFailedCheckStopsThePlan) {

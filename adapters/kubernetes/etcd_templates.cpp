@@ -226,6 +226,13 @@ Result<Value::List> EtcdServices(const Value& etcd) {
   return services;
 }
 
+int64_t RenderedGeneration(const Value& statefulset) {
+  const std::string text = Text(statefulset, {"metadata", "annotations", kRenderedGenerationAnnotation});
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+    return -1;
+  return std::stoll(text);
+}
+
 Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
   const std::string name = Text(etcd, {"metadata", "name"});
   if (Text(etcd, {"metadata", "uid"}).size() < 6) return Missing(etcd, "metadata.uid", "is not set");
@@ -317,9 +324,12 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
   // The init container runs the member-agent's image (both are ruleplane).
   Json rendered = ToJson(PodTemplateForSpec(etcd, *pod_template));
   rendered["spec"]["initContainers"][0]["image"] = rendered["spec"]["containers"][1]["image"];
+  Json metadata = ObjectMeta(etcd, name);
+  metadata["annotations"] = {
+      {kRenderedGenerationAnnotation, std::to_string(Int(etcd, {"metadata", "generation"}, 0))}};
   return ToValue(Json{{"apiVersion", "apps/v1"},
                       {"kind", "StatefulSet"},
-                      {"metadata", ObjectMeta(etcd, name)},
+                      {"metadata", metadata},
                       {"spec",
                        {{"replicas", replicas},
                         {"serviceName", name + "-peer"},

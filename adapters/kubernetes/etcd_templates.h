@@ -48,6 +48,16 @@ Value EtcdPodSelector(const Value& etcd);
 // with etcd and ruleplane (README, "A member image"; not built here).
 inline constexpr const char* kMemberImage = "ruleplane-member:latest";
 
+// On the StatefulSet: the Etcd's metadata.generation whose spec its pod
+// template was rendered from (EtcdStatefulSet, ApplyStatefulSetSpec). A
+// StatefulSet that exists already counts as created for a generation only
+// when it names that generation.
+inline constexpr const char* kRenderedGenerationAnnotation = "ruleplane.dev/etcd-generation";
+
+// The generation a StatefulSet names in kRenderedGenerationAnnotation; -1
+// when it names none (rendered by an older ruleplane, or by someone else).
+int64_t RenderedGeneration(const Value& statefulset);
+
 // The StatefulSet <etcd> with `replicas` member pods (podManagementPolicy
 // Parallel, as etcd-druid's). Each pod: init container `ruleplane
 // member-init --etcd-name <etcd>` (decides how this member starts and writes
@@ -57,6 +67,7 @@ inline constexpr const char* kMemberImage = "ruleplane-member:latest";
 // the backups). Data on a volume claim per member; the ConfigMap mounted at
 // /var/etcd/config; service account ruleplane-member (deploy/rbac.yaml).
 // PodTemplateForSpec is applied: images, resources, labels from the spec.
+// Annotated with the Etcd's generation (kRenderedGenerationAnnotation).
 Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas);
 
 std::string CompactionJobName(const Value& etcd);

@@ -132,8 +132,17 @@ Result<Value> KubeClient::Call(const std::string& method, const KubeResource& re
   if (method == "PATCH") headers.push_back("Content-Type: application/merge-patch+json");
   // 429: the server says when to come back; a few times, then the caller's backoff.
   for (int attempt = 1;; ++attempt) {
+    if (guard_) {
+      if (Status allowed = guard_(); !allowed.ok()) return allowed.error();
+    }
     auto response = http_.Send(method, url, body, timeout_, headers);
-    if (!response.ok()) return response.error();
+    if (!response.ok()) {
+      // Cancelled in flight: say why.
+      if (guard_) {
+        if (Status allowed = guard_(); !allowed.ok()) return allowed.error();
+      }
+      return response.error();
+    }
     if (response->status >= 200 && response->status < 300) {
       if (response->body.empty()) return Value::Null();
       auto parsed = ParseJson(response->body);

@@ -66,6 +66,10 @@ class KubeClient {
   void set_server_dry_run(bool on) { server_dry_run_ = on; }
   // A watch (or any call) in progress ends soon after `*cancel` turns true.
   void set_cancel(const std::atomic<bool>* cancel) { http_.set_cancel(cancel); }
+  // Asked right before each request goes out (each attempt): an error means
+  // it is not sent, and the call fails with that error. A controller's
+  // workers send nothing once their leadership is gone.
+  void set_guard(std::function<Status()> guard) { guard_ = std::move(guard); }
   // Items per page of a List (the API server's `limit`; 500 by default).
   void set_page_size(int64_t items) { page_size_ = items; }
 
@@ -107,6 +111,7 @@ class KubeClient {
   KubeConfig config_;
   std::chrono::milliseconds timeout_;
   HttpClient http_;
+  std::function<Status()> guard_;
   bool server_dry_run_ = false;
   int64_t page_size_ = 500;
   std::string cached_token_;

@@ -1,7 +1,6 @@
 #include "adapters/kubernetes/kubernetes_adapter.h"
 
 #include <ctime>
-#include <thread>
 
 #include "adapters/kubernetes/etcd_event.h"
 #include "adapters/kubernetes/etcd_status.h"
@@ -97,9 +96,8 @@ std::string RebootstrapMarker(const PlanStep& step, const Value& observed_etcd) 
 
 }  // namespace
 
-KubernetesAdapter::KubernetesAdapter(KubeClient& client, const Snapshot& snapshot,
-                                     std::chrono::milliseconds wait_timeout)
-    : client_(client), snapshot_(snapshot.document), wait_timeout_(wait_timeout) {
+KubernetesAdapter::KubernetesAdapter(KubeClient& client, const Snapshot& snapshot)
+    : client_(client), snapshot_(snapshot.document) {
   namespace_ = Text(snapshot_, {"etcd", "metadata", "namespace"});
   etcd_name_ = Text(snapshot_, {"etcd", "metadata", "name"});
 }
@@ -180,6 +178,11 @@ Status KubernetesAdapter::RecordEvent(const PlanStep& step, const std::string& t
   return {};
 }
 
+std::optional<std::chrono::milliseconds> KubernetesAdapter::PollInterval(const PlanStep& step) const {
+  if (step.action == "WaitForPodsDeleted") return kPodsDeletedPollInterval;
+  return std::nullopt;
+}
+
 Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
   const std::string& action = step.action;
   const std::string name =
@@ -237,12 +240,17 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     return true;
   }
   if (action == "CreateStatefulSet") {
-    auto statefulset = Exists({"apps/v1", "statefulsets", namespace_, etcd_name_, ""}, log);
-    if (!statefulset.ok() || !*statefulset) return statefulset;
+    // Done when the StatefulSet was rendered from the spec this plan saw, and the status says so.
+    const int64_t generation = Int(*ValueAt(snapshot_, {"etcd"}), {"metadata", "generation"}, 0);
+    auto statefulset = client_.Get({"apps/v1", "statefulsets", namespace_, etcd_name_, ""}, log);
+    if (!statefulset.ok()) {
+      if (statefulset.error().code == ErrorCode::kNotFound) return false;
+      return statefulset.error();
+    }
+    if (RenderedGeneration(*statefulset) != generation) return false;
     auto etcd = FreshEtcd(log);
     if (!etcd.ok()) return etcd.error();
-    return Int(*etcd, {"status", "observedGeneration"}, 0) >=
-           Int(*ValueAt(snapshot_, {"etcd"}), {"metadata", "generation"}, 0);
+    return Int(*etcd, {"status", "observedGeneration"}, 0) >= generation;
   }
   if (action == "SetPdbMinAvailable") {
     for (const char* version : {"policy/v1", "policy/v1beta1"}) {
@@ -363,18 +371,8 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
     // Deleted directly, never evicted, and only the pod that was observed.
     return client_.Delete({"v1", "pods", namespace_, name, ""}, {"", uid}, std::nullopt, log);
   }
-  if (action == "WaitForPodsDeleted") {
-    const auto deadline = std::chrono::steady_clock::now() + wait_timeout_;
-    while (true) {
-      auto done = IsDone(step, log);
-      if (!done.ok()) return done.error();
-      if (*done || log.dry_run()) return {};
-      if (std::chrono::steady_clock::now() > deadline) {
-        return Error{ErrorCode::kDeadlineExceeded, "the member pods are still there", {}};
-      }
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-    }
-  }
+  // Sends nothing: the executor asks IsDone, and pauses the plan while it is not (PollInterval).
+  if (action == "WaitForPodsDeleted") return {};
   if (action == "CreateMemberLease" || action == "CreateSnapshotLease") {
     const Value& observed = *ValueAt(snapshot_, {"etcd"});
     const Value lease = Value::MakeMap(
@@ -409,15 +407,30 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
   }
   if (action == "CreateStatefulSet") {
     const Value& etcd = *ValueAt(snapshot_, {"etcd"});
+    const int64_t generation = Int(etcd, {"metadata", "generation"}, 0);
     auto statefulset = EtcdStatefulSet(etcd, IntParam(step, "replicas"));
     if (!statefulset.ok()) return statefulset.error();
-    if (Status created =
-            CreateUnlessPresent({"apps/v1", "statefulsets", namespace_, "", ""}, *statefulset, log);
-        !created.ok())
-      return created;
+    auto created = client_.Create({"apps/v1", "statefulsets", namespace_, "", ""}, *statefulset, log);
+    if (!created.ok()) {
+      if (created.error().code != ErrorCode::kConflict) return created.error();
+      // AlreadyExists: created by an earlier run of this step (a crash before
+      // the status below), or from an older spec, which this step must not
+      // claim as applied.
+      auto existing = client_.Get({"apps/v1", "statefulsets", namespace_, etcd_name_, ""}, log);
+      if (!existing.ok()) return existing.error();
+      const int64_t rendered = RenderedGeneration(*existing);
+      if (rendered != generation) {
+        return Error{ErrorCode::kConflict,
+                     "the StatefulSet " + etcd_name_ + " exists, rendered from " +
+                         (rendered < 0 ? std::string("an unknown generation")
+                                       : "generation " + std::to_string(rendered)) +
+                         ", not from generation " + std::to_string(generation) +
+                         ": re-observe (applying the newer spec is ApplyStatefulSetSpec's)",
+                     {}};
+      }
+    }
     // Rendered from this generation's spec: nothing is left for ApplyStatefulSetSpec to apply.
-    return PatchEtcdStatus(Value::MakeMap({{Value::String("observedGeneration"),
-                                            Value::Int(Int(etcd, {"metadata", "generation"}, 0))}}),
+    return PatchEtcdStatus(Value::MakeMap({{Value::String("observedGeneration"), Value::Int(generation)}}),
                            log);
   }
   if (action == "DeleteMemberLease") {
@@ -520,12 +533,17 @@ Status KubernetesAdapter::ApplyStatefulSetSpec(const PlanStep& step, RequestLog&
   const Value* pod_template = ValueAt(statefulset, {"spec", "template"});
   if (pod_template == nullptr)
     return Error{ErrorCode::kFailedPrecondition, "the StatefulSet has no pod template", {}};
+  Value patch = FencedMergePatch(
+      Text(statefulset, {"metadata", "resourceVersion"}), "spec",
+      Value::MakeMap(
+          {{Value::String("template"), PodTemplateForSpec(*ValueAt(snapshot_, {"etcd"}), *pod_template)}}));
+  // The generation it is now rendered from (CreateStatefulSet's check).
+  patch = With(patch, "metadata",
+               With(*ValueAt(patch, {"metadata"}), "annotations",
+                    Value::MakeMap({{Value::String(kRenderedGenerationAnnotation),
+                                     Value::String(std::to_string(generation))}})));
   auto patched = client_.MergePatch(
-      {"apps/v1", "statefulsets", namespace_, Text(statefulset, {"metadata", "name"}), ""},
-      FencedMergePatch(Text(statefulset, {"metadata", "resourceVersion"}), "spec",
-                       Value::MakeMap({{Value::String("template"),
-                                        PodTemplateForSpec(*ValueAt(snapshot_, {"etcd"}), *pod_template)}})),
-      log);
+      {"apps/v1", "statefulsets", namespace_, Text(statefulset, {"metadata", "name"}), ""}, patch, log);
   if (!patched.ok()) return patched.error();
   if (!patched->is_null()) statefulset = *patched;
   return PatchEtcdStatus(Value::MakeMap({{Value::String("observedGeneration"), Value::Int(generation)}}),

@@ -4,7 +4,9 @@
 //   SetEtcdCondition, SetMemberStatus, RemoveStatusMember, SetClusterSize,
 //   RemoveEtcdCondition, SetEtcdReady       the Etcd's /status
 //   ScaleStatefulSet                        the StatefulSet's /scale
-//   DeletePod, WaitForPodsDeleted           member Pods (by the uid observed)
+//   DeletePod, WaitForPodsDeleted           member Pods (by the uid observed);
+//                                           WaitForPodsDeleted sends nothing and is
+//                                           polled (PollInterval), never waited for
 //   CreateMemberLease, DeleteMemberLease    member Leases
 //   CreateSnapshotLease                     <etcd>-full-snap, <etcd>-delta-snap
 //   SetPdbMinAvailable                      the PodDisruptionBudget (created when missing)
@@ -19,12 +21,17 @@
 // object fresh and compares: a step that took effect (before a crash, or by
 // someone else) is found done.
 //
-//   ApplyStatefulSetSpec   the pod template from the Etcd's spec, then
+//   ApplyStatefulSetSpec   the pod template from the Etcd's spec and the
+//                          generation annotation, then
 //                          status.observedGeneration (etcd_templates.h)
 //   ApplyEtcdConfigMap     etcd-bootstrap-<uid[:6]>, created or updated
 //   CreateCompactionJob    <etcd>-compactor (AlreadyExists is done)
 //   ApplyEtcdServices      <etcd>-client and <etcd>-peer, each created when missing
-//   CreateStatefulSet      <etcd> with its member pod template
+//   CreateStatefulSet      <etcd> with its member pod template, annotated with
+//                          the Etcd generation it was rendered from; done only
+//                          when the one that exists names this plan's
+//                          generation: one from an older spec is kConflict
+//                          (re-observe: ApplyStatefulSetSpec's to update)
 #pragma once
 
 #include <chrono>
@@ -44,22 +51,31 @@ inline constexpr const char* kRebootstrapAnnotation = "ruleplane.dev/rebootstrap
 // The approval of a quorum-loss recovery: the digest of the plan it approves.
 inline constexpr const char* kApprovePlanAnnotation = "ruleplane.dev/approve-plan";
 
+// How soon a plan paused on WaitForPodsDeleted is observed again (the pods'
+// own watch events usually bring it back sooner).
+inline constexpr std::chrono::milliseconds kPodsDeletedPollInterval{5000};
+
 class KubernetesAdapter : public Adapter {
  public:
   // `snapshot`: the EtcdClusterSnapshot the plan was made from (its objects'
   // resourceVersions and uids fence the writes).
-  KubernetesAdapter(KubeClient& client, const Snapshot& snapshot,
-                    std::chrono::milliseconds wait_timeout = std::chrono::minutes(5));
+  KubernetesAdapter(KubeClient& client, const Snapshot& snapshot);
 
   std::string_view kind() const override { return "kubernetes"; }
   const std::string& namespace_name() const { return namespace_; }
   Result<bool> IsDone(const PlanStep& step, RequestLog& log) override;
   Status Perform(const PlanStep& step, RequestLog& log) override;
+  std::optional<std::chrono::milliseconds> PollInterval(const PlanStep& step) const override;
+
+  // A merge patch of the Etcd's /status, fenced by its resourceVersion as
+  // observed or as this adapter's own last write left it (so that the plan's
+  // later writes follow on from it): a controller's record of what it is
+  // about to do.
+  Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
 
  private:
   // The object as this adapter last saw it (observed, or returned by its own write).
   Value& Tracked(const std::string& key, const Value& observed);
-  Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
   Status ApplyStatefulSetSpec(const PlanStep& step, RequestLog& log);
   Result<Value> FreshEtcd(RequestLog& log);
   Status RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,
@@ -73,7 +89,6 @@ class KubernetesAdapter : public Adapter {
   KubeClient& client_;
   Value snapshot_;
   std::string namespace_, etcd_name_;
-  std::chrono::milliseconds wait_timeout_;
   std::map<std::string, Value> tracked_;
 };
 

@@ -81,8 +81,17 @@ void LeaderElector::Observe(const Record& record) {
   is_leader_ = record.holder == config_.identity;
 }
 
+bool LeaderElector::HoldsLease() const {
+  if (!is_leader_) return false;
+  const steady_clock::duration since =
+      steady_clock::now().time_since_epoch() - steady_clock::duration(renewed_at_.load());
+  return since < config_.renew_deadline;
+}
+
 Result<bool> LeaderElector::TryAcquireOrRenew(std::chrono::system_clock::time_point now) {
   if (Status valid = Validate(); !valid.ok()) return valid.error();
+  // The lease counts from before the write: the others count it from when they see it, after.
+  const int64_t started = steady_clock::now().time_since_epoch().count();
   const KubeResource lease{"coordination.k8s.io/v1", "leases", config_.namespace_name, config_.lease_name,
                            ""};
   const std::string now_text = FormatMicroTime(now);
@@ -108,6 +117,7 @@ Result<bool> LeaderElector::TryAcquireOrRenew(std::chrono::system_clock::time_po
       return created.error();
     }
     Observe(RecordOf(*created));
+    renewed_at_ = started;
     return true;
   }
 
@@ -138,6 +148,7 @@ Result<bool> LeaderElector::TryAcquireOrRenew(std::chrono::system_clock::time_po
     return patched.error();
   }
   Observe(RecordOf(*patched));
+  renewed_at_ = started;
   return true;
 }
 

@@ -90,6 +90,12 @@ class LeaderElector {
   // Whether the last Lease record this elector read or wrote names it the
   // holder (and Run has not given the leadership up).
   bool IsLeader() const { return is_leader_.load(); }
+  // Whether this process may still act as the leader: it is the holder and
+  // its last successful round began less than renew_deadline ago, by its own
+  // monotonic clock. Unlike IsLeader, this turns false by itself when the
+  // renewals stop (a process paused past its lease, a partition), before any
+  // thread has noticed: check it right before each write. Any thread.
+  bool HoldsLease() const;
   // The holderIdentity of the last Lease record this elector read or wrote
   // ("" before any, or when the lease is free): client-go's GetLeader().
   const std::string& ObservedHolder() const { return observed_.holder; }
@@ -114,6 +120,8 @@ class LeaderElector {
   bool observed_any_ = false;
   std::chrono::steady_clock::time_point observed_at_;  // when observed_ was first seen
   std::atomic<bool> is_leader_{false};
+  // steady_clock ticks when the last round that found this elector the holder began.
+  std::atomic<int64_t> renewed_at_{0};
 };
 
 }  // namespace ruleplane

@@ -17,6 +17,7 @@
 #include "adapters/kubernetes/manifests.h"
 #include "engine/common/json_value.h"
 #include "tests/run_ruleplane.h"
+#include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/temp_dir.h"
@@ -310,6 +311,63 @@ TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShip
   const std::string again = RunRuleplane(common + " --allow-disruptive", exit_code);
   ASSERT_EQ(exit_code, 0) << again;
   EXPECT_EQ(StepStates(again), std::vector<std::string>{}) << "up to date: nothing decided";
+}
+
+// A plan that creates the StatefulSet, made from an observation that did not
+// see it yet (a watch cache behind, or a run before a crash), for a newer
+// spec than the StatefulSet was rendered from: the existing StatefulSet is not
+// taken as created, observedGeneration stays, and a fresh observation plans
+// the spec change (ApplyStatefulSetSpec).
+TEST_F(ObserveCluster, CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsDone) {
+  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
+  ASSERT_TRUE(example.ok()) << example.error().message;
+  // A new CRD takes a moment to be served.
+  ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
+                         std::chrono::seconds(10)));
+  const std::string kubeconfig = kube_->WriteKubeconfig("admin");
+  const std::string common =
+      "--kubeconfig " + kubeconfig + " --journal " + dir_->path() + "/journal.db -o json";
+  int exit_code = -1;
+  const std::string created = RunRuleplane("apply --cluster default/etcd-main " + common, exit_code);
+  ASSERT_EQ(exit_code, 0) << created;
+  const KubeResource statefulset{"apps/v1", "statefulsets", "default", "etcd-main", ""};
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
+  ASSERT_TRUE(client_->Get(statefulset, log_).ok()) << created;
+  auto generation_of = [&](std::initializer_list<std::string_view> path) {
+    auto object = client_->Get(etcd, log_);
+    const Value* value = object.ok() ? ValueAt(*object, path) : nullptr;
+    return value != nullptr && value->is_int() ? value->int_value() : -1;
+  };
+  ASSERT_EQ(generation_of({"status", "observedGeneration"}), 1);
+
+  // The spec changes (generation 2); an observation without the StatefulSet plans CreateStatefulSet again.
+  PatchEtcd("", R"({"spec":{"etcd":{"resources":{"requests":{"cpu":"700m"}}}}})");
+  ASSERT_EQ(generation_of({"metadata", "generation"}), 2);
+  const std::string observed =
+      RunRuleplane("observe cluster --kubeconfig " + kubeconfig + " default/etcd-main", exit_code);
+  ASSERT_EQ(exit_code, 0) << observed;
+  auto snapshot = ParseJson(observed);
+  ASSERT_TRUE(snapshot.ok()) << observed;
+  Value::Map without;
+  for (const auto& [key, value] : snapshot->map_value()) {
+    if (!(key.is_string() && key.string_value() == "statefulSet")) without.emplace_back(key, value);
+  }
+  const std::string behind = dir_->path() + "/behind.json";
+  std::ofstream(behind) << FormatJson(Value::MakeMap(std::move(without)));
+  const std::string again = RunRuleplane("apply " + behind + " " + common, exit_code);
+  EXPECT_NE(again.find("rendered from generation 1"), std::string::npos) << again;
+  EXPECT_EQ(exit_code, 1) << "a conflict: re-observe\n" << again;
+  EXPECT_EQ(generation_of({"status", "observedGeneration"}), 1)
+      << "the spec change is not claimed as applied";
+
+  // Observed again (the StatefulSet seen), with a healthy cluster: the change is planned.
+  PatchEtcd("status", R"({"status":{"conditions":[
+      {"type":"AllMembersReady","status":"True","reason":"AllMembersReady","message":"ok"},
+      {"type":"BackupReady","status":"True","reason":"BackupReady","message":"ok"}]}})");
+  const std::string planned = RunRuleplane("plan --cluster default/etcd-main --kubeconfig " + kubeconfig +
+                                               " --rules etcd-druid-status-maintenance@1 -o json",
+                                           exit_code);
+  EXPECT_NE(planned.find("ApplyStatefulSetSpec"), std::string::npos) << planned;
 }
 
 TEST_F(ObserveCluster, ApplyOfTheV2ScaleUpWritesTheEtcdConfigMapForFiveMembersOnce) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "adapters/kubernetes/kube_client.h"
 
@@ -82,15 +83,35 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
   kube->server_ = "https://127.0.0.1:" + std::to_string(port);
   const std::string cert_dir = root + "/certs";
   kube->ca_file_ = cert_dir + "/apiserver.crt";
-  auto started = ChildProcess::Start(
-      {apiserver, "--etcd-servers=" + etcd_client, "--service-cluster-ip-range=10.0.0.0/24",
-       "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-       "--service-account-key-file=" + root + "/sa.pub",
-       "--service-account-signing-key-file=" + root + "/sa.key", "--bind-address=127.0.0.1",
-       "--secure-port=" + std::to_string(port), "--cert-dir=" + cert_dir, "--advertise-address=127.0.0.1",
-       "--endpoint-reconciler-type=none", "--token-auth-file=" + root + "/tokens.csv",
-       "--authorization-mode=RBAC"},
-      root + "/kube-apiserver.log");
+  std::vector<std::string> argv = {apiserver,
+                                   "--etcd-servers=" + etcd_client,
+                                   "--service-cluster-ip-range=10.0.0.0/24",
+                                   "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+                                   "--service-account-key-file=" + root + "/sa.pub",
+                                   "--service-account-signing-key-file=" + root + "/sa.key",
+                                   "--bind-address=127.0.0.1",
+                                   "--secure-port=" + std::to_string(port),
+                                   "--cert-dir=" + cert_dir,
+                                   "--advertise-address=127.0.0.1",
+                                   "--endpoint-reconciler-type=none",
+                                   "--token-auth-file=" + root + "/tokens.csv",
+                                   "--authorization-mode=RBAC"};
+  if (options.audit_log) {
+    // Writes only (reads are many and prove nothing here), once answered;
+    // the blocking log backend writes each event before the answer goes out.
+    std::ofstream(root + "/audit-policy.yaml") << "apiVersion: audit.k8s.io/v1\n"
+                                                  "kind: Policy\n"
+                                                  "omitStages: [RequestReceived, ResponseStarted]\n"
+                                                  "rules:\n"
+                                                  "  - level: None\n"
+                                                  "    verbs: [get, list, watch]\n"
+                                                  "  - level: Metadata\n";
+    kube->audit_log_path_ = root + "/audit.log";
+    argv.push_back("--audit-policy-file=" + root + "/audit-policy.yaml");
+    argv.push_back("--audit-log-path=" + kube->audit_log_path_);
+    argv.push_back("--audit-log-mode=blocking");
+  }
+  auto started = ChildProcess::Start(argv, root + "/kube-apiserver.log");
   if (!started.ok()) return started.error();
   kube->apiserver_ = std::move(*started);
 

@@ -8,6 +8,11 @@
 //   KubeClient admin((*kube)->AdminConfig());           // system:masters
 //   KubeClient limited((*kube)->ConfigFor("limited"));  // a user with no bindings
 //
+// With `audit_log`, the API server writes an audit log (audit_log_path(),
+// one JSON event per line, tests/support/audit_log.h reads it): every
+// request that changes something, at level Metadata, once answered. A claim
+// that someone did not write is read from there, not from sleeping and looking.
+//
 // With `controller_manager`, a kube-controller-manager 1.20.2 runs too
 // (every controller: StatefulSets, service-account tokens, garbage
 // collection, node lifecycle); Start returns once its token controller has
@@ -28,6 +33,7 @@ struct KubeClusterOptions {
   // each with the token "<name>-token" and no group.
   std::vector<std::string> users = {"limited"};
   bool controller_manager = false;
+  bool audit_log = false;
 };
 
 class KubeCluster {
@@ -39,6 +45,8 @@ class KubeCluster {
   ~KubeCluster();
 
   const std::string& server() const { return server_; }
+  // The API server's audit log; "" without `audit_log`.
+  const std::string& audit_log_path() const { return audit_log_path_; }
   KubeConfig AdminConfig() const { return ConfigFor("admin"); }
   KubeConfig ConfigFor(const std::string& user) const;
   // A kubeconfig file for `user` (token auth, the server's CA), for --kubeconfig.
@@ -48,7 +56,7 @@ class KubeCluster {
   KubeCluster() = default;
   Status StartControllerManager();
 
-  std::string root_, server_, ca_file_;
+  std::string root_, server_, ca_file_, audit_log_path_;
   ChildProcess etcd_, apiserver_, controller_manager_;
 };
 

@@ -1,0 +1,256 @@
+// `ruleplane controller` acting safely against a real kube-apiserver, with
+// what was written read from the API server's audit log:
+//   - a replica paused past its lease, whose Lease another holder took
+//     meanwhile, exits at once when it runs again and writes nothing more;
+//   - a quorum-loss plan waiting for its pods to go does not hold the only
+//     worker: another Etcd is reconciled meanwhile, and the plan goes on once
+//     the pods are gone;
+//   - killed right after a disruptive step (a failure point), the controller
+//     has already put the step's time on the Etcd's status, and a successor
+//     keeps it there.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <thread>
+
+#include "adapters/http_client.h"
+#include "adapters/process.h"
+#include "engine/common/json_value.h"
+#include "tests/support/audit_log.h"
+#include "tests/support/eventually.h"
+#include "tests/support/kube_cluster.h"
+#include "tests/support/kube_objects.h"
+#include "tests/support/temp_dir.h"
+
+namespace ruleplane::testing {
+namespace {
+
+const KubeResource kEtcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
+const KubeResource kStatefulSet{"apps/v1", "statefulsets", "default", "etcd-main", ""};
+
+// The user "controller" bound to cluster-admin, as a replica's ServiceAccount
+// is bound to its Role; once the authorizer sees the binding.
+Status BindController(KubeClient& admin, const KubeCluster& kube, RequestLog& log) {
+  auto binding = ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",)"
+                           R"("metadata":{"name":"controller-admin"},"roleRef":{"apiGroup":)"
+                           R"("rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},)"
+                           R"("subjects":[{"kind":"User","name":"controller"}]})");
+  auto created =
+      admin.Create({"rbac.authorization.k8s.io/v1", "clusterrolebindings", "", "", ""}, *binding, log);
+  if (!created.ok()) return created.error();
+  KubeClient controller(kube.ConfigFor("controller"));
+  if (!Eventually([&] { return controller.Get(kEtcd, log).ok(); }, std::chrono::seconds(10)))
+    return Error{ErrorCode::kPermissionDenied, "the controller user cannot read the Etcd", {}};
+  return {};
+}
+
+std::string Text(KubeClient& client, const KubeResource& resource,
+                 std::initializer_list<std::string_view> path) {
+  RequestLog log;
+  auto object = client.Get(resource, log);
+  const Value* value = object.ok() ? ValueAt(*object, path) : nullptr;
+  return value != nullptr && value->is_string() ? value->string_value() : "";
+}
+
+int64_t Replicas(KubeClient& client, const KubeResource& statefulset) {
+  RequestLog log;
+  auto object = client.Get(statefulset, log);
+  const Value* count = object.ok() ? ValueAt(*object, {"spec", "replicas"}) : nullptr;
+  return count != nullptr && count->is_int() ? count->int_value() : -1;
+}
+
+// The controller's writes that the API server carried out, as the audit log has them.
+std::vector<AuditEvent> WritesBy(const std::string& audit_log, const std::string& user) {
+  std::vector<AuditEvent> writes;
+  for (const AuditEvent& event : ReadAuditLog(audit_log)) {
+    if (event.user == user && event.Succeeded()) writes.push_back(event);
+  }
+  return writes;
+}
+
+TEST(ControllerSafety, AReplicaPausedPastItsLeaseThatWasTakenOverExitsAndWritesNothingMore) {
+  TempDir dir("controller-deposed");
+  auto kube = KubeCluster::Start(dir.path(), KubeClusterOptions{.users = {"controller"}, .audit_log = true});
+  ASSERT_TRUE(kube.ok()) << kube.error().message;
+  KubeClient admin((*kube)->AdminConfig());
+  RequestLog log;
+  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto created = CreateExampleObjects(admin, ExamplePath("quorum-lost.json"), log);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_TRUE(BindController(admin, **kube, log).ok());
+
+  // A quorum-loss recovery (no approval needed), which scales to 0 and then
+  // waits for the pods: no kubelet here removes them.
+  const std::string controller_log = dir.path() + "/controller.log";
+  auto controller = ChildProcess::Start({RULEPLANE_BINARY,
+                                         "controller",
+                                         "--kubeconfig",
+                                         (*kube)->WriteKubeconfig("controller"),
+                                         "-n",
+                                         "default",
+                                         "--auto-recover-quorum-loss",
+                                         "--journal",
+                                         dir.path() + "/journal.db",
+                                         "--resync-period",
+                                         "1",
+                                         "--leader-elect-resource-namespace",
+                                         "default",
+                                         "--leader-elect-lease-duration",
+                                         "3",
+                                         "--leader-elect-renew-deadline",
+                                         "2",
+                                         "--leader-elect-retry-period",
+                                         "1",
+                                         "--metrics-bind-address",
+                                         "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
+                                        controller_log);
+  ASSERT_TRUE(controller.ok()) << controller.error().message;
+  ASSERT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 0; }, std::chrono::seconds(60)))
+      << Slurp(controller_log);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Text(admin, kEtcd, {"status", "lastOperation", "description"}).find("WaitForPodsDeleted") !=
+               std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << "the status says the plan waits for the pods\n"
+      << Slurp(controller_log);
+
+  // Paused (a long GC pause, a partition) past its lease; meanwhile another
+  // holder takes the Lease, and the pods the plan waited for are gone.
+  controller->Kill(SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  const KubeResource lease{"coordination.k8s.io/v1", "leases", "default", "ruleplane-controller", ""};
+  auto current = admin.Get(lease, log);
+  ASSERT_TRUE(current.ok()) << current.error().message;
+  const std::string now = FormatMicroTime(std::chrono::system_clock::now());
+  auto taken = admin.MergePatch(
+      lease,
+      FencedMergePatch(ResourceVersionOf(*current), "spec",
+                       Value::MakeMap({{Value::String("holderIdentity"), Value::String("usurper")},
+                                       {Value::String("leaseDurationSeconds"), Value::Int(60)},
+                                       {Value::String("acquireTime"), Value::String(now)},
+                                       {Value::String("renewTime"), Value::String(now)}})),
+      log);
+  ASSERT_TRUE(taken.ok()) << taken.error().message;
+  for (const char* pod : {"etcd-main-0", "etcd-main-1", "etcd-main-2"})
+    ASSERT_TRUE(admin.Delete({"v1", "pods", "default", pod, ""}, {}, 0, log).ok());
+
+  controller->Kill(SIGCONT);
+  const auto continued = std::chrono::steady_clock::now();
+  ASSERT_TRUE(Eventually([&] { return !controller->running(); }, std::chrono::seconds(20)))
+      << Slurp(controller_log);
+  EXPECT_LT(std::chrono::steady_clock::now() - continued, std::chrono::seconds(5)) << "it exits promptly";
+  EXPECT_EQ(controller->Stop(), 1) << Slurp(controller_log);
+
+  // From the audit log: the controller's writes before the takeover (the
+  // scale, its Lease renewals), and none carried out after it.
+  std::string takeover;
+  for (const AuditEvent& event : ReadAuditLog((*kube)->audit_log_path())) {
+    if (event.user == "admin" && event.resource == "leases" && event.name == "ruleplane-controller" &&
+        event.verb == "patch" && event.Succeeded())
+      takeover = event.received;
+  }
+  ASSERT_FALSE(takeover.empty()) << "the takeover is in the audit log";
+  bool scaled = false;
+  std::string after;
+  for (const AuditEvent& event : WritesBy((*kube)->audit_log_path(), "controller")) {
+    scaled |= event.resource == "statefulsets" && event.subresource == "scale" && event.received < takeover;
+    if (event.received >= takeover) after += event.Describe() + "\n";
+  }
+  EXPECT_TRUE(scaled) << "the audit log has the controller's writes";
+  EXPECT_EQ(after, "") << "written by the deposed controller after the takeover at " << takeover << "\n"
+                       << Slurp(controller_log);
+}
+
+TEST(ControllerSafety, AQuorumLossPlanWaitingForItsPodsDoesNotHoldTheOnlyWorker) {
+  TempDir dir("controller-waiting");
+  auto kube = KubeCluster::Start(dir.path());
+  ASSERT_TRUE(kube.ok()) << kube.error().message;
+  KubeClient admin((*kube)->AdminConfig());
+  RequestLog log;
+  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto created = CreateExampleObjects(admin, ExamplePath("quorum-lost.json"), log);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const std::string controller_log = dir.path() + "/controller.log";
+  auto controller = ChildProcess::Start(
+      {RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("admin"), "--all-namespaces",
+       "--workers", "1", "--allow-disruptive", "--auto-recover-quorum-loss", "--leader-elect", "false",
+       "--journal", dir.path() + "/journal.db", "--resync-period", "1", "--metrics-bind-address",
+       "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
+      controller_log);
+  ASSERT_TRUE(controller.ok()) << controller.error().message;
+  ASSERT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 0; }, std::chrono::seconds(60)))
+      << Slurp(controller_log);
+
+  // Another Etcd, elsewhere, needs a scale-up while the first waits for its pods.
+  auto other_namespace = ParseJson(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"other"}})");
+  ASSERT_TRUE(admin.Create({"v1", "namespaces", "", "", ""}, *other_namespace, log).ok());
+  ASSERT_TRUE(InstallEtcdCrd(admin, log, "other").ok());
+  created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log, "other");
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const KubeResource other{"apps/v1", "statefulsets", "other", "etcd-main", ""};
+  EXPECT_TRUE(Eventually([&] { return Replicas(admin, other) == 5; }, std::chrono::seconds(60)))
+      << "the other Etcd is reconciled while the first waits\n"
+      << Slurp(controller_log);
+  EXPECT_NE(Text(admin, kEtcd, {"status", "lastOperation", "description"}).find("WaitForPodsDeleted"),
+            std::string::npos)
+      << "the first still waits, and says so";
+
+  // The pods go (no kubelet here to do it): the plan goes on from a fresh observation.
+  for (const char* pod : {"etcd-main-0", "etcd-main-1", "etcd-main-2"})
+    ASSERT_TRUE(admin.Delete({"v1", "pods", "default", pod, ""}, {}, 0, log).ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return !Text(admin, kEtcd, {"metadata", "annotations", "ruleplane.dev/rebootstrap"}).empty();
+      },
+      std::chrono::seconds(30)))
+      << Slurp(controller_log);
+}
+
+TEST(ControllerSafety, KilledRightAfterADisruptiveStepTheStepsTimeIsAlreadyOnTheStatus) {
+  TempDir dir("controller-killed");
+  auto kube = KubeCluster::Start(dir.path());
+  ASSERT_TRUE(kube.ok()) << kube.error().message;
+  KubeClient admin((*kube)->AdminConfig());
+  RequestLog log;
+  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const std::string kubeconfig = (*kube)->WriteKubeconfig("admin");
+  auto run = [&](const std::string& name, const std::vector<std::string>& environment) {
+    return ChildProcess::Start({RULEPLANE_BINARY, "controller", "--kubeconfig", kubeconfig, "-n", "default",
+                                "--allow-disruptive", "--leader-elect", "false", "--min-disruptive-interval",
+                                "3600", "--journal", dir.path() + "/journal.db", "--resync-period", "1",
+                                "--metrics-bind-address", "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
+                               dir.path() + "/" + name + ".log", environment);
+  };
+  auto killed = run("killed", {"RULEPLANE_FAILPOINT=after:ScaleStatefulSet"});
+  ASSERT_TRUE(killed.ok()) << killed.error().message;
+  ASSERT_TRUE(Eventually([&] { return !killed->running(); }, std::chrono::seconds(60)))
+      << Slurp(dir.path() + "/killed.log");
+  ASSERT_EQ(killed->Stop(), 75) << "the failure point: " << Slurp(dir.path() + "/killed.log");
+  EXPECT_EQ(Replicas(admin, kStatefulSet), 5) << "the step took effect";
+  EXPECT_FALSE(Text(admin, kEtcd, {"status", "lastOperation", "lastDisruptiveStepTime"}).empty())
+      << "its time was recorded before it acted";
+  EXPECT_EQ(Text(admin, kEtcd, {"status", "lastOperation", "lastDisruptiveStep", "action"}),
+            "ScaleStatefulSet");
+
+  // A successor writes its own status after its plan and keeps the time where the gate reads it.
+  const std::string recorded = Text(admin, kEtcd, {"status", "lastOperation", "lastDisruptiveStepTime"});
+  ASSERT_EQ(Text(admin, kEtcd, {"status", "lastOperation", "planDigest"}), "")
+      << "no status after the plan yet";
+  auto successor = run("successor", {});
+  ASSERT_TRUE(successor.ok()) << successor.error().message;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return !Text(admin, kEtcd, {"status", "lastOperation", "planDigest"}).empty();
+      },
+      std::chrono::seconds(30)))
+      << Slurp(dir.path() + "/successor.log");
+  EXPECT_EQ(Text(admin, kEtcd, {"status", "lastOperation", "lastDisruptiveStepTime"}), recorded)
+      << Slurp(dir.path() + "/successor.log");
+}
+
+}  // namespace
+}  // namespace ruleplane::testing
