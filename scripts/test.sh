@@ -16,9 +16,10 @@ bash scripts/build.sh release
 (cd build/release && ctest --output-on-failure -j "$jobs")
 
 bash scripts/build.sh sanitize
-# The end-to-end scenarios (label e2e) run once, optimised: they exercise the
-# same code as the kubernetes and etcd tests, which run under the sanitizers.
+# The end-to-end scenarios (label e2e) and the fault campaign (label chaos)
+# run once, optimised: they exercise the same code as the kubernetes and etcd
+# tests, which run under the sanitizers.
 (cd build/sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure -j "$jobs" -LE e2e)
+  ctest --output-on-failure -j "$jobs" -LE 'e2e|chaos')
 
 echo "all tests passed"
