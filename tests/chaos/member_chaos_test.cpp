@@ -20,6 +20,7 @@
 // a longer campaign.
 #include <csignal>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <filesystem>
@@ -84,6 +85,7 @@ struct Totals {
   std::array<int, kKinds> faults{};
   int failure_points_reached = 0;
   int random_kills = 0;
+  int orphans = 0;  // etcdctl still running after its member-init was killed (issue 23, hazard 19)
   int init_aborts = 0;
   int backups = 0;
   int backups_failed = 0;
@@ -143,6 +145,21 @@ std::vector<std::string> FailurePointsOf(const std::vector<std::string>& actions
   return points;
 }
 
+// The etcdctl processes whose command line names a path under `dir`.
+std::vector<std::string> EtcdctlUnder(const std::string& dir) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator("/proc", error)) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string command = Slurp(entry.path().string() + "/cmdline");
+    std::replace(command.begin(), command.end(), '\0', ' ');
+    if (command.rfind("etcdctl ", 0) == 0 && Contains(command, dir + "/"))
+      found.push_back(pid + " " + command);
+  }
+  return found;
+}
+
 // One seed: a fresh cluster, a sequence of faults with their recoveries, the checks.
 class Sequence {
  public:
@@ -162,6 +179,11 @@ class Sequence {
       std::mt19937_64 random(seed_ * 1000003 + static_cast<uint64_t>(fault));
       Inject(fault, random);
       NoteMovedAside();
+      if (failed_) {
+        // Later faults on a broken cluster would only repeat the first failure.
+        Note("the sequence stops at its first failure");
+        break;
+      }
     }
     Check();
   }
@@ -174,8 +196,12 @@ class Sequence {
 
  private:
   void Note(const std::string& line) {
-    std::cout << "chaos: seed " << seed_ << ": " << line << std::endl;
-    log_ << line << std::endl;
+    const auto elapsed =
+        std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start_).count();
+    char at[32];
+    std::snprintf(at, sizeof at, "%.1f s", static_cast<double>(elapsed) / 1000);
+    std::cout << "chaos: seed " << seed_ << " [" << at << "]: " << line << std::endl;
+    log_ << "[" << at << "] " << line << std::endl;
   }
 
   void Fail(const std::string& what) {
@@ -388,6 +414,9 @@ class Sequence {
     ++totals_.random_kills;
     Note("member-init " + Name(i) + " SIGKILLed after " + std::to_string(after.count()) + " ms" +
          (ran_to_the_end ? " (it had already exited)" : "") + "; output in " + log_path);
+    const std::vector<std::string> orphans = EtcdctlUnder(harness_.Dir(i));
+    totals_.orphans += static_cast<int>(orphans.size());
+    for (const std::string& orphan : orphans) Note("still running after member-init was killed: " + orphan);
   }
 
   void MoveDataAside(int i, int tag) {
@@ -434,6 +463,7 @@ class Sequence {
   // between them, until it exits 0; then etcd from the configuration it wrote.
   void Recover(std::vector<int> pending, StatusMode mode, std::mt19937_64& random) {
     std::shuffle(pending.begin(), pending.end(), random);
+    std::vector<int> started;
     for (int round = 0; round < kInitAttempts && !pending.empty(); ++round) {
       if (round > 0) std::this_thread::sleep_for(kInitPause);
       for (auto it = pending.begin(); it != pending.end();) {
@@ -455,6 +485,7 @@ class Sequence {
         if (Status started = harness_.cluster_->StartMemberWithConfig(i, harness_.Config(i)); !started.ok()) {
           Fail("cannot start " + Name(i) + ": " + started.error().message);
         }
+        started.push_back(i);
         it = pending.erase(it);
       }
     }
@@ -467,6 +498,17 @@ class Sequence {
     for (int i = 0; i < 3; ++i) {
       if (Status ready = harness_.cluster_->WaitReady(i); !ready.ok()) Note(ready.error().message);
     }
+    for (int i : started) RestartIfExited(i, random);
+  }
+
+  // An etcd that exited by itself after member-init let it start is a
+  // failure; the kubelet restarts its Pod (member-init, then etcd), twice at most.
+  void RestartIfExited(int i, std::mt19937_64& random) {
+    if (harness_.cluster_->IsRunning(i) || restarts_[i] == 2) return;
+    Fail(Name(i) + "'s etcd exited after member-init let it start: " +
+         Tail(Slurp(harness_.cluster_->member(i).log_path)));
+    ++restarts_[i];
+    Recover({i}, StatusMode::kLive, random);
   }
 
   bool TakeBackup(const std::string& kind) {
@@ -495,12 +537,7 @@ class Sequence {
     std::mt19937_64 random(seed_);
     std::string why;
     while (std::chrono::steady_clock::now() < deadline) {
-      for (int i = 0; i < 3; ++i) {
-        if (harness_.cluster_->IsRunning(i)) continue;
-        Fail(Name(i) + "'s etcd exited after member-init let it start: " +
-             Tail(Slurp(harness_.cluster_->member(i).log_path)));
-        Recover({i}, StatusMode::kLive, random);
-      }
+      for (int i = 0; i < 3; ++i) RestartIfExited(i, random);
       why.clear();
       std::optional<std::vector<std::string>> first;
       for (int i = 0; i < 3 && why.empty(); ++i) {
@@ -592,6 +629,7 @@ class Sequence {
 
   const uint64_t seed_;
   const int faults_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   Totals& totals_;
   MemberHarness harness_;
   std::unique_ptr<NumberedWriter> writer_;
@@ -600,6 +638,7 @@ class Sequence {
   std::vector<StatusMember> last_status_;
   std::map<std::string, std::set<std::string>> ids_seen_;
   std::set<std::string> moved_aside_;
+  std::array<int, 3> restarts_{};
   std::string marker_;
   std::pair<int64_t, uint32_t> rebuilt_;  // the last re-bootstrap's backup revision and its HashKV
 };
@@ -612,11 +651,12 @@ std::string Summary(const Totals& totals) {
   for (int kind = 0; kind < kKinds; ++kind)
     line << (kind > 0 ? ", " : "") << kKindNames[kind] << " " << totals.faults[kind];
   line << "), " << totals.failure_points_reached << " member-init runs killed at failure points and "
-       << totals.random_kills << " at random times, " << totals.init_aborts
-       << " aborted initializations retried, " << totals.backups << " backups (" << totals.backups_failed
-       << " failed), " << totals.acknowledged << " acknowledged writes, " << totals.lost << " writes lost, "
-       << totals.split_clusters << " split clusters, longest outage " << totals.longest_outage.count()
-       << " ms (seed " << totals.longest_outage_seed << ", bound " << kOutageBound.count() << " ms)";
+       << totals.random_kills << " at random times (" << totals.orphans << " etcdctl outlived them), "
+       << totals.init_aborts << " aborted initializations retried, " << totals.backups << " backups ("
+       << totals.backups_failed << " failed), " << totals.acknowledged << " acknowledged writes, "
+       << totals.lost << " writes lost, " << totals.split_clusters << " split clusters, longest outage "
+       << totals.longest_outage.count() << " ms (seed " << totals.longest_outage_seed << ", bound "
+       << kOutageBound.count() << " ms)";
   if (!totals.failed_seeds.empty()) {
     line << "; failed seeds:";
     for (uint64_t seed : totals.failed_seeds) line << " " << seed;
