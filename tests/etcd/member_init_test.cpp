@@ -185,6 +185,43 @@ TEST_F(MemberInit, WithoutQuorumAValidMemberRestartsAndALostOneWaits) {
   ExpectNoKeyLost(writer);
 }
 
+// Two of three members down for longer than an election timeout: the member
+// left answers without a leader. Each restarting member has valid data of
+// that cluster and restarts on it. Found by the fault campaign (seed
+// 843272643, two members SIGKILLed at once): the live cluster's ID was taken
+// only from a member with a leader, so both waited for a quorum that only
+// they could bring back, and the cluster never recovered.
+TEST_F(MemberInit, TwoMembersDownLongerThanAnElectionTimeoutRestartOnTheirData) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "two-down/");
+  ASSERT_TRUE(writer.WriteSome(30).ok());
+  const std::vector<StatusMember> status = StatusOfCluster({"m1", "m2"});
+  cluster_->KillMember(1);
+  cluster_->KillMember(2);
+  const std::string survivor = cluster_->member(0).client_url;
+  EtcdClient client(EtcdClientConfig{{survivor}, {}, std::chrono::seconds(2)});
+  ASSERT_TRUE(Eventually(
+      [&] {
+        RequestLog reads;
+        auto answer = client.MemberStatus(survivor, reads);
+        return answer.ok() && answer->leader == 0;
+      },
+      std::chrono::seconds(20)))
+      << "m0 still has a leader";
+
+  for (int i : {1, 2}) {
+    Outcome restart = MemberInitOf(i, WriteEtcd(i, status));
+    ASSERT_EQ(restart.exit_code, 0) << restart.out << restart.err;
+    EXPECT_TRUE(Contains(restart.out, "live-member-valid")) << restart.out;
+    EXPECT_TRUE(Beside(i, ".").empty()) << "valid data is never moved aside";
+    ASSERT_TRUE(cluster_->StartMemberWithConfig(i, Config(i)).ok());
+  }
+  for (int i : {1, 2}) ASSERT_TRUE(cluster_->WaitReady(i).ok()) << cluster_->member(i).log_path;
+  ASSERT_TRUE(writer.WriteSome(10).ok());
+  ExpectHealthyCluster();
+  ExpectNoKeyLost(writer);
+}
+
 // Issue 23, hazard 1: the status is empty in normal windows (a new cluster
 // before the controller's first status write, a controller that is down).
 // A first member restarted then must rejoin its cluster with its data: up to
