@@ -55,7 +55,10 @@ constexpr int kInitAttempts = 20;
 constexpr milliseconds kInitPause = milliseconds(1000);
 constexpr seconds kSettle = seconds(90);
 
-const std::vector<uint64_t> kCiSeeds = {1, 2, 3, 4};
+// 843272643 found two members restarting on their valid data waiting forever
+// for a quorum only they could bring back (adapters/member_observer.cpp);
+// seeds 3 and 8 restart two members once the one left has no leader.
+const std::vector<uint64_t> kCiSeeds = {1, 3, 8, 843272643};
 constexpr int kCiFaults = 8;  // about 2 minutes on 2 shared cores
 
 enum Kind {
@@ -212,6 +215,13 @@ class Sequence {
   }
 
   std::string Name(int i) const { return harness_.cluster_->member(i).name; }
+  bool HasLeader(int i) const {
+    const std::string url = harness_.cluster_->member(i).client_url;
+    EtcdClient client(EtcdClientConfig{{url}, {}, seconds(2)});
+    RequestLog reads;
+    auto status = client.MemberStatus(url, reads);
+    return status.ok() && status->leader != 0;
+  }
   // The Etcd object with this status, and the re-bootstrap marker once one was written (it stays).
   std::string WriteEtcd(int i, const std::vector<StatusMember>& status) const {
     return harness_.WriteEtcd(i, status, marker_);
@@ -261,7 +271,11 @@ class Sequence {
       case kTwoRestarts: {
         const int j = (i + 1 + static_cast<int>(random() % 2)) % 3;
         const bool gently = random() % 2 == 0;
-        what << (gently ? "SIGTERM " : "SIGKILL ") << Name(i) << " and " << Name(j);
+        // The kubelet's restart delay: short, or until the member left has
+        // no leader any more (after an election timeout).
+        const bool leaderless = random() % 2 == 0;
+        const milliseconds delay(random() % 1000);
+        const auto stopped_at = std::chrono::steady_clock::now();
         for (int member : {i, j}) {
           if (gently) {
             harness_.cluster_->StopMember(member);
@@ -269,6 +283,17 @@ class Sequence {
             harness_.cluster_->KillMember(member);
           }
         }
+        if (leaderless) {
+          const int survivor = 3 - i - j;
+          if (!Eventually([&] { return !HasLeader(survivor); }, seconds(10)))
+            Note(Name(survivor) + " still has a leader");
+        } else {
+          std::this_thread::sleep_for(delay);
+        }
+        what
+            << (gently ? "SIGTERM " : "SIGKILL ") << Name(i) << " and " << Name(j) << ", restarted after "
+            << std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - stopped_at).count()
+            << " ms" << (leaderless ? ", once the member left had no leader" : "");
         stopped = {i, j};
         break;
       }
@@ -532,12 +557,13 @@ class Sequence {
   // Every member running and answering, with one member list of three
   // started voters; a member whose etcd exited is restarted as the kubelet
   // would (and that is a failure: member-init said it may start).
+  // After a failure, only the state is reported: nothing is restarted.
   bool Settle() {
-    const auto deadline = std::chrono::steady_clock::now() + kSettle;
+    const auto deadline = std::chrono::steady_clock::now() + (failed_ ? seconds(5) : kSettle);
     std::mt19937_64 random(seed_);
     std::string why;
     while (std::chrono::steady_clock::now() < deadline) {
-      for (int i = 0; i < 3; ++i) RestartIfExited(i, random);
+      for (int i = 0; i < 3 && !failed_; ++i) RestartIfExited(i, random);
       why.clear();
       std::optional<std::vector<std::string>> first;
       for (int i = 0; i < 3 && why.empty(); ++i) {
@@ -558,7 +584,7 @@ class Sequence {
       if (why.empty()) return true;
       std::this_thread::sleep_for(milliseconds(500));
     }
-    Fail("the cluster did not settle within " + std::to_string(kSettle.count()) + " s: " + why);
+    Fail("the cluster did not settle: " + why);
     return false;
   }
 
