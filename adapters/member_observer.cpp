@@ -26,13 +26,17 @@ Result<Value> ReadYamlFile(const std::string& path) {
 // its leader, and whether it has a live quorum: a majority of its voting
 // members answers its status with that cluster ID and a leader (counted, not
 // taken from one leader's word: a leader that lost its followers keeps
-// answering for an election timeout). Null when no endpoint answers.
+// answering for an election timeout). The ID is that of the members with a
+// leader, else that of any member that answers: a member left alone still
+// names its cluster, and the members that restart on their data of that
+// cluster are the ones that bring its quorum back. Null when no endpoint
+// answers.
 Value LiveClusterToValue(EtcdClient& cluster) {
   RequestLog reads;
   auto members = cluster.MemberList(reads);
   if (!members.ok()) return Value::Null();
   Value::List list;
-  std::string cluster_id, leader;
+  std::string cluster_id, leader, leaderless_cluster_id;
   int voters = 0, answering = 0;
   for (const EtcdMember& member : *members) {
     Value::List peers, clients;
@@ -49,13 +53,18 @@ Value LiveClusterToValue(EtcdClient& cluster) {
     ++voters;
     if (member.client_urls.empty()) continue;  // added, never started
     auto status = cluster.MemberStatus(member.client_urls.front(), reads);
-    if (!status.ok() || status->leader == 0) continue;
+    if (!status.ok()) continue;
     const std::string id = MemberIdHex(status->cluster_id);
+    if (status->leader == 0) {
+      if (leaderless_cluster_id.empty()) leaderless_cluster_id = id;
+      continue;
+    }
     if (cluster_id.empty()) cluster_id = id;
     if (id != cluster_id) continue;
     leader = MemberIdHex(status->leader);
     ++answering;
   }
+  if (cluster_id.empty()) cluster_id = leaderless_cluster_id;
   return Value::MakeMap({{Value::String("members"), Value::MakeList(std::move(list))},
                          {Value::String("clusterID"), Value::String(cluster_id)},
                          {Value::String("leader"), Value::String(leader)},

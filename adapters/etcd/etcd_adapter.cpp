@@ -94,6 +94,13 @@ Status EtcdAdapter::Perform(const PlanStep& step, RequestLog& log) {
       }
     }
     auto added = client_.MemberAdd({url}, BoolParam(step, "learner"), log);
+    if (!added.ok() && added.error().code == ErrorCode::kNotFound) {
+      // etcd 3.4 derives the new ID from the peer URLs and the current second:
+      // within the second its removed predecessor was added in, it is that
+      // removed ID ("member not found"). A second later it is not.
+      return Error{
+          ErrorCode::kUnavailable, added.error().message + " (the ID of a member removed this second)", {}};
+    }
     if (!added.ok()) return added.error();
     return {};
   }

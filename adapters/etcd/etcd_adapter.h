@@ -1,7 +1,8 @@
 // EtcdAdapter: the catalogue's `adapter: etcd` actions, against the cluster
 // through EtcdClient:
 //
-//   AddMember        params name, peerURL, learner; done when a member has that peer URL
+//   AddMember        params name, peerURL, learner; done when a member has that peer URL; "member not
+//                    found" (etcd gave it the ID of a member removed this second) is kUnavailable (retried)
 //   RemoveMember     params memberID (hex), or name when memberID is ""; done when no such member (404 =
 //   done) PromoteMember    params name; done when it is a voter; "learner not in sync" is kUnavailable
 //   (retried) DefragmentMember params name, endpoint

@@ -5,64 +5,26 @@
 // Each scenario is one of DEP-01's initialization decisions, checked on the
 // real cluster: members, keys written by a writer that never stops
 // acknowledging, hashkv, the files left behind.
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <gtest/gtest.h>
-
-#include "tests/run_ruleplane.h"
 
 #include "adapters/etcd/etcdctl_hashkv.h"
 #include "adapters/failure_point.h"
 #include "adapters/local/data_dir.h"
 #include "adapters/local/snapshot_file.h"
-#include "tests/support/etcd_cluster.h"
+#include "tests/support/member_harness.h"
 
 namespace ruleplane::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream content;
-  content << file.rdbuf();
-  return content.str();
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// What the test writes as the Etcd object's status: etcd-druid's view of the members.
-struct StatusMember {
-  std::string name;
-  std::string id;  // hex, "" when not known yet
-  bool ready = true;
-};
-
-class MemberInit : public ::testing::Test {
+class MemberInit : public ::testing::Test, protected MemberHarness {
  protected:
-  void SetUp() override {
-    root_ = std::make_unique<TempDir>("member-init");
-    cluster_ = EtcdCluster::Create(size_, root_->path());
-    store_ = root_->path() + "/store/etcd-main";
-    for (int i = 0; i < size_; ++i) {
-      ASSERT_TRUE(fs::create_directories(Dir(i)) || fs::is_directory(Dir(i)));
-      ASSERT_TRUE(cluster_->WriteConfigTemplate(i, Template(i)).ok());
-    }
-  }
+  void SetUp() override { ASSERT_TRUE(Create(size_, "member-init").ok()); }
 
   void TearDown() override {
     if (HasFailure()) {
@@ -71,166 +33,7 @@ class MemberInit : public ::testing::Test {
     }
   }
 
-  std::string Dir(int i) const { return root_->path() + "/" + cluster_->member(i).name; }
-  std::string Template(int i) const { return Dir(i) + "/etcd.template.yaml"; }
-  std::string Config(int i) const { return Dir(i) + "/etcd.conf.yaml"; }
-  std::string Journal(int i) const { return Dir(i) + "/ruleplane-journal.db"; }
-  std::string DataDir(int i) const { return cluster_->member(i).data_dir; }
-
-  std::string Endpoints() const {
-    std::string joined;
-    for (const std::string& url : cluster_->ClientUrls()) joined += (joined.empty() ? "" : ",") + url;
-    return joined;
-  }
-
-  // Writes the Etcd object etcd-druid would show and returns its path;
-  // `rebootstrap`: the marker an approved quorum-loss plan writes, if any.
-  std::string WriteEtcd(int i, const std::vector<StatusMember>& members,
-                        const std::string& rebootstrap = "") const {
-    std::string list;
-    for (const StatusMember& member : members) {
-      list += std::string(list.empty() ? "" : ",") + R"({"name":")" + member.name + R"(")" +
-              (member.id.empty() ? "" : R"(,"id":")" + member.id + R"(")") + R"(,"status":")" +
-              (member.ready ? "Ready" : "NotReady") + R"("})";
-    }
-    const std::string path = Dir(i) + "/etcd.json";
-    std::ofstream(path) << R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd",)"
-                        << R"("metadata":{"name":"etcd-main","namespace":"default")"
-                        << (rebootstrap.empty()
-                                ? ""
-                                : R"(,"annotations":{"ruleplane.dev/rebootstrap":")" + rebootstrap + R"("})")
-                        << R"(},"spec":{"replicas":)" << size_ << "},"
-                        << R"("status":{"clusterSize":)" << size_ << R"(,"members":[)" << list << "]}}";
-    return path;
-  }
-
-  // The Etcd status with every current etcd member, `not_ready` marked NotReady.
-  std::vector<StatusMember> StatusOfCluster(const std::vector<std::string>& not_ready = {}) {
-    EtcdClient client = cluster_->Client();
-    RequestLog reads;
-    auto members = client.MemberList(reads);
-    EXPECT_TRUE(members.ok()) << members.error().message;
-    std::vector<StatusMember> status;
-    if (!members.ok()) return status;
-    for (const EtcdMember& member : *members) {
-      const bool ready = std::find(not_ready.begin(), not_ready.end(), member.name) == not_ready.end();
-      status.push_back({member.name, MemberIdHex(member.id), ready});
-    }
-    return status;
-  }
-
-  static Outcome Shell(const std::string& command, const std::string& env = "") {
-    // Named after the running test: ctest runs the scenarios in parallel.
-    const std::string out = testing_support::TempPath("member-init.out");
-    const std::string err = testing_support::TempPath("member-init.err");
-    const std::string line = env + (env.empty() ? "" : " ") + command + " </dev/null >" + out + " 2>" + err;
-    const int status = std::system(line.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
-  }
-
-  Outcome Ruleplane(const std::string& args, const std::string& env = "") const {
-    return Shell(std::string(RULEPLANE_BINARY) + " " + args, env);
-  }
-
-  // member-init for member i, with the Etcd object `etcd`.
-  Outcome MemberInitOf(int i, const std::string& etcd, const std::string& extra = "",
-                       const std::string& env = "") const {
-    const EtcdMemberSpec& member = cluster_->member(i);
-    return Ruleplane("member-init --name " + member.name + " --peer-url " + member.peer_url +
-                         " --client-url " + member.client_url + " --data-dir " + member.data_dir +
-                         " --config-template " + Template(i) + " --config-out " + Config(i) +
-                         " --namespace default --endpoints " + Endpoints() + " --backup-store " + store_ +
-                         " --etcd " + etcd + " --retry-deadline 30 " + extra,
-                     env);
-  }
-
-  // A fresh cluster the way etcd-druid starts one: m0 first (no member in
-  // the status), then m1 and m2 as following members; every member starts
-  // from the configuration member-init wrote.
-  void Bootstrap() {
-    Outcome first = MemberInitOf(0, WriteEtcd(0, {}));
-    ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
-    EXPECT_TRUE(Contains(first.out, "first-member-bootstrap")) << first.out;
-    for (int i = 1; i < size_; ++i) {
-      Outcome following = MemberInitOf(i, WriteEtcd(i, {{"m0", "", false}}));
-      ASSERT_EQ(following.exit_code, 0) << following.out << following.err;
-      EXPECT_TRUE(Contains(following.out, "following-member-bootstrap")) << following.out;
-    }
-    for (int i = 0; i < size_; ++i) {
-      EXPECT_TRUE(Contains(Slurp(Config(i)), "initial-cluster-state: new")) << Slurp(Config(i));
-      ASSERT_TRUE(cluster_->StartMemberWithConfig(i, Config(i)).ok());
-    }
-    for (int i = 0; i < size_; ++i) {
-      Status ready = cluster_->WaitReady(i);
-      ASSERT_TRUE(ready.ok()) << ready.error().message;
-    }
-  }
-
-  // Every member: three voters, none a learner, the same hashkv at one revision.
-  void ExpectHealthyCluster() {
-    EtcdClient client = cluster_->Client();
-    RequestLog reads;
-    auto members = client.MemberList(reads);
-    ASSERT_TRUE(members.ok()) << members.error().message;
-    ASSERT_EQ(members->size(), static_cast<size_t>(size_));
-    for (const EtcdMember& member : *members) {
-      EXPECT_FALSE(member.is_learner) << member.name;
-      EXPECT_FALSE(member.name.empty()) << "a member added and never started: " << MemberIdHex(member.id);
-    }
-    auto status = client.MemberStatus(cluster_->member(0).client_url, reads);
-    ASSERT_TRUE(status.ok()) << status.error().message;
-    std::optional<uint32_t> hash;
-    for (int i = 0; i < size_; ++i) {
-      // A member catching up answers with an older revision for a moment.
-      Result<HashKvResult> result = Error{ErrorCode::kUnavailable, "not asked", {}};
-      for (int attempt = 0; attempt < 50; ++attempt) {
-        result =
-            EndpointHashKV(cluster_->member(i).client_url, status->revision, {}, std::chrono::seconds(10));
-        if (result.ok()) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-      ASSERT_TRUE(result.ok()) << cluster_->member(i).name << ": " << result.error().message;
-      if (hash) {
-        EXPECT_EQ(result->hash, *hash)
-            << cluster_->member(i).name << " disagrees at revision " << status->revision;
-      }
-      hash = result->hash;
-    }
-  }
-
-  void ExpectNoKeyLost(const NumberedWriter& writer, int64_t up_to_revision = 0) {
-    EtcdClient client = cluster_->Client();
-    std::vector<std::string> missing = MissingKeys(client, writer);
-    if (up_to_revision > 0) {
-      std::erase_if(missing, [&](const std::string& line) {
-        const size_t at = line.find("(revision ");
-        return at != std::string::npos && std::stoll(line.substr(at + 10)) > up_to_revision;
-      });
-    }
-    EXPECT_TRUE(missing.empty()) << missing.size() << " acknowledged keys lost, e.g. " << missing.front();
-    EXPECT_GT(writer.acknowledged().size(), 20u) << "the writer wrote too little to show a loss";
-  }
-
-  // Directories beside the data directory: "<data>.<timestamp>" (moved aside), "<data>.restored.<...>".
-  std::vector<std::string> Beside(int i, const std::string& infix) const {
-    std::vector<std::string> found;
-    const std::string prefix = fs::path(DataDir(i)).filename().string() + infix;
-    for (const auto& entry : fs::directory_iterator(Dir(i))) {
-      if (entry.path().filename().string().rfind(prefix, 0) == 0) found.push_back(entry.path().string());
-    }
-    return found;
-  }
-
   void RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing = false);
-
-  Outcome History(int i, const std::string& extra = "") const {
-    return Ruleplane("history --journal " + Journal(i) + " " + extra);
-  }
-
-  int size_ = 3;
-  std::unique_ptr<TempDir> root_;
-  std::unique_ptr<EtcdCluster> cluster_;
-  std::string store_;
 };
 
 class SingleMemberInit : public MemberInit {
@@ -271,7 +74,7 @@ TEST_F(MemberInit, ALostDataDirectoryIsReplacedAndTheMemberRejoins) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "lost/");
   ASSERT_TRUE(writer.WriteSome(30).ok());
-  Outcome backup = Ruleplane("backup full --endpoints " + Endpoints() + " --backup-store " + store_);
+  Outcome backup = Backup("full");
   ASSERT_EQ(backup.exit_code, 0) << backup.out << backup.err;
   writer.Start();
 
@@ -318,21 +121,14 @@ TEST_F(MemberInit, ACorruptDatabaseIsMovedAsideAndTheMemberRejoins) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "corrupt/");
   ASSERT_TRUE(writer.WriteSome(30).ok());
-  Outcome backup = Ruleplane("backup full --endpoints " + Endpoints() + " --backup-store " + store_);
+  Outcome backup = Backup("full");
   ASSERT_EQ(backup.exit_code, 0) << backup.out << backup.err;
   writer.Start();
 
   cluster_->StopMember(1);
   const std::string db = DataDir(1) + "/member/snap/db";
-  // Halved, and both bbolt meta pages overwritten: halving alone was not
-  // enough, since the pages in use can all lie in the first half.
-  const auto size = fs::file_size(db);
-  fs::resize_file(db, size / 2);
-  {
-    std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
-    const std::string garbage(8192, '\xff');
-    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
-  }
+  auto corrupt_size = CorruptDatabase(1);
+  ASSERT_TRUE(corrupt_size.ok()) << corrupt_size.error().message;
   const std::string etcd = WriteEtcd(1, StatusOfCluster({"m1"}));
 
   Outcome dry = MemberInitOf(1, etcd, "--dry-run");
@@ -340,7 +136,7 @@ TEST_F(MemberInit, ACorruptDatabaseIsMovedAsideAndTheMemberRejoins) {
   EXPECT_TRUE(Contains(dry.out, "restart-quorate-invalid-data")) << dry.out;
   EXPECT_TRUE(Contains(dry.out, "rename " + DataDir(1) + " -> ")) << dry.out;
   EXPECT_TRUE(Contains(dry.out, "etcdctl snapshot restore")) << dry.out;
-  EXPECT_EQ(fs::file_size(db), size / 2) << "a dry run changes nothing";
+  EXPECT_EQ(fs::file_size(db), *corrupt_size) << "a dry run changes nothing";
   EXPECT_TRUE(Beside(1, ".").empty()) << "a dry run moves nothing aside";
 
   Outcome killed = MemberInitOf(1, etcd, "", "RULEPLANE_FAILPOINT=local:restore-before-rename");
@@ -351,7 +147,7 @@ TEST_F(MemberInit, ACorruptDatabaseIsMovedAsideAndTheMemberRejoins) {
   // The corrupt directory is still there, moved aside, its database as it was.
   const std::vector<std::string> aside = Beside(1, ".2");
   ASSERT_EQ(aside.size(), 1u);
-  EXPECT_EQ(fs::file_size(aside[0] + "/member/snap/db"), size / 2);
+  EXPECT_EQ(fs::file_size(aside[0] + "/member/snap/db"), *corrupt_size);
 
   ASSERT_TRUE(cluster_->StartMemberWithConfig(1, Config(1)).ok());
   ASSERT_TRUE(cluster_->WaitReady(1).ok()) << cluster_->member(1).log_path;
@@ -470,6 +266,43 @@ TEST_F(MemberInit, WithoutQuorumAValidMemberRestartsAndALostOneWaits) {
   ExpectNoKeyLost(writer);
 }
 
+// Two of three members down for longer than an election timeout: the member
+// left answers without a leader. Each restarting member has valid data of
+// that cluster and restarts on it. Found by the fault campaign (seed
+// 843272643, two members SIGKILLed at once): the live cluster's ID was taken
+// only from a member with a leader, so both waited for a quorum that only
+// they could bring back, and the cluster never recovered.
+TEST_F(MemberInit, TwoMembersDownLongerThanAnElectionTimeoutRestartOnTheirData) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "two-down/");
+  ASSERT_TRUE(writer.WriteSome(30).ok());
+  const std::vector<StatusMember> status = StatusOfCluster({"m1", "m2"});
+  cluster_->KillMember(1);
+  cluster_->KillMember(2);
+  const std::string survivor = cluster_->member(0).client_url;
+  EtcdClient client(EtcdClientConfig{{survivor}, {}, std::chrono::seconds(2)});
+  ASSERT_TRUE(Eventually(
+      [&] {
+        RequestLog reads;
+        auto answer = client.MemberStatus(survivor, reads);
+        return answer.ok() && answer->leader == 0;
+      },
+      std::chrono::seconds(20)))
+      << "m0 still has a leader";
+
+  for (int i : {1, 2}) {
+    Outcome restart = MemberInitOf(i, WriteEtcd(i, status));
+    ASSERT_EQ(restart.exit_code, 0) << restart.out << restart.err;
+    EXPECT_TRUE(Contains(restart.out, "live-member-valid")) << restart.out;
+    EXPECT_TRUE(Beside(i, ".").empty()) << "valid data is never moved aside";
+    ASSERT_TRUE(cluster_->StartMemberWithConfig(i, Config(i)).ok());
+  }
+  for (int i : {1, 2}) ASSERT_TRUE(cluster_->WaitReady(i).ok()) << cluster_->member(i).log_path;
+  ASSERT_TRUE(writer.WriteSome(10).ok());
+  ExpectHealthyCluster();
+  ExpectNoKeyLost(writer);
+}
+
 // Issue 23, hazard 1: the status is empty in normal windows (a new cluster
 // before the controller's first status write, a controller that is down).
 // A first member restarted then must rejoin its cluster with its data: up to
@@ -479,7 +312,7 @@ TEST_F(MemberInit, AFirstMemberRestartedBeforeTheStatusIsWrittenRejoinsItsCluste
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "empty-status/");
   ASSERT_TRUE(writer.WriteSome(30).ok());
-  Outcome backup = Ruleplane("backup full --endpoints " + Endpoints() + " --backup-store " + store_);
+  Outcome backup = Backup("full");
   ASSERT_EQ(backup.exit_code, 0) << backup.out << backup.err;
   writer.Start();
 
@@ -526,7 +359,7 @@ void MemberInit::RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "loss/");
   ASSERT_TRUE(writer.WriteSome(40).ok());
-  Outcome full = Ruleplane("backup full --endpoints " + Endpoints() + " --backup-store " + store_);
+  Outcome full = Backup("full");
   ASSERT_EQ(full.exit_code, 0) << full.out << full.err;
 
   // The store is etcd's snapshot format: etcdctl reads it.
@@ -542,7 +375,7 @@ void MemberInit::RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing) {
     writer.Start();
     for (int delta = 0; delta < deltas; ++delta) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      Outcome taken = Ruleplane("backup delta --endpoints " + Endpoints() + " --backup-store " + store_);
+      Outcome taken = Backup("delta");
       ASSERT_EQ(taken.exit_code, 0) << taken.out << taken.err;
       ASSERT_TRUE(Contains(taken.out, "Incr-")) << taken.out;
     }
@@ -649,7 +482,7 @@ TEST_F(SingleMemberInit, KilledRightAfterItsRestoreItStartsOnTheRestoredData) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "single/");
   ASSERT_TRUE(writer.WriteSome(30).ok());
-  Outcome backup = Ruleplane("backup full --endpoints " + Endpoints() + " --backup-store " + store_);
+  Outcome backup = Backup("full");
   ASSERT_EQ(backup.exit_code, 0) << backup.out << backup.err;
 
   cluster_->StopMember(0);

@@ -110,6 +110,8 @@ void EtcdCluster::KillMember(int i) {
   processes_[static_cast<size_t>(i)].Stop();
 }
 
+void EtcdCluster::SignalMember(int i, int signal) { processes_[static_cast<size_t>(i)].Kill(signal); }
+
 bool EtcdCluster::IsRunning(int i) { return processes_[static_cast<size_t>(i)].running(); }
 
 EtcdClient EtcdCluster::Client() const {
@@ -177,13 +179,14 @@ void NumberedWriter::Loop(std::chrono::milliseconds interval) {
     const auto now = std::chrono::steady_clock::now();
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      const auto gap = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_success);
+      longest_gap_ = std::max(longest_gap_, gap);
       if (revision.ok()) {
         acks_.push_back({index, *revision});
         last_success = now;
       } else {
         ++failures_;
-        longest_outage_ = std::max(longest_outage_,
-                                   std::chrono::duration_cast<std::chrono::milliseconds>(now - last_success));
+        longest_outage_ = std::max(longest_outage_, gap);
       }
     }
     std::this_thread::sleep_for(interval);
@@ -198,6 +201,11 @@ int64_t NumberedWriter::failures() const {
 std::chrono::milliseconds NumberedWriter::longest_outage() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return longest_outage_;
+}
+
+std::chrono::milliseconds NumberedWriter::longest_gap() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return longest_gap_;
 }
 
 std::vector<NumberedWriter::Ack> NumberedWriter::acknowledged() const {

@@ -60,6 +60,8 @@ class EtcdCluster {
   Status WaitReady(int i, std::chrono::milliseconds timeout = std::chrono::seconds(30));
   void StopMember(int i);
   void KillMember(int i);  // SIGKILL
+  // Sends `signal` to member i's etcd (SIGSTOP, SIGCONT) and does not wait.
+  void SignalMember(int i, int signal);
   bool IsRunning(int i);
 
   // A client on every member's client URL.
@@ -99,6 +101,9 @@ class NumberedWriter {
   // a failed one (how long the writer saw only errors) while Start ran.
   int64_t failures() const;
   std::chrono::milliseconds longest_outage() const;
+  // The longest time between two acknowledged puts (or from the last one to a
+  // failed one) while Start ran: an outage, or puts that each took that long.
+  std::chrono::milliseconds longest_gap() const;
 
  private:
   void Loop(std::chrono::milliseconds interval);
@@ -111,6 +116,7 @@ class NumberedWriter {
   int64_t next_ = 1;
   int64_t failures_ = 0;
   std::chrono::milliseconds longest_outage_{0};
+  std::chrono::milliseconds longest_gap_{0};
 };
 
 // Every acknowledged key of `writer` (up to `up_to_revision`: a restore's

@@ -1,6 +1,6 @@
 // A fresh directory for one test under $TMPDIR (or /tmp), removed with the
 // object; kept when the environment sets RULEPLANE_KEEP_TEST_DIRS=1 (for
-// debugging).
+// debugging) or after Keep() (a failed run's evidence).
 #pragma once
 
 #include <cstdlib>
@@ -22,7 +22,7 @@ class TempDir {
   }
   ~TempDir() {
     const char* keep = std::getenv("RULEPLANE_KEEP_TEST_DIRS");
-    if (path_.empty() || (keep != nullptr && std::string(keep) == "1")) return;
+    if (path_.empty() || keep_ || (keep != nullptr && std::string(keep) == "1")) return;
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
   }
@@ -30,9 +30,11 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   const std::string& path() const { return path_; }
+  void Keep() { keep_ = true; }
 
  private:
   std::string path_;
+  bool keep_ = false;
 };
 
 }  // namespace ruleplane::testing

@@ -1,0 +1,218 @@
+#include "tests/support/member_harness.h"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "adapters/etcd/etcdctl_hashkv.h"
+#include "tests/run_ruleplane.h"
+
+namespace ruleplane::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+}  // namespace
+
+Status MemberHarness::Create(int size, const std::string& name) {
+  size_ = size;
+  root_ = std::make_unique<TempDir>(name);
+  if (root_->path().empty()) return Error{ErrorCode::kIo, "cannot create a temporary directory", {}};
+  cluster_ = EtcdCluster::Create(size_, root_->path());
+  store_ = root_->path() + "/store/etcd-main";
+  for (int i = 0; i < size_; ++i) {
+    std::error_code error;
+    fs::create_directories(Dir(i), error);
+    if (error) return Error{ErrorCode::kIo, "cannot create " + Dir(i) + ": " + error.message(), {}};
+    if (Status written = cluster_->WriteConfigTemplate(i, Template(i)); !written.ok()) return written;
+  }
+  return {};
+}
+
+std::string MemberHarness::Endpoints() const {
+  std::string joined;
+  for (const std::string& url : cluster_->ClientUrls()) joined += (joined.empty() ? "" : ",") + url;
+  return joined;
+}
+
+std::string MemberHarness::WriteEtcd(int i, const std::vector<StatusMember>& members,
+                                     const std::string& rebootstrap) const {
+  std::string list;
+  for (const StatusMember& member : members) {
+    list += std::string(list.empty() ? "" : ",") + R"({"name":")" + member.name + R"(")" +
+            (member.id.empty() ? "" : R"(,"id":")" + member.id + R"(")") + R"(,"status":")" +
+            (member.ready ? "Ready" : "NotReady") + R"("})";
+  }
+  const std::string path = Dir(i) + "/etcd.json";
+  std::ofstream(path) << R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd",)"
+                      << R"("metadata":{"name":"etcd-main","namespace":"default")"
+                      << (rebootstrap.empty()
+                              ? ""
+                              : R"(,"annotations":{"ruleplane.dev/rebootstrap":")" + rebootstrap + R"("})")
+                      << R"(},"spec":{"replicas":)" << size_ << "},"
+                      << R"("status":{"clusterSize":)" << size_ << R"(,"members":[)" << list << "]}}";
+  return path;
+}
+
+Result<std::vector<StatusMember>> MemberHarness::LiveStatus(const std::vector<std::string>& not_ready) const {
+  EtcdClient client = cluster_->Client();
+  RequestLog reads;
+  auto members = client.MemberList(reads);
+  if (!members.ok()) return members.error();
+  std::vector<StatusMember> status;
+  for (const EtcdMember& member : *members) {
+    const bool ready = std::find(not_ready.begin(), not_ready.end(), member.name) == not_ready.end();
+    status.push_back({member.name, MemberIdHex(member.id), ready});
+  }
+  return status;
+}
+
+std::vector<StatusMember> MemberHarness::StatusOfCluster(const std::vector<std::string>& not_ready) const {
+  auto status = LiveStatus(not_ready);
+  EXPECT_TRUE(status.ok()) << status.error().message;
+  return status.ok() ? *status : std::vector<StatusMember>{};
+}
+
+Outcome MemberHarness::Shell(const std::string& command, const std::string& env) {
+  // Named after the running test: ctest runs the scenarios in parallel.
+  const std::string out = testing_support::TempPath("member-init.out");
+  const std::string err = testing_support::TempPath("member-init.err");
+  const std::string line = env + (env.empty() ? "" : " ") + command + " </dev/null >" + out + " 2>" + err;
+  const int status = std::system(line.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+}
+
+Outcome MemberHarness::Ruleplane(const std::string& args, const std::string& env) const {
+  return Shell(std::string(RULEPLANE_BINARY) + " " + args, env);
+}
+
+std::string MemberHarness::MemberInitArgs(int i, const std::string& etcd) const {
+  const EtcdMemberSpec& member = cluster_->member(i);
+  return "member-init --name " + member.name + " --peer-url " + member.peer_url + " --client-url " +
+         member.client_url + " --data-dir " + member.data_dir + " --config-template " + Template(i) +
+         " --config-out " + Config(i) + " --namespace default --endpoints " + Endpoints() +
+         " --backup-store " + store_ + " --etcd " + etcd + " --retry-deadline 30";
+}
+
+Outcome MemberHarness::MemberInitOf(int i, const std::string& etcd, const std::string& extra,
+                                    const std::string& env) const {
+  return Ruleplane(MemberInitArgs(i, etcd) + " " + extra, env);
+}
+
+Outcome MemberHarness::Backup(const std::string& kind) const {
+  return Ruleplane("backup " + kind + " --endpoints " + Endpoints() + " --backup-store " + store_);
+}
+
+Outcome MemberHarness::History(int i, const std::string& extra) const {
+  return Ruleplane("history --journal " + Journal(i) + " " + extra);
+}
+
+void MemberHarness::Bootstrap() {
+  Outcome first = MemberInitOf(0, WriteEtcd(0, {}));
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_TRUE(Contains(first.out, "first-member-bootstrap")) << first.out;
+  for (int i = 1; i < size_; ++i) {
+    Outcome following = MemberInitOf(i, WriteEtcd(i, {{"m0", "", false}}));
+    ASSERT_EQ(following.exit_code, 0) << following.out << following.err;
+    EXPECT_TRUE(Contains(following.out, "following-member-bootstrap")) << following.out;
+  }
+  for (int i = 0; i < size_; ++i) {
+    EXPECT_TRUE(Contains(Slurp(Config(i)), "initial-cluster-state: new")) << Slurp(Config(i));
+    ASSERT_TRUE(cluster_->StartMemberWithConfig(i, Config(i)).ok());
+  }
+  for (int i = 0; i < size_; ++i) {
+    Status ready = cluster_->WaitReady(i);
+    ASSERT_TRUE(ready.ok()) << ready.error().message;
+  }
+}
+
+void MemberHarness::ExpectHealthyCluster() const {
+  EtcdClient client = cluster_->Client();
+  RequestLog reads;
+  auto members = client.MemberList(reads);
+  ASSERT_TRUE(members.ok()) << members.error().message;
+  ASSERT_EQ(members->size(), static_cast<size_t>(size_));
+  for (const EtcdMember& member : *members) {
+    EXPECT_FALSE(member.is_learner) << member.name;
+    EXPECT_FALSE(member.name.empty()) << "a member added and never started: " << MemberIdHex(member.id);
+  }
+  auto status = client.MemberStatus(cluster_->member(0).client_url, reads);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  std::optional<uint32_t> hash;
+  for (int i = 0; i < size_; ++i) {
+    // A member catching up answers with an older revision for a moment.
+    auto result = HashAt(i, status->revision);
+    ASSERT_TRUE(result.ok()) << cluster_->member(i).name << ": " << result.error().message;
+    if (hash) {
+      EXPECT_EQ(*result, *hash) << cluster_->member(i).name << " disagrees at revision " << status->revision;
+    }
+    hash = *result;
+  }
+}
+
+void MemberHarness::ExpectNoKeyLost(const NumberedWriter& writer, int64_t up_to_revision) const {
+  EtcdClient client = cluster_->Client();
+  std::vector<std::string> missing =
+      MissingKeys(client, writer, up_to_revision > 0 ? up_to_revision : INT64_MAX);
+  EXPECT_TRUE(missing.empty()) << missing.size() << " acknowledged keys lost, e.g. " << missing.front();
+  EXPECT_GT(writer.acknowledged().size(), 20u) << "the writer wrote too little to show a loss";
+}
+
+Result<uintmax_t> MemberHarness::CorruptDatabase(int i) const {
+  const std::string db = DataDir(i) + "/member/snap/db";
+  std::error_code error;
+  const uintmax_t size = fs::file_size(db, error);
+  if (error) return Error{ErrorCode::kIo, "cannot read the size of " + db + ": " + error.message(), {}};
+  fs::resize_file(db, size / 2, error);
+  if (error) return Error{ErrorCode::kIo, "cannot truncate " + db + ": " + error.message(), {}};
+  std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
+  const std::string garbage(8192, '\xff');
+  if (!file.write(garbage.data(), static_cast<std::streamsize>(garbage.size())).flush())
+    return Error{ErrorCode::kIo, "cannot overwrite " + db, {}};
+  return size / 2;
+}
+
+std::vector<std::string> MemberHarness::Beside(int i, const std::string& infix) const {
+  std::vector<std::string> found;
+  const std::string prefix = fs::path(DataDir(i)).filename().string() + infix;
+  for (const auto& entry : fs::directory_iterator(Dir(i))) {
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) found.push_back(entry.path().string());
+  }
+  return found;
+}
+
+Result<MemberView> MemberHarness::ViewOf(int i) const {
+  const std::string url = cluster_->member(i).client_url;
+  EtcdClient client(EtcdClientConfig{{url}, {}, std::chrono::seconds(5)});
+  RequestLog reads;
+  auto status = client.MemberStatus(url, reads);
+  if (!status.ok()) return status.error();
+  auto members = client.MemberList(reads);
+  if (!members.ok()) return members.error();
+  MemberView view{status->cluster_id, status->revision, {}};
+  for (const EtcdMember& member : *members) {
+    std::string peers;
+    for (const std::string& peer : member.peer_urls) peers += (peers.empty() ? "" : ",") + peer;
+    view.members.push_back(MemberIdHex(member.id) + " " +
+                           (member.name.empty() ? "(unstarted)" : member.name) + " " + peers +
+                           (member.is_learner ? " learner" : ""));
+  }
+  std::sort(view.members.begin(), view.members.end());
+  return view;
+}
+
+Result<uint32_t> MemberHarness::HashAt(int i, int64_t revision, int attempts) const {
+  Result<HashKvResult> result = Error{ErrorCode::kUnavailable, "not asked", {}};
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    result = EndpointHashKV(cluster_->member(i).client_url, revision, {}, std::chrono::seconds(10));
+    if (result.ok()) return result->hash;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return result.error();
+}
+
+}  // namespace ruleplane::testing

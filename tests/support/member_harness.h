@@ -1,0 +1,115 @@
+// A real etcd cluster whose members start the way a Pod of etcd-druid's does:
+// `ruleplane member-init` as a process first (the Etcd object given as a JSON
+// file), then etcd from the configuration it wrote. The harness plays
+// etcd-druid (it writes the Etcd status) and the kubelet (it starts and stops
+// the members); tests/etcd/member_init_test.cpp and the fault campaign
+// (tests/chaos/) share it.
+//
+//   MemberHarness harness;
+//   ASSERT_TRUE(harness.Create(3, "member-init").ok());
+//   ASSERT_NO_FATAL_FAILURE(harness.Bootstrap());
+//   harness.cluster_->StopMember(2);
+//   Outcome run = harness.MemberInitOf(2, harness.WriteEtcd(2, harness.StatusOfCluster({"m2"})));
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/etcd_cluster.h"
+#include "tests/support/eventually.h"
+#include "tests/support/temp_dir.h"
+
+namespace ruleplane::testing {
+
+// A ruleplane (or other) process run to completion.
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// What the harness writes as the Etcd object's status: etcd-druid's view of the members.
+struct StatusMember {
+  std::string name;
+  std::string id;  // hex, "" when not known yet
+  bool ready = true;
+};
+
+// One member's answer about the cluster, for checks across members.
+struct MemberView {
+  uint64_t cluster_id = 0;
+  int64_t revision = 0;
+  std::vector<std::string> members;  // "<id hex> <name> <peer URL>[ learner]", sorted
+};
+
+class MemberHarness {
+ public:
+  // `size` members named m0, m1, ... under a fresh temporary directory named
+  // after `name`, each with its configuration template; starts nothing.
+  Status Create(int size, const std::string& name);
+
+  std::string Dir(int i) const { return root_->path() + "/" + cluster_->member(i).name; }
+  std::string Template(int i) const { return Dir(i) + "/etcd.template.yaml"; }
+  std::string Config(int i) const { return Dir(i) + "/etcd.conf.yaml"; }
+  std::string Journal(int i) const { return Dir(i) + "/ruleplane-journal.db"; }
+  std::string DataDir(int i) const { return cluster_->member(i).data_dir; }
+  std::string Endpoints() const;  // every client URL, comma-separated
+
+  // Writes the Etcd object etcd-druid would show and returns its path;
+  // `rebootstrap`: the marker an approved quorum-loss plan writes, if any.
+  std::string WriteEtcd(int i, const std::vector<StatusMember>& members,
+                        const std::string& rebootstrap = "") const;
+  // The Etcd status with every current etcd member, `not_ready` marked NotReady.
+  Result<std::vector<StatusMember>> LiveStatus(const std::vector<std::string>& not_ready = {}) const;
+  // As LiveStatus; a test failure (and an empty status) when no member answers.
+  std::vector<StatusMember> StatusOfCluster(const std::vector<std::string>& not_ready = {}) const;
+
+  // `command` through the shell, stdin from /dev/null; `env`: "NAME=value ...".
+  static Outcome Shell(const std::string& command, const std::string& env = "");
+  Outcome Ruleplane(const std::string& args, const std::string& env = "") const;
+  // The arguments of member-init for member i, with the Etcd object `etcd`.
+  std::string MemberInitArgs(int i, const std::string& etcd) const;
+  // member-init for member i, with the Etcd object `etcd`.
+  Outcome MemberInitOf(int i, const std::string& etcd, const std::string& extra = "",
+                       const std::string& env = "") const;
+  // `ruleplane backup full|delta` into the store.
+  Outcome Backup(const std::string& kind) const;
+  Outcome History(int i, const std::string& extra = "") const;
+
+  // A fresh cluster the way etcd-druid starts one: m0 first (no member in
+  // the status), then the others as following members; every member starts
+  // from the configuration member-init wrote. Test failures on the way.
+  void Bootstrap();
+  // Every member: the configured number of voters, none a learner, the same
+  // hashkv at one revision.
+  void ExpectHealthyCluster() const;
+  void ExpectNoKeyLost(const NumberedWriter& writer, int64_t up_to_revision = 0) const;
+
+  // Halves member i's database and overwrites both bbolt meta pages (halving
+  // alone was not enough: the pages in use can all lie in the first half);
+  // the member must be stopped. Returns the database's new size.
+  Result<uintmax_t> CorruptDatabase(int i) const;
+  // Directories beside the data directory: "<data>.<timestamp>" (moved
+  // aside), "<data>.restored.<...>"; those whose name starts with the data
+  // directory's and then `infix`.
+  std::vector<std::string> Beside(int i, const std::string& infix) const;
+  // What member i answers itself (status and member list).
+  Result<MemberView> ViewOf(int i) const;
+  // HashKV of member i at `revision`; retried while it catches up (`attempts` x 100 ms).
+  Result<uint32_t> HashAt(int i, int64_t revision, int attempts = 50) const;
+
+  int size_ = 3;
+  std::unique_ptr<TempDir> root_;
+  std::unique_ptr<EtcdCluster> cluster_;
+  std::string store_;
+};
+
+// Whether `text` contains `part`.
+inline bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace ruleplane::testing
