@@ -58,7 +58,10 @@ std::optional<std::string> WorkQueue::Get() {
       continue;
     }
     if (next->second > Clock::now()) {
-      changed_.wait_until(lock, next->second);
+      // A copy: while this worker waits, another may take the key and erase
+      // its entry, which wait_until reads again when it wakes.
+      const Clock::time_point due = next->second;
+      changed_.wait_until(lock, due);
       continue;
     }
     std::string key = next->first;
