@@ -113,24 +113,26 @@ Status MoveFileDurably(const std::string& source, const std::string& destination
 }
 
 Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock::time_point now,
-                              RequestLog& log) {
+                              RequestLog& log, const std::string& base) {
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
   std::tm utc{};
   gmtime_r(&seconds, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
-  std::string aside = path + "." + stamp;
+  const std::string prefix = (base.empty() ? path : base) + "." + stamp;
+  std::string aside = prefix;
   std::error_code ignored;
   for (int n = 2; fs::exists(aside, ignored) || fs::is_symlink(aside, ignored); ++n) {
-    aside = path + "." + stamp + "." + std::to_string(n);
+    aside = prefix + "." + std::to_string(n);
   }
   if (!log.Record(
           Request{Request::Kind::kFile, "rename", path, {aside}, "moved aside, never deleted", true})) {
     return aside;
   }
   if (rename(path.c_str(), aside.c_str()) != 0) return IoError("cannot move aside", path);
-  if (Status synced = SyncDirectory(fs::path(path).parent_path().string()); !synced.ok())
-    return synced.error();
+  for (const fs::path& parent : {fs::path(path).parent_path(), fs::path(aside).parent_path()}) {
+    if (Status synced = SyncDirectory(parent.string()); !synced.ok()) return synced.error();
+  }
   return aside;
 }
 

@@ -25,12 +25,12 @@ Status CopyFileAtomically(const std::string& source, const std::string& destinat
 // (kFile "move").
 Status MoveFileDurably(const std::string& source, const std::string& destination, RequestLog& log);
 
-// Renames `path` to "<path>.<UTC yyyymmddThhmmssZ>" (".<n>" appended when
-// that exists), fsyncs the parent, and returns the new path. Records one
-// Request (kFile "rename", path, args {new path}). In a dry run, returns the
-// name it would use.
+// Renames `path` to "<base>.<UTC yyyymmddThhmmssZ>" (".<n>" appended when
+// that exists; `base` is `path` unless given), fsyncs the parents, and
+// returns the new path. Records one Request (kFile "rename", path, args {new
+// path}). In a dry run, returns the name it would use.
 Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock::time_point now,
-                              RequestLog& log);
+                              RequestLog& log, const std::string& base = "");
 
 // fsync of a directory (after a rename in it).
 Status SyncDirectory(const std::string& path);

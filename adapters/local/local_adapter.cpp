@@ -325,12 +325,9 @@ Status LocalAdapter::RestoreFullSnapshot(const PlanStep& step, RequestLog& log) 
   // leader sends it the data.
   const bool joins = InitialClusterNames(initial_cluster).size() > 1;
   if (joins) {
-    auto aside = MoveAside(restored, std::chrono::system_clock::now(), log);
+    // Named after its own second, and unique: two restores within one second used to collide.
+    auto aside = MoveAside(restored, std::chrono::system_clock::now(), log, member_.data_dir + ".restored");
     if (!aside.ok()) return aside.error();
-    if (Status moved = Rename(*aside, member_.data_dir + ".restored" + aside->substr(restored.size()), log);
-        !moved.ok()) {
-      return moved;
-    }
   } else {
     if (Status made = MakeDirectory(member_.data_dir, log); !made.ok()) return made;
     if (!log.dry_run() && !IsEmptyDirectory(member_.data_dir)) {
