@@ -86,15 +86,18 @@ DataLossBound DataLossBoundOf(const Value& snapshot) {
   return bound;
 }
 
-bool IsQuorumLossRecovery(const PlanStep& step) {
-  return step.action == "ScaleStatefulSet" && IntParam(step, "replicas") == 0;
+bool IsQuorumLossRecovery(const PlanStep& step, const Value& etcd) {
+  const Value* desired = ValueAt(etcd, {"spec", "replicas"});
+  const bool hibernation = desired != nullptr && desired->is_int() && desired->int_value() == 0;
+  return step.action == "ScaleStatefulSet" && IntParam(step, "replicas") == 0 && !hibernation;
 }
 
 GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, const std::string& plan_digest,
                                 Timestamp now, const ControllerGateOptions& options) {
   GateDecision decision;
   const std::string etcd = TextAt(snapshot, {"etcd", "metadata", "name"});
-  if (IsQuorumLossRecovery(step)) {
+  const Value* etcd_object = ValueAt(snapshot, {"etcd"});
+  if (etcd_object != nullptr && IsQuorumLossRecovery(step, *etcd_object)) {
     const Value* annotations = ValueAt(snapshot, {"etcd", "metadata", "annotations"});
     const Value* approval =
         annotations != nullptr && annotations->is_map() ? annotations->Find(kApprovePlanAnnotation) : nullptr;

@@ -3,7 +3,7 @@
 // EtcdClusterSnapshot alone (no I/O here).
 //
 //   - Quorum-loss recovery (the StatefulSet scaled to 0, to re-bootstrap from
-//     the backup) waits for an approval: the annotation
+//     the backup, while spec.replicas is not 0) waits for an approval: the annotation
 //     ruleplane.dev/approve-plan on the Etcd naming the plan's digest
 //     (PlanDigest), unless the controller runs with --auto-recover-quorum-loss.
 //     An approval runs the step without --allow-disruptive.
@@ -49,8 +49,10 @@ struct ControllerGateOptions {
   std::chrono::seconds min_disruptive_interval{60};
 };
 
-// The quorum-loss re-bootstrap: ScaleStatefulSet to 0 replicas.
-bool IsQuorumLossRecovery(const PlanStep& step);
+// The quorum-loss re-bootstrap: ScaleStatefulSet to 0 replicas while the
+// Etcd object `etcd` still wants members. A scale to 0 that its spec.replicas
+// asks for is hibernation: the members keep their data, no approval is needed.
+bool IsQuorumLossRecovery(const PlanStep& step, const Value& etcd);
 
 GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, const std::string& plan_digest,
                                 Timestamp now, const ControllerGateOptions& options);

@@ -201,7 +201,7 @@ void EtcdReconciler::RecordEvent(const Value& etcd, const PlanStep& planned, con
     events.push_back({"", "Normal", step.action, "done: " + about, step.action});
   } else if (step.state == StepState::kFailed) {
     events.push_back({"", "Warning", "StepFailed", step.message + ": " + about, step.action});
-  } else if (step.state == StepState::kPending && IsQuorumLossRecovery(planned) &&
+  } else if (step.state == StepState::kPending && IsQuorumLossRecovery(planned, etcd) &&
              step.message.rfind("waiting: ", 0) == 0) {
     // One per plan digest: it waits for an approval of this very plan.
     events.push_back({name + ".approval." + digest.substr(7, 16), "Warning", "ApprovalRequired", step.message,

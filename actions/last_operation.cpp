@@ -50,7 +50,7 @@ Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string
     const PlanStep& step = plan.steps[i];
     const StepState state = i < report.steps.size() ? report.steps[i].state : StepState::kPending;
     if (step.id == report.paused_before) paused_before = &step;
-    recovery |= IsQuorumLossRecovery(step);
+    recovery |= IsQuorumLossRecovery(step, etcd);
     done += state == StepState::kSucceeded || state == StepState::kSkipped;
     disruptive_done |= step.disruptive && state == StepState::kSucceeded;
   }
@@ -60,7 +60,7 @@ Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string
     state = kOperationError;
     description = report.error->message;
   } else if (paused_before != nullptr) {
-    state = IsQuorumLossRecovery(*paused_before) ? kOperationAwaitingApproval : kOperationProcessing;
+    state = IsQuorumLossRecovery(*paused_before, etcd) ? kOperationAwaitingApproval : kOperationProcessing;
     for (size_t i = 0; i < plan.steps.size(); ++i) {
       if (&plan.steps[i] == paused_before && i < report.steps.size()) description = report.steps[i].message;
     }

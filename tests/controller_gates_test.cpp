@@ -64,7 +64,7 @@ TEST_F(ControllerGatesTest, QuorumLossRecoveryWaitsForAnApprovalOfThisVeryPlan) 
   const Plan plan = PlanFor(snapshot);
   const std::string digest = PlanDigest(plan);
   const PlanStep& scale = StepOf(plan, "ScaleStatefulSet");
-  ASSERT_TRUE(IsQuorumLossRecovery(scale));
+  ASSERT_TRUE(IsQuorumLossRecovery(scale, *snapshot.document.Find("etcd")));
 
   GateDecision gate = GateControllerStep(scale, snapshot.document, digest, snapshot.observed_at, {});
   EXPECT_TRUE(gate.wait);
@@ -83,6 +83,28 @@ TEST_F(ControllerGatesTest, QuorumLossRecoveryWaitsForAnApprovalOfThisVeryPlan) 
   gate = GateControllerStep(scale, snapshot.document, digest, snapshot.observed_at, {true});
   EXPECT_FALSE(gate.wait) << "--auto-recover-quorum-loss";
   EXPECT_EQ(PlanDigest(PlanFor(Parsed(document))), digest) << "an annotation does not change the decision";
+}
+
+TEST_F(ControllerGatesTest, HibernationIsAScaleToZeroWithoutApprovalOrDataLossBound) {
+  std::ostringstream errors;
+  auto v2 = cli::LoadRuleLibrary({"etcd-druid-status-scaling@2.0.0"}, errors);
+  ASSERT_TRUE(v2) << errors.str();
+  const auto scaling = cli::SelectForSubject(*v2, "EtcdCluster", errors);
+  ASSERT_EQ(scaling.size(), 1u) << errors.str();
+  const Snapshot snapshot = Parsed(Example("v2-scale-to-zero.json"));
+  auto plan = MakePlan(scaling, snapshot, {}, v2->catalogue.get());
+  ASSERT_TRUE(plan.ok());
+  const PlanStep& scale = StepOf(*plan, "ScaleStatefulSet");
+  EXPECT_FALSE(IsQuorumLossRecovery(scale, *snapshot.document.Find("etcd"))) << "spec.replicas is 0";
+  const GateDecision gate =
+      GateControllerStep(scale, snapshot.document, PlanDigest(*plan), snapshot.observed_at, {});
+  EXPECT_FALSE(gate.wait) << gate.reason;
+  EXPECT_FALSE(gate.allows_disruptive) << "a disruptive step like any other: --allow-disruptive decides";
+
+  const Value status = LastOperationStatus(*snapshot.document.Find("etcd"), *plan, PlanDigest(*plan),
+                                           ExecutionReport{}, DataLossBoundOf(snapshot.document),
+                                           snapshot.observed_at, Value());
+  EXPECT_EQ(ValueAt(status, {"lastOperation", "dataLossBound"}), nullptr) << "nothing is restored";
 }
 
 TEST_F(ControllerGatesTest, TheDataLossBoundIsTheMembersRevisionAgainstTheBackups) {
