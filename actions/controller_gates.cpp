@@ -56,15 +56,20 @@ std::string DataLossBound::Describe() const {
     return "the backup holds revision " + std::to_string(backup_revision) +
            "; no member reported its revision, so the writes after it are not bounded";
   }
-  return "the backup holds revision " + std::to_string(backup_revision) + ", the members were last seen at " +
-         std::to_string(observed_revision) + ": at most " + std::to_string(revisions()) +
-         " revisions may be lost";
+  return "the backup holds revision " + std::to_string(backup_revision) +
+         "; the highest revision a member reported is " + std::to_string(observed_revision) + " (" +
+         observed_member + (observed_time.empty() ? "" : " at " + observed_time) + "): at least " +
+         std::to_string(revisions()) +
+         " revisions will be lost, and any write acknowledged after that reading too (a lower bound)";
 }
 
 Value DataLossBound::ToValue() const {
   return Value::MakeMap({{Value::String("backupRevision"), Value::Int(backup_revision)},
                          {Value::String("observedRevision"), Value::Int(observed_revision)},
+                         {Value::String("observedMember"), Value::String(observed_member)},
+                         {Value::String("observedTime"), Value::String(observed_time)},
                          {Value::String("revisions"), Value::Int(revisions())},
+                         {Value::String("lowerBound"), Value::Bool(true)},
                          {Value::String("description"), Value::String(Describe())}});
 }
 
@@ -76,12 +81,14 @@ DataLossBound DataLossBoundOf(const Value& snapshot) {
     if (name == etcd + "-full-snap" || name == etcd + "-delta-snap") {
       bound.backup_revision =
           std::max(bound.backup_revision, Decimal(TextAt(lease, {"spec", "holderIdentity"})));
+      continue;
     }
-    const Value* annotations = ValueAt(lease, {"metadata", "annotations"});
-    const Value* revision =
-        annotations != nullptr && annotations->is_map() ? annotations->Find(kRevisionAnnotation) : nullptr;
-    if (revision != nullptr && revision->is_string())
-      bound.observed_revision = std::max(bound.observed_revision, Decimal(revision->string_value()));
+    const int64_t revision = Decimal(TextAt(lease, {"metadata", "annotations", kRevisionAnnotation}));
+    if (revision > bound.observed_revision) {
+      bound.observed_revision = revision;
+      bound.observed_member = name;
+      bound.observed_time = TextAt(lease, {"metadata", "annotations", kRevisionTimeAnnotation});
+    }
   }
   return bound;
 }

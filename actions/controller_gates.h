@@ -30,13 +30,19 @@
 
 namespace ruleplane {
 
-// What a restore from the newest backup may lose: the writes after the
-// backup's revision, up to the highest revision a member was last seen at.
+// What a restore from the newest backup loses: the writes after the backup's
+// revision. Known only from below: the highest revision a member agent read
+// from its member (kRevisionAnnotation, also written by a member that answers
+// without a leader after the quorum loss) misses what was acknowledged after
+// that reading.
 struct DataLossBound {
   int64_t backup_revision = -1;    // the full or delta snapshot Lease's; -1: unknown
   int64_t observed_revision = -1;  // the highest on a member Lease's annotation; -1: unknown
+  std::string observed_member;     // whose Lease had it
+  std::string observed_time;       // when its agent read it (kRevisionTimeAnnotation), "" if not said
 
-  // Revisions written after the backup (0 when it is current); -1: unknown.
+  // At least this many revisions written after the backup are lost (0 when
+  // it is current); -1: unknown.
   int64_t revisions() const;
   std::string Describe() const;
   Value ToValue() const;

@@ -12,13 +12,21 @@
 
 namespace ruleplane {
 
-// On a member's Lease: the member's revision at the last renewal.
+// On a member's Lease: the member's revision as its agent last read it, and
+// when (RFC 3339). Also written while the member answers without a leader,
+// when the Lease is not renewed: a quorum-loss plan's data-loss bound reads
+// the revision a surviving member holds after the loss.
 inline constexpr const char* kRevisionAnnotation = "ruleplane.dev/revision";
+inline constexpr const char* kRevisionTimeAnnotation = "ruleplane.dev/revision-time";
 
-// `revision` >= 0: also annotate the Lease with it (kRevisionAnnotation).
+// `revision` >= 0: also annotate the Lease with it and `now`.
 // A missing Lease is kFailedPrecondition (etcd-druid creates it).
 Status RenewAgentLease(KubeClient& kube, const std::string& namespace_name, const std::string& name,
                        const std::string& holder, std::chrono::system_clock::time_point now,
                        int64_t duration_seconds, int64_t revision = -1);
+
+// Only the revision annotations, the Lease's holder and renewal untouched.
+Status RecordAgentRevision(KubeClient& kube, const std::string& namespace_name, const std::string& name,
+                           std::chrono::system_clock::time_point now, int64_t revision);
 
 }  // namespace ruleplane

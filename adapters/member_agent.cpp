@@ -113,6 +113,11 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
   });
   if (!voting || status->leader == 0) {
     round.error = voting ? "the member knows no leader" : "the member is not a voting member of the cluster";
+    // Not healthy, so no renewal; its revision still bounds what a re-bootstrap loses.
+    if (Status recorded =
+            RecordAgentRevision(kube_, options_.namespace_name, options_.member_name, now, status->revision);
+        !recorded.ok())
+      round.error += "; revision not recorded: " + recorded.error().message;
     return round;
   }
   round.healthy = true;

@@ -101,9 +101,9 @@ TEST_F(ControllerGatesTest, HibernationIsAScaleToZeroWithoutApprovalOrDataLossBo
   EXPECT_FALSE(gate.wait) << gate.reason;
   EXPECT_FALSE(gate.allows_disruptive) << "a disruptive step like any other: --allow-disruptive decides";
 
-  const Value status = LastOperationStatus(*snapshot.document.Find("etcd"), *plan, PlanDigest(*plan),
-                                           ExecutionReport{}, DataLossBoundOf(snapshot.document),
-                                           snapshot.observed_at, Value());
+  const Value status =
+      LastOperationStatus(*snapshot.document.Find("etcd"), *plan, PlanDigest(*plan), ExecutionReport{},
+                          DataLossBoundOf(snapshot.document), snapshot.observed_at, Value());
   EXPECT_EQ(ValueAt(status, {"lastOperation", "dataLossBound"}), nullptr) << "nothing is restored";
 }
 
@@ -114,11 +114,17 @@ TEST_F(ControllerGatesTest, TheDataLossBoundIsTheMembersRevisionAgainstTheBackup
   EXPECT_EQ(bound.observed_revision, -1);
   EXPECT_EQ(bound.revisions(), -1) << "no member reported its revision: unbounded";
   document["leases"][0]["metadata"]["annotations"]["ruleplane.dev/revision"] = "1051900";
+  document["leases"][0]["metadata"]["annotations"]["ruleplane.dev/revision-time"] = "2024-05-01T09:59:50.0Z";
   document["leases"][1]["metadata"]["annotations"]["ruleplane.dev/revision"] = "1051880";
   bound = DataLossBoundOf(Parsed(document).document);
   EXPECT_EQ(bound.observed_revision, 1051900);
+  EXPECT_EQ(bound.observed_member, "etcd-main-0");
   EXPECT_EQ(bound.revisions(), 26);
-  EXPECT_NE(bound.Describe().find("at most 26 revisions"), std::string::npos) << bound.Describe();
+  EXPECT_NE(bound.Describe().find("(etcd-main-0 at 2024-05-01T09:59:50.0Z): at least 26 revisions"),
+            std::string::npos)
+      << bound.Describe();
+  EXPECT_NE(bound.Describe().find("a lower bound"), std::string::npos)
+      << "writes after the last reading are not counted: " << bound.Describe();
 }
 
 TEST_F(ControllerGatesTest, AMembershipChangeWaitsUntilEveryMemberThatStaysIsReady) {

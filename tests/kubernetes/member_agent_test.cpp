@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "adapters/agent_lease.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/kubernetes/manifests.h"
 #include "adapters/process.h"
@@ -463,6 +464,42 @@ TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
       EXPECT_FALSE(Contains(step, "LeaseExpired")) << step;
     }
   }
+}
+
+// After a quorum loss the survivor's agent renews nothing (its member knows no
+// leader) but records the revision its member holds now on the Lease: writes
+// acknowledged after the last renewal count in a re-bootstrap's data-loss bound.
+TEST_F(MemberAgentTest, ASurvivorOfAQuorumLossRecordsItsLiveRevisionWithoutRenewing) {
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(Agent(i).exit_code, 0) << i;
+  const std::string renewed = Field(Get("leases", "etcd-main-0"), {"spec", "renewTime"});
+  const std::string recorded =
+      Field(Get("leases", "etcd-main-0"), {"metadata", "annotations", kRevisionAnnotation});
+  EtcdClient client = etcd_->Client();
+  int64_t written = -1;
+  for (int i = 0; i < 20; ++i) {
+    auto put = client.Put("/after-the-renewal/" + std::to_string(i), "v", log_);
+    ASSERT_TRUE(put.ok()) << put.error().message;
+    written = *put;
+  }
+  etcd_->StopMember(1);
+  etcd_->StopMember(2);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto status = client.MemberStatus(etcd_->member(0).client_url, log_);
+        return status.ok() && status->leader == 0;
+      },
+      std::chrono::seconds(30), std::chrono::milliseconds(100)))
+      << "etcd-main-0 still knows a leader";
+
+  const CommandResult run = Agent(0);
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.out, "knows no leader")) << run.out;
+  const Value lease = Get("leases", "etcd-main-0");
+  EXPECT_EQ(Field(lease, {"spec", "renewTime"}), renewed) << "a member without a leader is not renewed";
+  EXPECT_LT(std::stoll(recorded), written);
+  EXPECT_EQ(Field(lease, {"metadata", "annotations", kRevisionAnnotation}), std::to_string(written))
+      << "the revision after the last renewal";
+  EXPECT_TRUE(ParseRfc3339(Field(lease, {"metadata", "annotations", kRevisionTimeAnnotation})).ok());
 }
 
 // A full snapshot that takes 10 s (the leader reached over a slow link, on
