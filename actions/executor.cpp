@@ -121,6 +121,13 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
                               const EvaluationOptions& evaluation) {
   ExecutionReport report;
   dry_run_acted_ = false;
+  plan_id_ = 0;
+  plan_ = &plan;
+  snapshot_ = &snapshot;
+  report_ = &report;
+  rule_set_digests_.clear();
+  for (const auto& compiled : rule_sets)
+    rule_set_digests_.emplace_back(compiled->rule_set().id(), compiled->rule_set().digest);
   for (const PlanStep& step : plan.steps) {
     StepReport step_report;
     step_report.step_id = step.id;
@@ -129,35 +136,47 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
     report.steps.push_back(std::move(step_report));
   }
 
+  // The same plan decided again (a resync, a plan waiting for an approval) is
+  // recorded only when its run acts or ends otherwise than the last one.
+  std::optional<PlanRecord> latest;
+  auto finish = [&](const std::string& state, const std::string& error) -> Status {
+    if (journal_ == nullptr) return {};
+    if (plan_id_ == 0) {
+      const bool repeated =
+          latest && latest->state == state &&
+          latest->error.substr(0, latest->error.find(':')) == error.substr(0, error.find(':'));
+      if (repeated) return {};
+      if (Status recorded = Record(report); !recorded.ok()) return recorded;
+    }
+    report.plan_id = plan_id_;
+    return journal_->FinishPlan(plan_id_, state, error);
+  };
   auto fail = [&](std::string state, Error error) -> ExecutionReport& {
     report.state = std::move(state);
-    if (journal_ != nullptr && plan_id_ != 0) {
-      (void)journal_->FinishPlan(plan_id_, report.state, error.message);
-    }
+    latest.reset();  // a failure is always recorded
+    (void)finish(report.state, error.message);
     report.error = std::move(error);
     return report;
   };
 
   std::vector<StepRecord> interrupted;
   if (journal_ != nullptr) {
-    std::vector<std::pair<std::string, std::string>> digests;
-    for (const auto& compiled : rule_sets)
-      digests.emplace_back(compiled->rule_set().id(), compiled->rule_set().digest);
-    auto evaluation_id = journal_->RecordEvaluation(snapshot, digests);
-    if (!evaluation_id.ok()) return fail("failed", evaluation_id.error());
     if (!options_.dry_run) {
       auto unfinished = journal_->UnfinishedSteps(options_.subject);
       if (!unfinished.ok()) return fail("failed", unfinished.error());
       interrupted = std::move(*unfinished);
     }
-    auto plan_id =
-        journal_->BeginPlan(*evaluation_id, plan, options_.command, options_.subject, options_.dry_run);
-    if (!plan_id.ok()) return fail("failed", plan_id.error());
-    plan_id_ = report.plan_id = *plan_id;
+    auto found = journal_->LatestPlan(options_.subject, options_.dry_run);
+    if (!found.ok()) return fail("failed", found.error());
+    if (*found && (*found)->digest == PlanDigest(plan)) {
+      latest = std::move(*found);
+    } else if (Status recorded = Record(report); !recorded.ok()) {
+      return fail("failed", recorded.error());
+    }
   }
 
   if (auto refusal = CheckPlan(plan, snapshot, rule_sets, evaluation, report)) {
-    if (journal_ != nullptr) {
+    if (journal_ != nullptr && plan_id_ != 0) {
       for (size_t i = 0; i < plan.steps.size(); ++i) {
         if (report.steps[i].state == StepState::kRefused) {
           (void)journal_->StepFinished(plan_id_, plan.steps[i].id, StepState::kRefused, {},
@@ -177,10 +196,8 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
     step_report.state = StepState::kPending;
     step_report.message = "waiting: " + why;
     if (options_.on_step) options_.on_step(step, step_report);
-    if (journal_ != nullptr) {
-      Status finished = journal_->FinishPlan(plan_id_, "paused", "before " + step.id + ": " + why);
-      if (!finished.ok()) report.error = finished.error();
-    }
+    if (Status finished = finish("paused", "before " + step.id + ": " + why); !finished.ok())
+      report.error = finished.error();
     return report;
   };
   bool disruptive_performed = false;
@@ -215,7 +232,7 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
       step_report.state = StepState::kSkipped;
       step_report.message = "already done";
       step_report.requests = reads.requests();
-      if (journal_ != nullptr) {
+      if (journal_ != nullptr && plan_id_ != 0) {
         Status recorded = journal_->StepFinished(plan_id_, step->id, step_report.state, step_report.requests,
                                                  step_report.message);
         if (!recorded.ok()) return fail("failed", recorded.error());
@@ -235,7 +252,7 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
                           step->action + " " + step->target + " is not done yet; observed again in " +
                               std::to_string(waiting_->count()) + " ms");
     }
-    if (journal_ != nullptr && (status.ok() || step_report.state == StepState::kFailed)) {
+    if (journal_ != nullptr && plan_id_ != 0 && (status.ok() || step_report.state == StepState::kFailed)) {
       Status recorded = journal_->StepFinished(plan_id_, step->id, step_report.state, step_report.requests,
                                                step_report.message);
       if (status.ok() && !recorded.ok()) status = recorded.error();
@@ -250,11 +267,25 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
     if (step->disruptive && step_report.state == StepState::kSucceeded) disruptive_performed = true;
   }
   report.state = "succeeded";
-  if (journal_ != nullptr) {
-    Status finished = journal_->FinishPlan(plan_id_, options_.dry_run ? "dry-run" : "succeeded", "");
-    if (!finished.ok()) report.error = finished.error();
-  }
+  if (Status finished = finish(options_.dry_run ? "dry-run" : "succeeded", ""); !finished.ok())
+    report.error = finished.error();
   return report;
+}
+
+Status Executor::Record(const ExecutionReport& report) {
+  if (plan_id_ != 0) return {};
+  auto plan_id = journal_->BeginPlan(*snapshot_, rule_set_digests_, *plan_, options_.command,
+                                     options_.subject, options_.dry_run);
+  if (!plan_id.ok()) return plan_id.error();
+  plan_id_ = *plan_id;
+  for (const StepReport& step : report.steps) {
+    if (step.state == StepState::kPending || step.state == StepState::kRunning) continue;
+    if (Status recorded =
+            journal_->StepFinished(plan_id_, step.step_id, step.state, step.requests, step.message);
+        !recorded.ok())
+      return recorded;
+  }
+  return {};
 }
 
 Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, StepReport& report) {
@@ -297,6 +328,8 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
     if (status.ok()) {
       report.attempts = attempt;
       if (journal_ != nullptr && !options_.dry_run) {
+        // The intent, before the step acts: the run is recorded now if it was not.
+        if (Status recorded = Record(*report_); !recorded.ok()) return recorded;
         if (Status started = journal_->StepStarted(plan_id_, step, attempt); !started.ok()) return started;
       }
       FailPoint("before:" + step.action);

@@ -133,11 +133,19 @@ class Executor {
                                  const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,
                                  const EvaluationOptions& evaluation, ExecutionReport& report);
   Status RunStep(const PlanStep& step, const StepRecord* interrupted, StepReport& report);
+  // Records the run in the journal (once): the evaluation, the plan, and the
+  // outcome of each step that has one in `report` so far.
+  Status Record(const ExecutionReport& report);
 
   const AdapterSet& adapters_;
   Journal* journal_;
   ExecutorOptions options_;
-  int64_t plan_id_ = 0;
+  int64_t plan_id_ = 0;  // the run's plan in the journal; 0 while not recorded
+  // While Run runs: what Record records.
+  const Plan* plan_ = nullptr;
+  const Snapshot* snapshot_ = nullptr;
+  std::vector<std::pair<std::string, std::string>> rule_set_digests_;
+  const ExecutionReport* report_ = nullptr;
   std::vector<GateDecision> gates_;                   // per step of the plan being run
   bool dry_run_acted_ = false;                        // a dry run recorded a step that would change the state
   std::optional<std::chrono::milliseconds> waiting_;  // the step just run waits for the world, not done yet

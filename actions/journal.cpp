@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS plans (
   error TEXT NOT NULL DEFAULT '',
   started_at TEXT NOT NULL,
   finished_at TEXT NOT NULL DEFAULT '',
-  matched_rules TEXT NOT NULL
+  matched_rules TEXT NOT NULL,
+  plan_digest TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS plans_by_subject ON plans(subject, id);
 CREATE TABLE IF NOT EXISTS steps (
@@ -53,13 +54,14 @@ CREATE TABLE IF NOT EXISTS steps (
   message TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (plan_id, step_id)
 );
-PRAGMA user_version = 1;
 )";
 
-// UTC, RFC 3339 with milliseconds.
-std::string Now() {
-  const auto now = std::chrono::system_clock::now();
-  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+// Schema versions (PRAGMA user_version): 1 had no plans.plan_digest.
+constexpr int kSchemaVersion = 2;
+
+// UTC, RFC 3339 with milliseconds, of `time`.
+std::string Rfc3339Millis(std::chrono::system_clock::time_point time) {
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch()).count();
   const std::time_t seconds = static_cast<std::time_t>(millis / 1000);
   std::tm utc{};
   gmtime_r(&seconds, &utc);
@@ -68,6 +70,8 @@ std::string Now() {
   std::snprintf(text + length, sizeof text - length, ".%03dZ", static_cast<int>(millis % 1000));
   return text;
 }
+
+std::string Now() { return Rfc3339Millis(std::chrono::system_clock::now()); }
 
 Value StringList(const std::vector<std::string>& items) {
   Value::List list;
@@ -214,28 +218,53 @@ std::string_view StepStateName(StepState state) {
   return "pending";
 }
 
-Journal::Journal(std::string path) : path_(std::move(path)) {}
+Journal::Journal(std::string path, JournalLimits limits) : path_(std::move(path)), limits_(limits) {}
 
 Journal::~Journal() { sqlite3_close(static_cast<sqlite3*>(db_)); }
 
-Result<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
-  std::unique_ptr<Journal> journal(new Journal(path));
+Result<std::unique_ptr<Journal>> Journal::Open(const std::string& path, JournalLimits limits) {
+  std::unique_ptr<Journal> journal(new Journal(path, limits));
   sqlite3* db = nullptr;
   const int opened = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   journal->db_ = db;
-  auto failure = [&](const std::string& what) {
-    return Error{ErrorCode::kIo, "the journal " + path + ": " + what + ": " + sqlite3_errmsg(db), {}};
-  };
-  if (opened != SQLITE_OK) return failure("cannot open");
-  sqlite3_busy_timeout(db, 10000);
-  char* message = nullptr;
-  const std::string setup =
-      std::string("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;") + kSchema;
-  if (sqlite3_exec(db, setup.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message != nullptr ? message : "";
+  auto run = [&](const std::string& sql, const char* what) -> Status {
+    char* message = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) == SQLITE_OK) return {};
+    std::string text = message != nullptr ? message : sqlite3_errmsg(db);
     sqlite3_free(message);
-    return Error{ErrorCode::kIo, "the journal " + path + ": cannot set up: " + text, {}};
+    return Error{ErrorCode::kIo, "the journal " + path + ": " + what + ": " + text, {}};
+  };
+  if (opened != SQLITE_OK) {
+    return Error{ErrorCode::kIo, "the journal " + path + ": cannot open: " + sqlite3_errmsg(db), {}};
   }
+  sqlite3_busy_timeout(db, static_cast<int>(limits.busy_timeout.count()));
+  if (Status set =
+          run("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", "cannot set up");
+      !set.ok())
+    return set.error();
+  // Created or upgraded under the write lock, so that two processes opening one journal agree.
+  if (Status begun = run("BEGIN IMMEDIATE", "cannot lock it to set up its schema"); !begun.ok())
+    return begun.error();
+  int64_t found = 0;
+  {
+    Statement version(db, "PRAGMA user_version");
+    if (version.Step() == SQLITE_ROW) found = version.Int(0);
+  }
+  std::string setup = kSchema;
+  if (found == 1) setup += "ALTER TABLE plans ADD COLUMN plan_digest TEXT NOT NULL DEFAULT '';";
+  if (found > kSchemaVersion) {
+    (void)run("ROLLBACK", "rolling back");
+    return Error{ErrorCode::kIo,
+                 "the journal " + path + " has schema version " + std::to_string(found) +
+                     ", newer than this ruleplane's " + std::to_string(kSchemaVersion),
+                 {}};
+  }
+  setup += "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";";
+  if (Status created = run(setup, "cannot set up its schema"); !created.ok()) {
+    (void)run("ROLLBACK", "rolling back");
+    return created.error();
+  }
+  if (Status committed = run("COMMIT", "committing its schema"); !committed.ok()) return committed.error();
   return journal;
 }
 
@@ -250,8 +279,10 @@ Status Execute(sqlite3* db, const std::string& path, Statement& statement, const
 
 }  // namespace
 
-Result<int64_t> Journal::RecordEvaluation(
-    const Snapshot& snapshot, const std::vector<std::pair<std::string, std::string>>& rule_set_digests) {
+Result<int64_t> Journal::BeginPlan(const Snapshot& snapshot,
+                                   const std::vector<std::pair<std::string, std::string>>& rule_set_digests,
+                                   const Plan& plan, const std::string& command, const std::string& subject,
+                                   bool dry_run) {
   const std::string canonical = FormatJson(snapshot.document);
   auto compressed = Compress(canonical);
   if (!compressed.ok()) return compressed.error();
@@ -260,33 +291,32 @@ Result<int64_t> Journal::RecordEvaluation(
     rule_sets.push_back(Value::MakeMap(
         {{Value::String("id"), Value::String(id)}, {Value::String("digest"), Value::String(digest)}}));
   }
-  Statement insert(Db(db_),
-                   "INSERT INTO evaluations (recorded_at, snapshot_kind, snapshot_digest, snapshot_zlib, "
-                   "snapshot_bytes, rule_sets) VALUES (?, ?, ?, ?, ?, ?)");
-  insert.Bind(1, Now()).Bind(2, snapshot.kind).Bind(3, snapshot.digest).BindBlob(4, *compressed);
-  insert.Bind(5, static_cast<int64_t>(canonical.size()))
-      .Bind(6, FormatJson(Value::MakeList(std::move(rule_sets))));
-  if (Status done = Execute(Db(db_), path_, insert, "recording an evaluation"); !done.ok())
-    return done.error();
-  return sqlite3_last_insert_rowid(Db(db_));
-}
-
-Result<int64_t> Journal::BeginPlan(int64_t evaluation_id, const Plan& plan, const std::string& command,
-                                   const std::string& subject, bool dry_run) {
   std::vector<std::string> matched;
   for (const PlannedRuleSet& rule_set : plan.rule_sets) {
     for (const std::string& rule : rule_set.matched_rules)
       matched.push_back(rule_set.name + "@" + rule_set.version + "/" + rule);
   }
-  // The plan and its steps in one transaction: a plan is never half recorded.
-  sqlite3_exec(Db(db_), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
-  Statement insert(
-      Db(db_),
-      "INSERT INTO plans (evaluation_id, command, subject, dry_run, state, started_at, matched_rules) "
-      "VALUES (?, ?, ?, ?, 'running', ?, ?)");
+  // The evaluation, the plan and its steps in one transaction: a plan is never half recorded.
+  if (sqlite3_exec(Db(db_), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return Error{
+        ErrorCode::kIo,
+        "the journal " + path_ + ": cannot take its write lock to record a plan: " + sqlite3_errmsg(Db(db_)),
+        {}};
+  }
+  Statement evaluation(Db(db_),
+                       "INSERT INTO evaluations (recorded_at, snapshot_kind, snapshot_digest, snapshot_zlib, "
+                       "snapshot_bytes, rule_sets) VALUES (?, ?, ?, ?, ?, ?)");
+  evaluation.Bind(1, Now()).Bind(2, snapshot.kind).Bind(3, snapshot.digest).BindBlob(4, *compressed);
+  evaluation.Bind(5, static_cast<int64_t>(canonical.size()))
+      .Bind(6, FormatJson(Value::MakeList(std::move(rule_sets))));
+  Status status = Execute(Db(db_), path_, evaluation, "recording an evaluation");
+  const int64_t evaluation_id = sqlite3_last_insert_rowid(Db(db_));
+  Statement insert(Db(db_),
+                   "INSERT INTO plans (evaluation_id, command, subject, dry_run, state, started_at, "
+                   "matched_rules, plan_digest) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)");
   insert.Bind(1, evaluation_id).Bind(2, command).Bind(3, subject).Bind(4, int64_t{dry_run}).Bind(5, Now());
-  insert.Bind(6, FormatJson(StringList(matched)));
-  Status status = Execute(Db(db_), path_, insert, "recording a plan");
+  insert.Bind(6, FormatJson(StringList(matched))).Bind(7, PlanDigest(plan));
+  if (status.ok()) status = Execute(Db(db_), path_, insert, "recording a plan");
   const int64_t plan_id = sqlite3_last_insert_rowid(Db(db_));
   for (size_t i = 0; status.ok() && i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
@@ -300,6 +330,7 @@ Result<int64_t> Journal::BeginPlan(int64_t evaluation_id, const Plan& plan, cons
     step_insert.Bind(10, step.idempotency_key);
     status = Execute(Db(db_), path_, step_insert, "recording a step");
   }
+  if (status.ok()) status = Prune();
   if (!status.ok()) {
     sqlite3_exec(Db(db_), "ROLLBACK", nullptr, nullptr, nullptr);
     return status.error();
@@ -309,6 +340,24 @@ Result<int64_t> Journal::BeginPlan(int64_t evaluation_id, const Plan& plan, cons
         ErrorCode::kIo, "the journal " + path_ + ": committing a plan: " + sqlite3_errmsg(Db(db_)), {}};
   }
   return plan_id;
+}
+
+Status Journal::Prune() {
+  // Beyond the newest max_plans or older than max_age; never a subject's latest.
+  const std::string doomed =
+      "SELECT id FROM plans WHERE (id <= (SELECT MAX(id) FROM plans) - ?1 OR started_at < ?2) "
+      "AND id NOT IN (SELECT MAX(id) FROM plans GROUP BY subject, dry_run)";
+  const std::string cutoff = Rfc3339Millis(std::chrono::system_clock::now() - limits_.max_age);
+  for (const std::string& sql : {"DELETE FROM steps WHERE plan_id IN (" + doomed + ")",
+                                 "DELETE FROM plans WHERE id IN (" + doomed + ")",
+                                 std::string("DELETE FROM evaluations WHERE id NOT IN "
+                                             "(SELECT evaluation_id FROM plans)")}) {
+    Statement remove(Db(db_), sql.c_str());
+    if (sql.find("?1") != std::string::npos) remove.Bind(1, limits_.max_plans).Bind(2, cutoff);
+    if (Status removed = Execute(Db(db_), path_, remove, "pruning old records"); !removed.ok())
+      return removed;
+  }
+  return {};
 }
 
 Status Journal::StepStarted(int64_t plan_id, const PlanStep& step, int attempt) {
@@ -367,6 +416,27 @@ std::vector<StepRecord> ReadSteps(sqlite3* db, int64_t plan_id) {
   return steps;
 }
 
+constexpr const char* kPlanColumns =
+    "id, evaluation_id, command, subject, dry_run, state, error, started_at, finished_at, matched_rules, "
+    "plan_digest";
+
+// A row of kPlanColumns, without its steps.
+PlanRecord ReadPlan(const Statement& select) {
+  PlanRecord plan;
+  plan.id = select.Int(0);
+  plan.evaluation_id = select.Int(1);
+  plan.command = select.Text(2);
+  plan.subject = select.Text(3);
+  plan.dry_run = select.Int(4) != 0;
+  plan.state = select.Text(5);
+  plan.error = select.Text(6);
+  plan.started_at = select.Text(7);
+  plan.finished_at = select.Text(8);
+  plan.matched_rules = ParseStringList(select.Text(9));
+  plan.digest = select.Text(10);
+  return plan;
+}
+
 }  // namespace
 
 Result<std::vector<StepRecord>> Journal::UnfinishedSteps(const std::string& subject) {
@@ -383,26 +453,26 @@ Result<std::vector<StepRecord>> Journal::UnfinishedSteps(const std::string& subj
   return ReadSteps(Db(db_), select.Int(0));
 }
 
+Result<std::optional<PlanRecord>> Journal::LatestPlan(const std::string& subject, bool dry_run) {
+  Statement select(Db(db_), ("SELECT " + std::string(kPlanColumns) +
+                             " FROM plans WHERE subject = ? AND dry_run = ? ORDER BY id DESC LIMIT 1")
+                                .c_str());
+  select.Bind(1, subject).Bind(2, int64_t{dry_run});
+  const int row = select.Step();
+  if (row == SQLITE_DONE) return std::optional<PlanRecord>();
+  if (row != SQLITE_ROW)
+    return Error{ErrorCode::kIo, "the journal " + path_ + ": " + sqlite3_errmsg(Db(db_)), {}};
+  return std::optional<PlanRecord>(ReadPlan(select));
+}
+
 Result<std::vector<PlanRecord>> Journal::Plans(int limit) {
-  Statement select(
-      Db(db_),
-      "SELECT id, evaluation_id, command, subject, dry_run, state, error, started_at, finished_at, "
-      "matched_rules FROM plans ORDER BY id DESC LIMIT ?");
+  Statement select(Db(db_),
+                   ("SELECT " + std::string(kPlanColumns) + " FROM plans ORDER BY id DESC LIMIT ?").c_str());
   select.Bind(1, limit > 0 ? int64_t{limit} : int64_t{-1});
   std::vector<PlanRecord> plans;
   int row;
   while ((row = select.Step()) == SQLITE_ROW) {
-    PlanRecord plan;
-    plan.id = select.Int(0);
-    plan.evaluation_id = select.Int(1);
-    plan.command = select.Text(2);
-    plan.subject = select.Text(3);
-    plan.dry_run = select.Int(4) != 0;
-    plan.state = select.Text(5);
-    plan.error = select.Text(6);
-    plan.started_at = select.Text(7);
-    plan.finished_at = select.Text(8);
-    plan.matched_rules = ParseStringList(select.Text(9));
+    PlanRecord plan = ReadPlan(select);
     plan.steps = ReadSteps(Db(db_), plan.id);
     plans.push_back(std::move(plan));
   }

@@ -1,10 +1,12 @@
 // Journal: what ruleplane observed, decided and did, in SQLite (WAL mode,
 // synchronous=FULL), so that a run killed half-way resumes from the truth:
 //
-//   evaluations  one per observed snapshot: its digest, the snapshot itself
-//                (zlib-compressed canonical JSON), the rule sets' ids and digests
-//   plans        one per execution: command, subject, dry run, state
-//                (running / succeeded / failed / refused / dry-run), error, times
+//   evaluations  the observed snapshot a plan was made from: its digest, the
+//                snapshot itself (zlib-compressed canonical JSON), the rule
+//                sets' ids and digests
+//   plans        one per recorded execution: command, subject, dry run, the
+//                plan's digest, state (running / paused / succeeded / failed /
+//                refused / dry-run), error, times
 //   steps        one per plan step: state (pending / running / succeeded /
 //                failed / skipped / refused), attempts, times, the requests
 //                sent (JSON), the error or why skipped
@@ -12,13 +14,19 @@
 // The executor writes the intent (StepStarted: running) before a step acts
 // and the outcome (StepFinished) after. A plan whose state is still
 // `running` was interrupted; UnfinishedSteps returns its steps (or a failed
-// plan's) so that the next run for the same subject skips what took effect
-// and checks the real state for what was running. Several processes may open one journal (SQLite
-// locking, busy timeout 10 s).
+// plan's) for the next run's report; what is done is read from the real
+// state, never from the journal. Several processes may open one journal
+// (SQLite locking, a busy timeout).
+//
+// Bounded: each BeginPlan removes the plans beyond `max_plans` and those
+// older than `max_age` (with their steps and evaluations), except each
+// subject's latest plan.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,7 +62,8 @@ struct PlanRecord {
   std::string command;
   std::string subject;
   bool dry_run = false;
-  std::string state;  // "running" (in progress, or interrupted), "succeeded", "failed", "refused", "dry-run"
+  std::string digest;  // PlanDigest
+  std::string state;   // "running" (in progress, or interrupted), "succeeded", "failed", "refused", "dry-run"
   std::string error;
   std::string started_at;
   std::string finished_at;
@@ -70,21 +79,30 @@ struct EvaluationRecord {
   std::vector<std::pair<std::string, std::string>> rule_sets;  // id ("name@version"), digest
 };
 
+struct JournalLimits {
+  int64_t max_plans = 2000;
+  std::chrono::hours max_age{24 * 7};
+  std::chrono::milliseconds busy_timeout{10000};  // waiting for another process's write lock
+};
+
 class Journal {
  public:
-  // Creates the file and its schema when missing. kIo naming the path.
-  static Result<std::unique_ptr<Journal>> Open(const std::string& path);
+  // Creates the file and its schema when missing (and upgrades a journal of
+  // an earlier schema). kIo naming the path.
+  static Result<std::unique_ptr<Journal>> Open(const std::string& path, JournalLimits limits = {});
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
   const std::string& path() const { return path_; }
 
-  Result<int64_t> RecordEvaluation(const Snapshot& snapshot,
-                                   const std::vector<std::pair<std::string, std::string>>& rule_set_digests);
-  // The plan and all its steps (pending), state "running".
-  Result<int64_t> BeginPlan(int64_t evaluation_id, const Plan& plan, const std::string& command,
-                            const std::string& subject, bool dry_run);
+  // In one transaction: the evaluation (`snapshot`, the rule sets' ids and
+  // digests), the plan and all its steps (pending), state "running"; then
+  // the records beyond the limits go.
+  Result<int64_t> BeginPlan(const Snapshot& snapshot,
+                            const std::vector<std::pair<std::string, std::string>>& rule_set_digests,
+                            const Plan& plan, const std::string& command, const std::string& subject,
+                            bool dry_run);
   // The intent: the step is about to act (attempt n); committed before it returns.
   Status StepStarted(int64_t plan_id, const PlanStep& step, int attempt);
   // The outcome.
@@ -97,14 +115,20 @@ class Journal {
   // the next one resumes. Empty otherwise.
   Result<std::vector<StepRecord>> UnfinishedSteps(const std::string& subject);
 
+  // The subject's latest plan (dry runs or not), without its steps.
+  Result<std::optional<PlanRecord>> LatestPlan(const std::string& subject, bool dry_run);
+
   // The latest plans first, with their steps; limit 0 = all.
   Result<std::vector<PlanRecord>> Plans(int limit);
   // The latest evaluations first; limit 0 = all.
   Result<std::vector<EvaluationRecord>> Evaluations(int limit);
 
  private:
-  explicit Journal(std::string path);
+  Journal(std::string path, JournalLimits limits);
+  Status Prune();
+
   std::string path_;
+  JournalLimits limits_;
   void* db_ = nullptr;  // sqlite3*
 };
 

@@ -357,5 +357,50 @@ TEST_F(ExecutorTest, AResumedRunSkipsOnlyWhatTheRealStateShowsDone) {
   EXPECT_EQ(adapter_.performed, (std::vector<std::string>{"Wipe", "Finish"}));
 }
 
+// Issue 23, hazard 11: every resync of a controller, and every reconcile of a
+// plan waiting for an approval, recorded the same evaluation and plan again.
+// A plan decided again is recorded only when its run acts or ends otherwise.
+TEST_F(ExecutorTest, ThePlanDecidedAgainIsRecordedOnlyWhenItsRunActsOrEndsOtherwise) {
+  const std::string path = testing_support::TempPath("executor-repeated.db");
+  std::filesystem::remove(path);
+  auto journal = Journal::Open(path);
+  ASSERT_TRUE(journal.ok()) << journal.error().message;
+  auto recorded = [&] {
+    auto plans = (*journal)->Plans(0);
+    EXPECT_TRUE(plans.ok());
+    return plans.ok() ? plans->size() : 0u;
+  };
+  ExecutorOptions options;
+  ASSERT_TRUE(Run(Observe(false), options, journal->get()).ok());
+  EXPECT_EQ(recorded(), 1u);
+  ExecutionReport again = Run(Observe(false), options, journal->get());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.steps[0].state, StepState::kSkipped);
+  EXPECT_EQ(again.plan_id, 0) << "found done, as the recorded run left it: not recorded again";
+  EXPECT_EQ(recorded(), 1u);
+  adapter_.done.clear();
+  ASSERT_TRUE(Run(Observe(false), options, journal->get()).ok());
+  EXPECT_EQ(recorded(), 2u) << "it acted";
+  auto plans = (*journal)->Plans(1);
+  ASSERT_TRUE(plans.ok());
+  EXPECT_EQ(plans->front().steps[0].state, StepState::kSucceeded);
+
+  options.gate = [](const PlanStep& step) {
+    GateDecision decision;
+    decision.wait = step.action == "Finish";
+    decision.reason = "an approval";
+    return decision;
+  };
+  adapter_.done.clear();
+  EXPECT_EQ(Run(Observe(false), options, journal->get()).state, "paused");
+  EXPECT_EQ(Run(Observe(false), options, journal->get()).state, "paused");
+  EXPECT_EQ(Run(Observe(false), options, journal->get()).state, "paused");
+  EXPECT_EQ(recorded(), 3u) << "the first pause acted (Prepare); the two after it are the same";
+  plans = (*journal)->Plans(1);
+  ASSERT_TRUE(plans.ok());
+  EXPECT_EQ(plans->front().state, "paused");
+  EXPECT_EQ(plans->front().steps[0].state, StepState::kSucceeded);
+}
+
 }  // namespace
 }  // namespace ruleplane
