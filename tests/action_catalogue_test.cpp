@@ -61,6 +61,20 @@ TEST(ActionCatalogueTest, RepoCatalogueLoadsAndHasTheStatusActions) {
   EXPECT_EQ(catalogue.Find("NoSuchAction"), nullptr);
 }
 
+// Issue 23, hazard 4: every write is fenced by what the plan observed, or is
+// idempotent by construction, and the catalogue says which.
+TEST(ActionCatalogueTest, EveryBundledActionSaysHowItsWritesAreFenced) {
+  std::string text = ReadRepoFile("actions/catalogue.yaml");
+  CatalogueLoadResult result = LoadActionCatalogue(text, "actions/catalogue.yaml");
+  ASSERT_TRUE(result.catalogue) << Messages(result, text);
+  for (const ActionDefinition& action : result.catalogue->actions) {
+    const std::string kind = action.fencing.substr(0, action.fencing.find(':'));
+    EXPECT_TRUE(kind == "observed" || kind == "idempotent" || kind == "none")
+        << action.name << ": '" << action.fencing << "'";
+    EXPECT_GT(action.fencing.size(), kind.size() + 2) << action.name << " says how";
+  }
+}
+
 TEST(ActionCatalogueTest, ReportsEveryProblemWithItsPosition) {
   const std::string text =
       "apiVersion: ruleplane.dev/v1\n"

@@ -1,5 +1,7 @@
 #include "adapters/kubernetes/kubernetes_adapter.h"
 
+#include <set>
+
 #include <ctime>
 
 #include "adapters/kubernetes/etcd_event.h"
@@ -285,8 +287,44 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
   return false;  // Perform says why it cannot
 }
 
+Status KubernetesAdapter::CheckEtcdAsObserved(RequestLog& log) {
+  const Value& observed = *ValueAt(snapshot_, {"etcd"});
+  auto fresh = FreshEtcd(log);
+  if (!fresh.ok()) {
+    if (fresh.error().code == ErrorCode::kNotFound)
+      return Error{ErrorCode::kConflict, "the Etcd " + etcd_name_ + " is gone: re-observe", {}};
+    return fresh.error();
+  }
+  if (Text(*fresh, {"metadata", "uid"}) != Text(observed, {"metadata", "uid"})) {
+    return Error{ErrorCode::kConflict,
+                 "the Etcd " + etcd_name_ + " was replaced (uid " + Text(*fresh, {"metadata", "uid"}) +
+                     ", the plan observed " + Text(observed, {"metadata", "uid"}) + "): re-observe",
+                 {}};
+  }
+  const int64_t generation = Int(*fresh, {"metadata", "generation"}, -1);
+  const int64_t decided_on = Int(observed, {"metadata", "generation"}, -1);
+  if (generation != decided_on) {
+    return Error{ErrorCode::kConflict,
+                 "the Etcd's spec changed since the plan's observation (generation " +
+                     std::to_string(generation) + ", the plan observed " + std::to_string(decided_on) +
+                     "): re-observe",
+                 {}};
+  }
+  return {};
+}
+
 Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
   const std::string& action = step.action;
+  // A write to another object than the Etcd rests on the Etcd's spec as
+  // observed: fenced by its uid and generation, read now (the Etcd's own
+  // writes are fenced by its resourceVersion).
+  static const std::set<std::string, std::less<>> kDecidedOnTheSpec = {
+      "ScaleStatefulSet",    "DeletePod",          "CreateMemberLease",  "DeleteMemberLease",
+      "CreateSnapshotLease", "SetPdbMinAvailable", "ApplyEtcdConfigMap", "ApplyEtcdServices",
+      "CreateStatefulSet",   "CreateCompactionJob"};
+  if (kDecidedOnTheSpec.count(action) > 0 && !log.dry_run()) {
+    if (Status unchanged = CheckEtcdAsObserved(log); !unchanged.ok()) return unchanged;
+  }
   const std::string name =
       StepValue(step, "name").is_string() ? StepValue(step, "name").string_value() : step.target;
   const Value& etcd = Tracked("etcd", *ValueAt(snapshot_, {"etcd"}));

@@ -17,7 +17,11 @@
 // (the snapshot's objects); after its own successful write the adapter
 // carries the version that write returned, so the steps of one plan follow
 // each other, and any other writer in between makes the next write fail with
-// kConflict (re-observe, re-plan; never a blind retry). IsDone reads the
+// kConflict (re-observe, re-plan; never a blind retry). A write to another
+// object than the Etcd (the StatefulSet, Pods, Leases, the ConfigMap, the
+// budget, Services, Jobs) also rests on the Etcd's spec as observed: it reads
+// the Etcd first and is kConflict when its uid or generation changed since
+// the snapshot. IsDone reads the
 // object fresh and compares: a step that took effect (before a crash, or by
 // someone else) is found done.
 //
@@ -78,6 +82,8 @@ class KubernetesAdapter : public Adapter {
   Value& Tracked(const std::string& key, const Value& observed);
   Status ApplyStatefulSetSpec(const PlanStep& step, RequestLog& log);
   Result<Value> FreshEtcd(RequestLog& log);
+  // kConflict unless the Etcd is the one observed, at the generation observed.
+  Status CheckEtcdAsObserved(RequestLog& log);
   Status RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,
                      const std::string& message, RequestLog& log);
   Result<bool> EventRecorded(const std::string& reason, const std::string& message, RequestLog& log);

@@ -58,7 +58,7 @@ class CatalogueLoader {
   std::optional<ActionDefinition> LoadAction(const YAML::Node& node) {
     auto mapping = reader_.ReadMapping(
         node, "action",
-        {"name", "adapter", "disruptive", "description", "idempotency", "precondition", "params"});
+        {"name", "adapter", "disruptive", "description", "idempotency", "fencing", "precondition", "params"});
     if (!mapping) return std::nullopt;
     ActionDefinition action;
     action.position = reader_.PositionOf(node);
@@ -91,6 +91,9 @@ class CatalogueLoader {
     }
     if (const MappingField* idempotency = reader_.Require(*mapping, "idempotency")) {
       action.idempotency = reader_.ReadString(*idempotency).value_or("");
+    }
+    if (const MappingField* fencing = mapping->Find("fencing")) {
+      action.fencing = reader_.ReadString(*fencing).value_or("");
     }
     if (const MappingField* precondition = mapping->Find("precondition")) {
       action.precondition = reader_.ReadString(*precondition).value_or("");

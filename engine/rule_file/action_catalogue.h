@@ -26,7 +26,12 @@ struct ActionDefinition {
   std::string adapter;  // kubernetes, etcd, local
   bool disruptive = false;
   std::string description;
-  std::string idempotency;   // how the executor tells the step is already done
+  std::string idempotency;  // how the executor tells the step is already done
+  // How its writes are guarded against a stale decision: "observed: ..." (a
+  // precondition from the snapshot the plan was made from), "idempotent: ..."
+  // (the same write is right on any state it could be decided on), "none: ..."
+  // (writes nothing).
+  std::string fencing;
   std::string precondition;  // what must hold before it runs
   std::vector<ActionParamSpec> params;
   SourcePosition position;

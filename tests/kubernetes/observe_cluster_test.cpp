@@ -394,6 +394,38 @@ TEST_F(ObserveCluster, ApplyOfTheV2ScaleUpWritesTheEtcdConfigMapForFiveMembersOn
   ExpectNoStepRepeated(applied, again);
 }
 
+// Issue 23, hazard 4: a plan made from an observation of spec.replicas 5,
+// applied after the owner set it back to 3, wrote the 5-member ConfigMap and
+// scaled the StatefulSet (both fenced only by their own resourceVersions).
+// Writes to the Etcd's objects rest on the Etcd's spec as observed.
+TEST_F(ObserveCluster, APlanFromAnObservationOfAnOlderSpecWritesNothing) {
+  CreateExample(Example("v2-scale-up.json"));
+  ASSERT_FALSE(HasFailure());
+  const std::string kubeconfig = BindOperatorToShippedRole();
+  int exit_code = -1;
+  const std::string observed =
+      RunRuleplane("observe cluster --kubeconfig " + kubeconfig + " default/etcd-main", exit_code);
+  ASSERT_EQ(exit_code, 0) << observed;
+  const std::string stale = dir_->path() + "/stale.json";
+  std::ofstream(stale) << observed;
+  PatchEtcd("", R"({"spec":{"replicas":3}})");
+
+  const std::string applied =
+      RunRuleplane("apply " + stale + " --rules etcd-druid-status-scaling@2 --kubeconfig " + kubeconfig +
+                       " --journal " + dir_->path() + "/journal.db --allow-disruptive -o json",
+                   exit_code);
+  EXPECT_EQ(exit_code, 1) << applied;
+  EXPECT_NE(applied.find("the Etcd's spec changed since the plan's observation"), std::string::npos)
+      << applied;
+  auto etcd = client_->Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_);
+  ASSERT_TRUE(etcd.ok());
+  auto config_map = client_->Get({"v1", "configmaps", "default", EtcdConfigMapName(*etcd), ""}, log_);
+  EXPECT_FALSE(config_map.ok()) << "the 5-member ConfigMap was written";
+  auto statefulset = client_->Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log_);
+  ASSERT_TRUE(statefulset.ok());
+  EXPECT_EQ(ValueAt(*statefulset, {"spec", "replicas"})->int_value(), 3) << "scaled on a stale decision";
+}
+
 TEST_F(ObserveCluster, ApplyCreatesTheCompactionJobOnceWhenTheDeltasPassTheThreshold) {
   CreateExample(Example("v2-compaction-due.json"));
   ASSERT_FALSE(HasFailure());
