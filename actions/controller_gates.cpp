@@ -118,6 +118,29 @@ GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, con
                         etcd + " " + kApprovePlanAnnotation + "=" + plan_digest;
       return decision;
     }
+  } else if (step.action == "MarkRebootstrap") {
+    // The marker makes ordinal 0 re-create the cluster from the backup: only
+    // after this very decision's approved scale to 0, as the status recorded
+    // it before the scale acted (not after a hibernation or a hand-made scale).
+    const Value* scaled = ValueAt(snapshot, {"etcd", "status", "lastOperation", "lastDisruptiveStep"});
+    const std::string scaled_by = scaled != nullptr ? TextAt(*scaled, {"id"}) : "";
+    const std::string approval =
+        TextAt(snapshot, {"etcd", "metadata", "annotations", kApprovePlanAnnotation});
+    const bool this_decision =
+        scaled != nullptr && TextAt(*scaled, {"action"}) == "ScaleStatefulSet" &&
+        scaled_by.substr(0, scaled_by.rfind('/')) == step.id.substr(0, step.id.rfind('/'));
+    const bool approved =
+        scaled != nullptr && (options.auto_recover_quorum_loss ||
+                              (!approval.empty() && approval == TextAt(*scaled, {"planDigest"})));
+    if (!this_decision || !approved) {
+      decision.wait = true;
+      decision.reason =
+          "the re-bootstrap marker waits for an approved scale to 0 of this decision (the last "
+          "disruptive step on the status is " +
+          (scaled_by.empty() ? std::string("none") : scaled_by) + (this_decision ? ", not approved" : "") +
+          ")";
+      return decision;
+    }
   } else if (step.action == "ScaleStatefulSet") {
     const Value* current = ValueAt(snapshot, {"statefulSet", "spec", "replicas"});
     const int64_t staying = std::min(IntParam(step, "replicas"),

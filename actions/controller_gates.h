@@ -7,6 +7,10 @@
 //     ruleplane.dev/approve-plan on the Etcd naming the plan's digest
 //     (PlanDigest), unless the controller runs with --auto-recover-quorum-loss.
 //     An approval runs the step without --allow-disruptive.
+//   - The re-bootstrap marker (MarkRebootstrap) waits until the last
+//     disruptive step on the Etcd's status is this rule's scale to 0, approved
+//     (its plan digest is the approval) or --auto-recover-quorum-loss: a
+//     StatefulSet at 0 for another reason never gets the marker.
 //   - A membership change (a scale to another non-zero size) waits until
 //     every member that stays is Ready in the Etcd's status.members.
 //   - A disruptive step waits until `min_disruptive_interval` has passed since

@@ -85,6 +85,38 @@ TEST_F(ControllerGatesTest, QuorumLossRecoveryWaitsForAnApprovalOfThisVeryPlan) 
   EXPECT_EQ(PlanDigest(PlanFor(Parsed(document))), digest) << "an annotation does not change the decision";
 }
 
+// A StatefulSet at 0 replicas for another reason (a hibernation, a hand-made
+// scale) with the quorum-loss rule matching found the scale done and wrote the
+// marker, and ordinal 0 re-created the cluster from the backup unapproved.
+TEST_F(ControllerGatesTest, TheRebootstrapMarkerWaitsForThisDecisionsApprovedScaleToZero) {
+  nlohmann::json document = Example("quorum-lost.json");
+  const Plan plan = PlanFor(Parsed(document));
+  const std::string digest = PlanDigest(plan);
+  const PlanStep& scale = StepOf(plan, "ScaleStatefulSet");
+  const PlanStep& mark = StepOf(plan, "MarkRebootstrap");
+  auto gate = [&] {
+    const Snapshot snapshot = Parsed(document);
+    return GateControllerStep(mark, snapshot.document, digest, snapshot.observed_at, {});
+  };
+  EXPECT_TRUE(gate().wait) << "no scale to 0 recorded";
+
+  document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"] = {
+      {"id", "etcd-druid-status-scaling/scale-to-zero/0"},
+      {"action", "ScaleStatefulSet"},
+      {"target", "etcd-main"},
+      {"planDigest", digest}};
+  document["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = digest;
+  EXPECT_TRUE(gate().wait) << "a hibernation's scale";
+
+  document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"]["id"] = scale.id;
+  document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"]["planDigest"] = "sha256:another";
+  EXPECT_TRUE(gate().wait) << "this rule's scale, approved for another plan";
+  EXPECT_NE(gate().reason.find("not approved"), std::string::npos) << gate().reason;
+
+  document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"]["planDigest"] = digest;
+  EXPECT_FALSE(gate().wait) << gate().reason;
+}
+
 TEST_F(ControllerGatesTest, HibernationIsAScaleToZeroWithoutApprovalOrDataLossBound) {
   std::ostringstream errors;
   auto v2 = cli::LoadRuleLibrary({"etcd-druid-status-scaling@2.0.0"}, errors);
