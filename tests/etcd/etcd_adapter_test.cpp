@@ -5,21 +5,26 @@
 
 #include "adapters/etcd/etcd_adapter.h"
 #include "tests/support/etcd_cluster.h"
+#include "tests/support/eventually.h"
 
 namespace ruleplane::testing {
 namespace {
 
-PlanStep AddLearnerStep(const std::string& peer_url) {
+PlanStep AddStep(const std::string& name, const std::string& peer_url, bool learner) {
   PlanStep step;
   step.id = "test/add/1";
   step.action = "AddMember";
-  step.target = "x";
+  step.target = name;
   step.adapter = "etcd";
-  step.params = Value::MakeMap({{Value::String("name"), Value::String("x")},
+  step.params = Value::MakeMap({{Value::String("name"), Value::String(name)},
                                 {Value::String("peerURL"), Value::String(peer_url)},
-                                {Value::String("learner"), Value::Bool(true)}});
+                                {Value::String("learner"), Value::Bool(learner)}});
   return step;
 }
+
+PlanStep AddLearnerStep(const std::string& peer_url) { return AddStep("x", peer_url, true); }
+
+std::string FreePeerUrl() { return "http://127.0.0.1:" + std::to_string(FreeLoopbackPort()); }
 
 // etcd 3.4 derives a new member's ID from its peer URLs and the second it is
 // added in: added again within the second its removed predecessor was added
@@ -64,6 +69,84 @@ TEST(EtcdAdapter, AMemberAddedAgainWithinTheSecondOfItsRemovedPredecessorIsRetri
   auto done = adapter.IsDone(AddLearnerStep(url), log);
   ASSERT_TRUE(done.ok());
   EXPECT_TRUE(*done);
+}
+
+// Issue 23, hazard 18: in the e2e quorum-loss scenario two members each added
+// themselves as voters within a second and the cluster had no leader for the
+// next 300 s. A voter is added only while no other member is still joining.
+TEST(EtcdAdapter, AVoterIsNotAddedWhileAnotherMemberIsStillJoining) {
+  TempDir root("etcd-adapter-one-change");
+  auto cluster = EtcdCluster::Create(3, root.path());
+  ASSERT_TRUE(cluster->StartAll().ok());
+  EtcdClient client = cluster->Client();
+  EtcdAdapter adapter(client);
+  RequestLog log;
+  const std::string joining = FreePeerUrl();
+  // A learner added, never started: etcd itself would refuse a second voter
+  // beside an unstarted voter, but not beside a learner. (etcd's strict
+  // reconfiguration check refuses any change until every voter has been
+  // connected for 5 s; past that, only ruleplane's check stands.)
+  ASSERT_TRUE(Eventually([&] { return client.MemberAdd({joining}, true, log).ok(); },
+                         std::chrono::seconds(20), std::chrono::milliseconds(500)))
+      << "a learner added, never started";
+
+  const PlanStep second = AddStep("m4", FreePeerUrl(), false);
+  Status added = adapter.Perform(second, log);
+  ASSERT_FALSE(added.ok()) << "a second voter was added while the first one joins";
+  EXPECT_EQ(added.error().code, ErrorCode::kUnavailable) << "retried later, not a failure";
+  EXPECT_NE(added.error().message.find("one membership change at a time"), std::string::npos)
+      << added.error().message;
+  auto members = client.MemberList(log);
+  ASSERT_TRUE(members.ok());
+  EXPECT_EQ(members->size(), 4u);
+
+  // The step of the member that joins is still its own to finish.
+  auto done = adapter.IsDone(AddStep("m3", joining, true), log);
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(*done) << "added, not started: done";
+}
+
+// Issue 23, hazard 16: with a stale member ID in the Etcd's status, RemoveMember
+// was done (that ID is gone) and AddMember was done (the old, started member
+// has the peer URL); the wiped member then started empty as a registered
+// voter. Done means the live member list shows the intended member.
+TEST(EtcdAdapter, MembershipStepsActOnTheLiveMemberNotOnAStaleId) {
+  TempDir root("etcd-adapter-stale-id");
+  auto cluster = EtcdCluster::Create(3, root.path());
+  ASSERT_TRUE(cluster->StartAll().ok());
+  EtcdClient client = cluster->Client();
+  EtcdAdapter adapter(client);
+  RequestLog log;
+  const EtcdMemberSpec& old = cluster->member(2);
+
+  auto add_done = adapter.IsDone(AddStep(old.name, old.peer_url, false), log);
+  ASSERT_TRUE(add_done.ok());
+  EXPECT_FALSE(*add_done) << "the started member with this peer URL is the old one, not the one to add";
+
+  PlanStep remove;
+  remove.id = "test/remove/1";
+  remove.action = "RemoveMember";
+  remove.target = old.name;
+  remove.adapter = "etcd";
+  remove.params = Value::MakeMap(
+      {{Value::String("memberID"), Value::String("")}, {Value::String("name"), Value::String(old.name)}});
+  auto remove_done = adapter.IsDone(remove, log);
+  ASSERT_TRUE(remove_done.ok());
+  EXPECT_FALSE(*remove_done) << old.name << " is in the live member list";
+  // etcd refuses a removal until every member has been connected for 5 s (its strict reconfiguration check).
+  ASSERT_TRUE(Eventually([&] { return adapter.Perform(remove, log).ok(); }, std::chrono::seconds(20),
+                         std::chrono::milliseconds(500)));
+  auto members = client.MemberList(log);
+  ASSERT_TRUE(members.ok());
+  ASSERT_EQ(members->size(), 2u);
+  for (const EtcdMember& member : *members) EXPECT_NE(member.name, old.name);
+
+  cluster->StopMember(2);
+  ASSERT_TRUE(Eventually([&] { return adapter.Perform(AddStep(old.name, old.peer_url, false), log).ok(); },
+                         std::chrono::seconds(20), std::chrono::milliseconds(500)));
+  add_done = adapter.IsDone(AddStep(old.name, old.peer_url, false), log);
+  ASSERT_TRUE(add_done.ok());
+  EXPECT_TRUE(*add_done) << "added again, not started";
 }
 
 }  // namespace
