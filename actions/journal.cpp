@@ -56,8 +56,18 @@ CREATE TABLE IF NOT EXISTS steps (
 );
 )";
 
+// The largest snapshot a journal records or reads back (canonical JSON).
+constexpr int64_t kMaxSnapshotBytes = 64 << 20;
+
 // Schema versions (PRAGMA user_version): 1 had no plans.plan_digest.
 constexpr int kSchemaVersion = 2;
+
+// What ReadPlan reads, with the plan digest as `digest` (a column, or '').
+std::string PlanColumns(const std::string& digest) {
+  return "id, evaluation_id, command, subject, dry_run, state, error, started_at, finished_at, "
+         "matched_rules, " +
+         digest;
+}
 
 // UTC, RFC 3339 with milliseconds, of `time`.
 std::string Rfc3339Millis(std::chrono::system_clock::time_point time) {
@@ -218,7 +228,8 @@ std::string_view StepStateName(StepState state) {
   return "pending";
 }
 
-Journal::Journal(std::string path, JournalLimits limits) : path_(std::move(path)), limits_(limits) {}
+Journal::Journal(std::string path, JournalLimits limits)
+    : path_(std::move(path)), limits_(limits), plan_columns_(PlanColumns("plan_digest")) {}
 
 Journal::~Journal() { sqlite3_close(static_cast<sqlite3*>(db_)); }
 
@@ -268,6 +279,36 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& path, JournalL
   return journal;
 }
 
+Result<std::unique_ptr<Journal>> Journal::OpenForReading(const std::string& path) {
+  std::unique_ptr<Journal> journal(new Journal(path, {}));
+  sqlite3* db = nullptr;
+  const int opened = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  journal->db_ = db;
+  if (opened != SQLITE_OK) {
+    return Error{ErrorCode::kIo, "the journal " + path + ": cannot open: " + sqlite3_errmsg(db), {}};
+  }
+  sqlite3_busy_timeout(db, static_cast<int>(journal->limits_.busy_timeout.count()));
+  int64_t version = -1, tables = 0;
+  {
+    Statement read(db, "PRAGMA user_version");
+    if (read.Step() == SQLITE_ROW) version = read.Int(0);
+    Statement count(db,
+                    "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                    "('evaluations', 'plans', 'steps')");
+    if (count.Step() == SQLITE_ROW) tables = count.Int(0);
+  }
+  if (version < 1 || version > kSchemaVersion || tables != 3) {
+    return Error{
+        ErrorCode::kInvalidArgument,
+        path + " is not a ruleplane journal" +
+            (version > kSchemaVersion ? " this ruleplane reads (schema " + std::to_string(version) + ")"
+                                      : std::string()),
+        {}};
+  }
+  if (version == 1) journal->plan_columns_ = PlanColumns("''");
+  return journal;
+}
+
 namespace {
 
 Status Execute(sqlite3* db, const std::string& path, Statement& statement, const char* what) {
@@ -284,6 +325,12 @@ Result<int64_t> Journal::BeginPlan(const Snapshot& snapshot,
                                    const Plan& plan, const std::string& command, const std::string& subject,
                                    bool dry_run) {
   const std::string canonical = FormatJson(snapshot.document);
+  if (static_cast<int64_t>(canonical.size()) > kMaxSnapshotBytes) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "the journal " + path_ + ": a snapshot of " + std::to_string(canonical.size()) +
+                     " bytes is more than it records (" + std::to_string(kMaxSnapshotBytes) + ")",
+                 {}};
+  }
   auto compressed = Compress(canonical);
   if (!compressed.ok()) return compressed.error();
   Value::List rule_sets;
@@ -416,10 +463,6 @@ std::vector<StepRecord> ReadSteps(sqlite3* db, int64_t plan_id) {
   return steps;
 }
 
-constexpr const char* kPlanColumns =
-    "id, evaluation_id, command, subject, dry_run, state, error, started_at, finished_at, matched_rules, "
-    "plan_digest";
-
 // A row of kPlanColumns, without its steps.
 PlanRecord ReadPlan(const Statement& select) {
   PlanRecord plan;
@@ -454,7 +497,7 @@ Result<std::vector<StepRecord>> Journal::UnfinishedSteps(const std::string& subj
 }
 
 Result<std::optional<PlanRecord>> Journal::LatestPlan(const std::string& subject, bool dry_run) {
-  Statement select(Db(db_), ("SELECT " + std::string(kPlanColumns) +
+  Statement select(Db(db_), ("SELECT " + plan_columns_ +
                              " FROM plans WHERE subject = ? AND dry_run = ? ORDER BY id DESC LIMIT 1")
                                 .c_str());
   select.Bind(1, subject).Bind(2, int64_t{dry_run});
@@ -466,8 +509,7 @@ Result<std::optional<PlanRecord>> Journal::LatestPlan(const std::string& subject
 }
 
 Result<std::vector<PlanRecord>> Journal::Plans(int limit) {
-  Statement select(Db(db_),
-                   ("SELECT " + std::string(kPlanColumns) + " FROM plans ORDER BY id DESC LIMIT ?").c_str());
+  Statement select(Db(db_), ("SELECT " + plan_columns_ + " FROM plans ORDER BY id DESC LIMIT ?").c_str());
   select.Bind(1, limit > 0 ? int64_t{limit} : int64_t{-1});
   std::vector<PlanRecord> plans;
   int row;
@@ -494,8 +536,21 @@ Result<std::vector<EvaluationRecord>> Journal::Evaluations(int limit) {
     record.id = select.Int(0);
     record.recorded_at = select.Text(1);
     record.snapshot_digest = select.Text(2);
-    auto text = Decompress(select.Blob(3), static_cast<size_t>(select.Int(4)));
-    if (!text.ok()) return text.error();
+    // The stored size is not trusted for an allocation: a snapshot is at most kMaxSnapshotBytes.
+    const int64_t size = select.Int(4);
+    if (size < 0 || size > kMaxSnapshotBytes) {
+      return Error{ErrorCode::kIo,
+                   "the journal " + path_ + ": evaluation " + std::to_string(record.id) +
+                       " says its snapshot has " + std::to_string(size) + " bytes (at most " +
+                       std::to_string(kMaxSnapshotBytes) + ")",
+                   {}};
+    }
+    auto text = Decompress(select.Blob(3), static_cast<size_t>(size));
+    if (!text.ok())
+      return Error{
+          text.error().code,
+          "the journal " + path_ + ": evaluation " + std::to_string(record.id) + ": " + text.error().message,
+          {}};
     auto snapshot = ParseSnapshot(*text);
     if (!snapshot.ok()) {
       return Error{ErrorCode::kIo,

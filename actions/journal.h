@@ -90,6 +90,9 @@ class Journal {
   // Creates the file and its schema when missing (and upgrades a journal of
   // an earlier schema). kIo naming the path.
   static Result<std::unique_ptr<Journal>> Open(const std::string& path, JournalLimits limits = {});
+  // For reading only (history, diff): opened read-only, nothing created or
+  // changed; a file that is not a ruleplane journal is kInvalidArgument.
+  static Result<std::unique_ptr<Journal>> OpenForReading(const std::string& path);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -129,7 +132,8 @@ class Journal {
 
   std::string path_;
   JournalLimits limits_;
-  void* db_ = nullptr;  // sqlite3*
+  std::string plan_columns_;  // what Plans and LatestPlan select (schema 1 had no plan_digest)
+  void* db_ = nullptr;        // sqlite3*
 };
 
 }  // namespace ruleplane

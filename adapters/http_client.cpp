@@ -96,6 +96,12 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
                                 const std::vector<std::string>& extra_headers) {
   auto* curl = static_cast<CURL*>(curl_);
   if (curl == nullptr) return Error{ErrorCode::kInternal, "libcurl could not start", {}};
+  if (Status usable = CheckHttpUrl(url); !usable.ok()) return usable.error();
+  for (const std::string& header : extra_headers) {
+    if (header.find_first_of("\r\n") != std::string::npos)
+      return Error{
+          ErrorCode::kInvalidArgument, "a request header holds a line break (refused, not sent)", {}};
+  }
   curl_easy_reset(curl);
   StreamState state{on_data, collected};
   curl_slist* headers = nullptr;
@@ -105,6 +111,8 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   if (!own_content_type) headers = curl_slist_append(headers, "Content-Type: application/json");
   for (const std::string& header : extra_headers) headers = curl_slist_append(headers, header.c_str());
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   if (!body.empty() || method == "POST") {
@@ -154,6 +162,16 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
     return Error{ErrorCode::kPermissionDenied, message, {}};
   }
   return Error{ErrorCode::kUnavailable, message, {}};
+}
+
+Status CheckHttpUrl(std::string_view url) {
+  std::string scheme(url.substr(0, url.find("://")));
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (url.find("://") != std::string_view::npos && (scheme == "http" || scheme == "https")) return {};
+  std::string shown;
+  for (char c : url.substr(0, 200)) shown += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  return Error{
+      ErrorCode::kInvalidArgument, "'" + shown + "': only http:// and https:// URLs are allowed", {}};
 }
 
 Error HttpStatusError(long status, const std::string& what, const std::string& body) {

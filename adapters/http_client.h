@@ -1,5 +1,8 @@
 // HttpClient: one HTTP(S) request over libcurl with a timeout, TLS with a CA,
-// a client certificate and key. Transport failures are kUnavailable
+// a client certificate and key. Only http:// and https:// are spoken (any
+// other scheme is kInvalidArgument before anything is sent; libcurl is
+// restricted to both, redirects included); a header with a line break is
+// refused. Transport failures are kUnavailable
 // (connection refused, reset, DNS) or kDeadlineExceeded (timeout); an HTTP
 // status is returned as it is and classified by the caller
 // (HttpStatusError).
@@ -68,5 +71,10 @@ class HttpClient {
 // kDeadlineExceeded, 409 and 412 kConflict, 401/403 kPermissionDenied, 404
 // kNotFound, other 4xx kInvalidArgument. `what` names the call.
 Error HttpStatusError(long status, const std::string& what, const std::string& body);
+
+// kInvalidArgument naming the URL unless it is http:// or https://. For
+// parsing flags and configurations, so that a bad URL is refused where it
+// enters.
+Status CheckHttpUrl(std::string_view url);
 
 }  // namespace ruleplane

@@ -63,7 +63,7 @@ int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
   options.timeout = std::chrono::seconds(timeout_seconds);
 
   EtcdClientConfig config;
-  config.endpoints = flags.GetList("--endpoints");
+  if (!flags.GetUrls("--endpoints", config.endpoints, err)) return kExitUsage;
   config.tls = TlsFromFlags(flags);
   EtcdClient client(config);
   BackupStore store(std::filesystem::absolute(flags.Get("--backup-store")).lexically_normal().string());

@@ -248,7 +248,7 @@ std::optional<std::vector<SnapshotText>> JournalSnapshots(const std::string& pat
     err << "ruleplane: no journal at " << path << "\n";
     return std::nullopt;
   }
-  auto journal = Journal::Open(path);
+  auto journal = Journal::OpenForReading(path);
   auto evaluations =
       journal.ok() ? (*journal)->Evaluations(0) : Result<std::vector<EvaluationRecord>>(journal.error());
   if (!evaluations.ok()) {

@@ -59,6 +59,17 @@ bool Flags::GetCount(const std::string& name, int64_t& count, std::ostream& err)
   return true;
 }
 
+bool Flags::GetUrls(const std::string& name, std::vector<std::string>& urls, std::ostream& err) const {
+  urls = GetList(name);
+  for (const std::string& url : urls) {
+    if (Status usable = CheckHttpUrl(url); !usable.ok()) {
+      err << "ruleplane: " << name << ": " << usable.error().message << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
 std::vector<std::string> Flags::GetList(const std::string& name) const {
   std::vector<std::string> items;
   auto found = values_.find(name);

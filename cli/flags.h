@@ -35,6 +35,9 @@ class Flags {
   std::string Get(const std::string& name, const std::string& fallback = "") const;
   // Every value given, comma-separated values split.
   std::vector<std::string> GetList(const std::string& name) const;
+  // GetList's values into `urls`, each an http:// or https:// URL; false,
+  // with the problem written to `err`, when one is not.
+  bool GetUrls(const std::string& name, std::vector<std::string>& urls, std::ostream& err) const;
   // A whole number >= 0 into `count` when the flag is given (kept otherwise);
   // false, with the problem written to `err`, when its value is not one.
   bool GetCount(const std::string& name, int64_t& count, std::ostream& err) const;

@@ -8,6 +8,7 @@
 #include "actions/journal.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/output_format.h"
 #include "engine/common/json_value.h"
 
 namespace ruleplane::cli {
@@ -55,20 +56,24 @@ Value PlanToHistoryValue(const PlanRecord& plan) {
                          {Value::String("steps"), Value::MakeList(std::move(steps))}});
 }
 
+// Every text as Printable: journal text comes from names, messages and answers of the world.
 void PrintPlan(const PlanRecord& plan, bool requests, std::ostream& out) {
-  out << "plan " << plan.id << "  " << plan.command << "  " << plan.subject << "  "
-      << (plan.dry_run ? "dry-run" : plan.state) << "  " << plan.started_at;
-  for (const std::string& rule : plan.matched_rules) out << "  " << rule;
+  out << "plan " << plan.id << "  " << Printable(plan.command) << "  " << Printable(plan.subject) << "  "
+      << Printable(plan.dry_run ? "dry-run" : plan.state) << "  " << Printable(plan.started_at);
+  for (const std::string& rule : plan.matched_rules) out << "  " << Printable(rule);
   out << "\n";
-  if (!plan.error.empty()) out << "  error: " << plan.error << "\n";
+  if (!plan.error.empty()) out << "  error: " << Printable(plan.error) << "\n";
   for (const StepRecord& step : plan.steps) {
-    out << "  " << step.action << " " << step.target << "  " << StepStateName(step.state);
+    out << "  " << Printable(step.action) << " " << Printable(step.target) << "  "
+        << StepStateName(step.state);
     if (step.attempts > 1) out << " (" << step.attempts << " attempts)";
-    if (!step.started_at.empty()) out << "  " << step.started_at << " .. " << step.finished_at;
-    if (!step.message.empty()) out << "  " << step.message;
+    if (!step.started_at.empty())
+      out << "  " << Printable(step.started_at) << " .. " << Printable(step.finished_at);
+    if (!step.message.empty()) out << "  " << Printable(step.message);
     out << "\n";
     if (!requests) continue;
-    for (const Request& request : step.requests) out << "      " << DescribeRequest(request) << "\n";
+    for (const Request& request : step.requests)
+      out << "      " << Printable(DescribeRequest(request)) << "\n";
   }
 }
 
@@ -91,7 +96,7 @@ int RunHistory(const Args& args, std::ostream& out, std::ostream& err) {
     err << "ruleplane: no journal at " << path << "\n";
     return kExitUsage;
   }
-  auto journal = Journal::Open(path);
+  auto journal = Journal::OpenForReading(path);
   if (!journal.ok()) {
     err << "ruleplane: " << journal.error().message << "\n";
     return kExitUsage;

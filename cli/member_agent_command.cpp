@@ -92,7 +92,10 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
   options.heartbeat = std::chrono::seconds(std::max<int64_t>(heartbeat, 1));
 
   EtcdClientConfig etcd_config;
-  etcd_config.endpoints = flags.GetList("--endpoints");
+  std::vector<std::string> client_url;
+  if (!flags.GetUrls("--endpoints", etcd_config.endpoints, err) ||
+      !flags.GetUrls("--client-url", client_url, err))
+    return kExitUsage;
   etcd_config.tls = TlsFromFlags(flags);
   // The heartbeat and the backups each have clients of their own (a client
   // serves one thread), so neither waits for the other.

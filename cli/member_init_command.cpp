@@ -159,7 +159,7 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
   EtcdClientConfig cluster;
   cluster.tls = TlsFromFlags(flags);
   if (flags.Has("--endpoints")) {
-    cluster.endpoints = flags.GetList("--endpoints");
+    if (!flags.GetUrls("--endpoints", cluster.endpoints, err)) return std::nullopt;
   } else {
     auto derived = ClientEndpointsOfConfig(member.config_template);
     if (!derived.ok()) {
@@ -167,6 +167,12 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
       return std::nullopt;
     }
     cluster.endpoints = *derived;
+    for (const std::string& url : cluster.endpoints) {
+      if (Status usable = CheckHttpUrl(url); !usable.ok()) {
+        err << "ruleplane: --config-template: listen-client-urls: " << usable.error().message << "\n";
+        return std::nullopt;
+      }
+    }
   }
   if (!cluster.endpoints.empty()) context.cluster = std::make_unique<EtcdClient>(cluster);
   if (flags.Has("--backup-store")) context.store = std::make_unique<BackupStore>(flags.Get("--backup-store"));

@@ -66,33 +66,6 @@ void Emit(YAML::Emitter& emitter, const Value& value) {
   }
 }
 
-// A cell as one line of printable text: control characters (a newline in a
-// target, an escape sequence) are written as \n, \t, \xHH, so that no value
-// can start a row of its own or rewrite the terminal.
-std::string Printable(const std::string& text) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // Columns padded to their widest cell, every cell made Printable.
 std::string Columns(std::vector<std::vector<std::string>> rows) {
   for (auto& row : rows) {
@@ -126,6 +99,30 @@ std::string ParamsText(const Value& params) {
 }
 
 }  // namespace
+
+std::string Printable(const std::string& text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
 std::string FormatYaml(const Value& value) {
   YAML::Emitter emitter;

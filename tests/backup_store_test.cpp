@@ -153,6 +153,17 @@ TEST(BackupStore, ListsBothLayoutsSortedAndLeavesStrangersAlone) {
   EXPECT_TRUE(BackupStore(dir.path() + "/absent").List()->snapshots.empty());
 }
 
+// Issue 24, class 1: a store mounted empty (neither v1/ nor v2/) failed the
+// listing with the error left over from looking for v1/, and no member started.
+TEST(BackupStore, AStoreMountedEmptyListsNothingAndIsNoError) {
+  TempDir dir("store-empty");
+  fs::create_directories(dir.path() + "/etcd-main");
+  auto listing = BackupStore(dir.path() + "/etcd-main").List();
+  ASSERT_TRUE(listing.ok()) << listing.error().message;
+  EXPECT_TRUE(listing->snapshots.empty());
+  EXPECT_TRUE(listing->warnings.empty());
+}
+
 TEST(BackupStore, WritesADeltaAtomicallyAndReadsItBack) {
   TempDir dir("store-delta");
   BackupStore store(dir.path() + "/etcd-main");

@@ -145,5 +145,66 @@ TEST(JournalTest, AWriteLockHeldElsewhereIsAnErrorAndNothingIsHalfRecorded) {
       << "once the lock is released";
 }
 
+// Issue 24, class 7: history and diff --journal created tables, switched WAL
+// mode and set user_version on any SQLite file they were given, and failed on
+// a read-only journal.
+TEST(JournalTest, ReadingChangesNothingAndRefusesWhatIsNotAJournal) {
+  const std::string other = FreshPath("not-a-journal.db");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(other.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE accounts (id INTEGER)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  const auto before = std::filesystem::last_write_time(other);
+  auto refused = Journal::OpenForReading(other);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(refused.error().message.find("is not a ruleplane journal"), std::string::npos)
+      << refused.error().message;
+  EXPECT_EQ(Count(other, "sqlite_master WHERE name = 'plans'"), 0) << "no table created";
+  EXPECT_EQ(std::filesystem::last_write_time(other), before);
+
+  const std::string path = FreshPath("journal-read-only.db");
+  {
+    auto journal = Journal::Open(path);
+    ASSERT_TRUE(journal.ok());
+    ASSERT_TRUE((*journal)->BeginPlan(Observed(0), {}, OneStep("m0"), "member-init", "m0", false).ok());
+  }
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::group_read);
+  auto reader = Journal::OpenForReading(path);
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  auto plans = (*reader)->Plans(0);
+  ASSERT_TRUE(plans.ok()) << plans.error().message;
+  EXPECT_EQ(plans->size(), 1u);
+  auto evaluations = (*reader)->Evaluations(0);
+  ASSERT_TRUE(evaluations.ok()) << evaluations.error().message;
+  EXPECT_EQ(evaluations->size(), 1u);
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+}
+
+// Issue 24, class 2 and 9: a stored size was trusted for an allocation; a
+// negative one ended in "internal error" without naming the journal.
+TEST(JournalTest, AStoredSnapshotSizeIsCheckedBeforeItIsAllocated) {
+  const std::string path = FreshPath("journal-size.db");
+  {
+    auto journal = Journal::Open(path);
+    ASSERT_TRUE(journal.ok());
+    ASSERT_TRUE((*journal)->BeginPlan(Observed(0), {}, OneStep("m0"), "member-init", "m0", false).ok());
+  }
+  for (const char* size : {"-1", "9223372036854775807", "68719476736"}) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, (std::string("UPDATE evaluations SET snapshot_bytes = ") + size).c_str(),
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    auto reader = Journal::OpenForReading(path);
+    ASSERT_TRUE(reader.ok()) << reader.error().message;
+    auto evaluations = (*reader)->Evaluations(0);
+    ASSERT_FALSE(evaluations.ok()) << size;
+    EXPECT_NE(evaluations.error().message.find("the journal " + path + ": evaluation 1"), std::string::npos)
+        << evaluations.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace ruleplane

@@ -87,6 +87,35 @@ TEST(Kubeconfig, SaysWhatItCannotDo) {
   EXPECT_EQ(broken.error().code, ErrorCode::kParse);
 }
 
+// Issue 24, classes 3 and 8: a server of any scheme was accepted (file://
+// printed a local file in the error, gopher:// sent bytes of the file's
+// choosing), and insecure-skip-tls-verify beside a CA silently sent the token
+// to a server the CA does not vouch for. kubectl refuses both; so does this.
+TEST(Kubeconfig, RefusesAServerThatIsNotHttpAndACaThatWouldNotBeChecked) {
+  TempDir dir("kubeconfig-hostile");
+  auto with_cluster = [&](const std::string& name, const std::string& cluster) {
+    return Write(dir.path() + "/" + name, "current-context: c\nclusters:\n- name: k\n  cluster:\n" + cluster +
+                                              "contexts:\n- name: c\n  context: {cluster: k, user: "
+                                              "u}\nusers:\n- name: u\n  user: {token: t}\n");
+  };
+  for (const char* server : {"file:///etc/passwd", "gopher://127.0.0.1:6379/_SET", "dict://127.0.0.1:11211/x",
+                             "ftp://example.org/", "10.0.0.1:6443"}) {
+    auto config = LoadKubeconfig(with_cluster("scheme", std::string("    server: ") + server + "\n"), "");
+    ASSERT_FALSE(config.ok()) << server;
+    EXPECT_NE(config.error().message.find("only http:// and https://"), std::string::npos)
+        << config.error().message;
+  }
+  auto insecure =
+      LoadKubeconfig(with_cluster("insecure",
+                                  "    server: https://10.0.0.1:6443\n    certificate-authority-data: Q0E=\n"
+                                  "    insecure-skip-tls-verify: true\n"),
+                     "");
+  ASSERT_FALSE(insecure.ok());
+  EXPECT_NE(insecure.error().message.find("insecure-skip-tls-verify with a certificate-authority"),
+            std::string::npos)
+      << insecure.error().message;
+}
+
 TEST(InCluster, ReadsTheServiceAccountFiles) {
   TempDir dir("in-cluster");
   Write(dir.path() + "/token", "t0ken\n");
@@ -135,8 +164,9 @@ TEST(KubeClient, AFencedPatchWithoutAResourceVersionIsRefusedBeforeItIsSent) {
   config.server = "https://127.0.0.1:9";
   KubeClient client(config);
   RequestLog log;
-  auto patched = client.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", "status"},
-                                   FencedMergePatch("", "status", Value::MakeMap({})), log);
+  auto patched =
+      client.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", "status"},
+                        FencedMergePatch("", "status", Value::MakeMap({})), log);
   ASSERT_FALSE(patched.ok());
   EXPECT_EQ(patched.error().code, ErrorCode::kFailedPrecondition) << patched.error().message;
   EXPECT_TRUE(log.requests().empty()) << "nothing is sent";

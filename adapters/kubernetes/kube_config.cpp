@@ -69,6 +69,9 @@ Result<KubeConfig> LoadKubeconfig(const std::string& path, const std::string& co
     while (!config.server.empty() && config.server.back() == '/') config.server.pop_back();
     if (config.server.empty())
       return ConfigError(path, "cluster '" + Text(context, "cluster") + "' has no server");
+    if (Status usable = CheckHttpUrl(config.server); !usable.ok())
+      return ConfigError(path,
+                         "cluster '" + Text(context, "cluster") + "': server " + usable.error().message);
     if (!Text(context, "namespace").empty()) config.namespace_name = Text(context, "namespace");
     config.tls.ca_file = Resolve(path, Text(cluster, "certificate-authority"));
     if (const std::string data = Text(cluster, "certificate-authority-data"); !data.empty()) {
@@ -77,6 +80,13 @@ Result<KubeConfig> LoadKubeconfig(const std::string& path, const std::string& co
       config.tls.ca_pem = *pem;
     }
     config.tls.insecure_skip_verify = Text(cluster, "insecure-skip-tls-verify") == "true";
+    // As kubectl: a CA that would not be used is a mistake, not a choice.
+    if (config.tls.insecure_skip_verify && (!config.tls.ca_file.empty() || !config.tls.ca_pem.empty())) {
+      return ConfigError(path,
+                         "cluster '" + Text(context, "cluster") +
+                             "': insecure-skip-tls-verify with a certificate-authority is not allowed (the "
+                             "CA would not be checked)");
+    }
     if (user) {
       if (user["exec"] || user["auth-provider"]) {
         return ConfigError(

@@ -85,9 +85,11 @@ Result<BackupStoreListing> BackupStore::List() const {
   listing.prefix = fs::path(directory_).filename().string();
   std::error_code error;
   if (!fs::exists(directory_, error)) return listing;
+  // A missing v1/ or v2/ is no error (a store mounted empty has neither).
+  std::error_code absent;
   std::vector<std::string> folders;
-  if (fs::is_directory(directory_ + "/v2", error)) folders.push_back("v2");
-  if (fs::is_directory(directory_ + "/v1", error)) {
+  if (fs::is_directory(directory_ + "/v2", absent)) folders.push_back("v2");
+  if (fs::is_directory(directory_ + "/v1", absent)) {
     for (const auto& entry : fs::directory_iterator(directory_ + "/v1", error)) {
       if (entry.is_directory()) folders.push_back("v1/" + entry.path().filename().string());
     }

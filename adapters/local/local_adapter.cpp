@@ -11,6 +11,7 @@
 #include "adapters/failure_point.h"
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/delta_file.h"
+#include "adapters/local/initial_cluster.h"
 #include "adapters/local/snapshot_file.h"
 #include "adapters/process.h"
 
@@ -26,15 +27,6 @@ Result<std::string> ReadWholeFile(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// The names of an initial cluster "a=URL,b=URL".
-std::vector<std::string> InitialClusterNames(const std::string& initial_cluster) {
-  std::vector<std::string> names;
-  std::stringstream entries(initial_cluster);
-  std::string entry;
-  while (std::getline(entries, entry, ',')) names.push_back(entry.substr(0, entry.find('=')));
-  return names;
 }
 
 std::string TemplateValue(const std::string& template_path, const std::string& key,
@@ -108,6 +100,12 @@ Result<std::string> RenderEtcdConfig(const std::string& template_yaml, const Loc
   }
   if (!config.IsMap() && !config.IsNull()) {
     return Error{ErrorCode::kParse, "the etcd configuration template is not a YAML map", {}};
+  }
+  for (const Status& checked :
+       {CheckMemberName(member.name), CheckPeerUrl(member.peer_url), CheckInitialCluster(initial_cluster),
+        member.client_url.empty() ? Status() : CheckPeerUrl(member.client_url)}) {
+    if (!checked.ok())
+      return Error{checked.error().code, "the etcd configuration: " + checked.error().message, {}};
   }
   config["name"] = member.name;
   config["data-dir"] = member.data_dir;
@@ -280,6 +278,7 @@ Status LocalAdapter::RestoreFullSnapshot(const PlanStep& step, RequestLog& log) 
   const std::vector<std::string> listed = InitialClusterNames(initial_cluster);
   if (std::find(listed.begin(), listed.end(), member_.name) == listed.end())
     initial_cluster += (initial_cluster.empty() ? "" : ",") + member_.name + "=" + member_.peer_url;
+  if (Status checked = CheckInitialCluster(initial_cluster); !checked.ok()) return checked;
   auto listing = store_->List();
   if (!listing.ok()) return listing.error();
   const StoredSnapshot* snapshot = nullptr;
