@@ -17,7 +17,12 @@
 // audit log must show that every write by a controller replica (not Events,
 // not the controllers' Lease itself) came from the user holding the Lease at
 // the time (the holder after each Lease write, read from its body), and that
-// the dry-run replica wrote nothing but Events.
+// the dry-run replica wrote nothing but Events. The last step loses the
+// quorum (two members' Pods deleted and their data wiped): from the audit
+// log, no replica writes anything disruptive (the StatefulSet, a Pod
+// deletion, the Etcd's re-bootstrap annotation) until the admin approves the
+// plan's digest; approved, the cluster is re-bootstrapped from the backup
+// with every acknowledged key up to the stated data-loss bound.
 //
 // The kinds come in a seed-shuffled order, each once per round, so that a
 // short sequence covers every kind. A failing seed reproduces the same
@@ -33,6 +38,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -65,11 +71,14 @@ constexpr seconds kSettle = seconds(180);
 constexpr seconds kLeaseDuration = seconds(6);
 constexpr seconds kPause = kLeaseDuration + seconds(3);
 
-// One seed with one round of every kind: about 4 minutes on 2 shared cores.
-const std::vector<uint64_t> kCiSeeds = {7};
+// Two seeds with one round of every kind and the quorum loss each: about 3 minutes on 2 shared cores.
+const std::vector<uint64_t> kCiSeeds = {7, 11};
 constexpr int kCiFaults = 8;
 
 const std::string kControllerLease = "ruleplane-controller";
+// As the e2e quorum-loss scenario: a member NotReady or Unknown that long counts as lost.
+const std::vector<std::string> kGracePeriods = {"--param", "notReadyGracePeriod=10s", "--param",
+                                                "unknownGracePeriod=5s"};
 const std::string kDryRunUser = "controller-dry";
 
 enum Kind {
@@ -92,6 +101,7 @@ struct Totals {
   std::vector<uint64_t> failed_seeds;
   std::array<int, kKinds> faults{};
   int member_init_kills = 0;
+  int quorum_losses = 0;     // the last step of a sequence, recovered only after an approval
   int unexpected_exits = 0;  // replicas that ended without being killed or paused
   int leadership_changes = 0;
   int checked_writes = 0;  // controller writes checked against the Lease holder
@@ -129,14 +139,30 @@ struct AuditFindings {
   std::vector<std::string> violations;
   int checked_writes = 0;  // by a controller-* user, not Events, not the controllers' Lease
   int leadership_changes = 0;
+  int disruptive_after_approval = 0;  // writes of the approved recovery (what the window check looks for)
 };
+
+// From the quorum loss to its approval (server times, RFC 3339 with six
+// fractional digits, so that text order is time order); empty: none yet.
+struct ApprovalWindow {
+  std::string quorum_lost, approved;
+};
+
+// A write of the quorum-loss recovery: the StatefulSet (its scale to 0 and
+// back), a Pod deleted, the Etcd itself (the re-bootstrap annotation; its
+// status is not disruptive).
+bool IsDisruptive(const AuditEvent& event) {
+  return event.resource == "statefulsets" || (event.resource == "pods" && event.verb == "delete") ||
+         (event.resource == "etcds" && event.subresource.empty());
+}
 
 // The holder after each successful write of the controllers' Lease is the
 // writer when the body names a holder (or there is no body: a create),
 // nobody when it gives the Lease up (empty holderIdentity). Every other successful write by a controller-*
 // user must come from the holder of that moment; the dry-run user may write
 // Events only. Events are ordered by the time the server received them.
-AuditFindings CheckAuditLog(const std::string& path) {
+// Within `window`, no controller writes anything disruptive until the approval.
+AuditFindings CheckAuditLog(const std::string& path, const ApprovalWindow& window) {
   std::vector<AuditEvent> events = ReadAuditLog(path);
   std::stable_sort(events.begin(), events.end(),
                    [](const AuditEvent& a, const AuditEvent& b) { return a.received < b.received; });
@@ -160,6 +186,12 @@ AuditFindings CheckAuditLog(const std::string& path) {
       continue;
     }
     ++findings.checked_writes;
+    if (!window.quorum_lost.empty() && event.received >= window.quorum_lost && IsDisruptive(event)) {
+      if (window.approved.empty() || event.received < window.approved)
+        findings.violations.push_back(event.Describe() + ": disruptive before the approval");
+      else
+        ++findings.disruptive_after_approval;
+    }
     if (event.user != holder)
       findings.violations.push_back(event.Describe() + " while " + (holder.empty() ? "nobody" : holder) +
                                     " held the Lease");
@@ -192,7 +224,7 @@ class Sequence {
     ASSERT_TRUE(world.ok()) << world.error().message;
     world_ = std::move(*world);
     for (const std::string name : {"a", "b", "c"})
-      replicas_.push_back(Replica{name, "controller-" + name, {}, {}});
+      replicas_.push_back(Replica{name, "controller-" + name, kGracePeriods, {}});
     replicas_.push_back(Replica{"dry", kDryRunUser, {"--dry-run"}, {}});
     for (Replica& replica : replicas_) StartReplica(replica);
     ASSERT_TRUE(world_->CreateEtcd(3).ok());
@@ -217,6 +249,7 @@ class Sequence {
       Inject(kind, random);
       if (!failed_ && Settle()) Check();
     }
+    if (!failed_ && world_ && writer_) QuorumLossAwaitsApproval();
     Finish();
   }
 
@@ -272,6 +305,15 @@ class Sequence {
         return static_cast<int>(i);
     }
     return -1;
+  }
+
+  // Whether process `pid` has ended (a zombie not yet reaped, or gone).
+  static bool Exited(int pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const size_t name_end = line.rfind(')');
+    return name_end == std::string::npos || name_end + 2 >= line.size() || line[name_end + 2] == 'Z';
   }
 
   // The pid of a member Pod's container, waited for up to `timeout`; 0 when it does not run.
@@ -355,16 +397,17 @@ class Sequence {
           const bool started = Eventually(
               [&] {
                 pid = world_->agent().Pid(Pod(member), "member-init");
-                return pid != 0 && pid != last;
+                return (pid != 0 && pid != last) || world_->agent().Pid(Pod(member), "etcd") != 0;
               },
               seconds(60), milliseconds(10));
-          if (!started) {
-            Note("member-init of " + Pod(member) + " did not run again within 60 s");
+          if (!started || pid == 0 || pid == last) {
+            Note("member-init of " + Pod(member) + " completed before the next kill");
             break;
           }
-          std::this_thread::sleep_for(between(0, 1500));
-          if (world_->agent().Pid(Pod(member), "member-init") != pid) {
-            Note("member-init (pid " + std::to_string(pid) + ") finished before its kill");
+          std::this_thread::sleep_for(between(0, 300));  // member-init takes about a second
+          // A member-init that has ended keeps its pid until the kubelet reaps it: no kill lands then.
+          if (world_->agent().Pid(Pod(member), "member-init") != pid || Exited(pid)) {
+            Note("member-init (pid " + std::to_string(pid) + ") completed before its kill");
             break;
           }
           ::kill(pid, SIGKILL);
@@ -494,11 +537,95 @@ class Sequence {
   }
 
   void CheckAudit() {
-    audit_ = CheckAuditLog(world_->kube().audit_log_path());
+    audit_ = CheckAuditLog(world_->kube().audit_log_path(), window_);
     for (const std::string& violation : audit_.violations) {
       if (!reported_.insert(violation).second) continue;
       Fail("audit: " + violation);
     }
+  }
+
+  // The last step: quorum lost (two of three members' Pods deleted and
+  // their data directories wiped, after a delta backup holds every
+  // acknowledged write). Nothing disruptive may happen until the approval
+  // naming the plan's digest (read from the audit log afterwards); approved,
+  // the cluster is re-bootstrapped from the backup and every key up to the
+  // stated bound is there.
+  void QuorumLossAwaitsApproval() {
+    writer_->Stop();
+    RequestLog log;
+    const int64_t written = writer_->acknowledged().empty() ? 0 : writer_->acknowledged().back().revision;
+    auto delta_revision = [&] {
+      auto lease = world_->admin().Get(
+          {"coordination.k8s.io/v1", "leases", "default", "etcd-main-delta-snap", ""}, log);
+      const std::string holder = lease.ok() ? TextAt(*lease, {"spec", "holderIdentity"}) : "";
+      return holder.empty() ? int64_t{0} : std::strtoll(holder.c_str(), nullptr, 10);
+    };
+    if (!Eventually([&] { return delta_revision() >= written; }, seconds(60)))
+      return Fail("no delta backup reaches revision " + std::to_string(written) + "\n" + Describe());
+    ++totals_.quorum_losses;
+    Note(
+        "fault quorum-loss: etcd-main-1 and etcd-main-2 deleted and their data directories wiped (backup "
+        "at " +
+        std::to_string(delta_revision()) + ", writes up to " + std::to_string(written) + ")");
+    window_.quorum_lost = FormatMicroTime(std::chrono::system_clock::now());
+    for (int member : {1, 2}) {
+      const std::string data = world_->agent().VolumeDir(Pod(member), E2eWorld::kEtcd);
+      if (auto deleted =
+              world_->admin().Delete({"v1", "pods", "default", Pod(member), ""}, {}, std::nullopt, log);
+          !deleted.ok())
+        return Fail("cannot delete " + Pod(member) + ": " + deleted.error().message);
+      if (!Eventually([&] { return world_->agent().Pid(Pod(member), "etcd") == 0; }, seconds(30)))
+        return Fail(Pod(member) + "'s etcd still runs 30 s after its Pod was deleted");
+      std::error_code moved;
+      std::filesystem::rename(data + "/new.etcd", dir_->path() + "/wiped-" + Pod(member), moved);
+      if (moved) return Fail("cannot wipe " + data + ": " + moved.message());
+    }
+    auto operation = [&](std::string_view field) {
+      return TextAt(world_->Etcd(), {"status", "lastOperation", field});
+    };
+    if (!Eventually([&] { return operation("state") == "AwaitingApproval"; }, seconds(120), seconds(1)))
+      return Fail("the quorum loss is not awaiting an approval\n" + Describe());
+    const Value* bound =
+        ValueAt(world_->Etcd(), {"status", "lastOperation", "dataLossBound", "backupRevision"});
+    const int64_t backup_revision = bound != nullptr && bound->is_int() ? bound->int_value() : 0;
+    Note("awaiting approval of plan " + operation("planDigest") + ", data-loss bound: backup revision " +
+         std::to_string(backup_revision));
+    // Two more resyncs inside the window: what did not happen is read from the audit log.
+    std::this_thread::sleep_for(seconds(5));
+    window_.approved = FormatMicroTime(std::chrono::system_clock::now());
+    const Value approval =
+        Value::MakeMap({{Value::String("metadata"),
+                         Value::MakeMap({{Value::String("annotations"),
+                                          Value::MakeMap({{Value::String("ruleplane.dev/approve-plan"),
+                                                           Value::String(operation("planDigest"))}})}})}});
+    if (auto approved = world_->admin().MergePatch(E2eWorld::kEtcdResource, approval, log); !approved.ok())
+      return Fail("cannot approve: " + approved.error().message);
+    Note("approved");
+    const auto begin = std::chrono::steady_clock::now();
+    if (!Eventually([&] { return WhyUnsettled(0).empty(); }, seconds(300), seconds(1)))
+      return Fail("not recovered 300 s after the approval: " + WhyUnsettled(0) + "\n" + Describe());
+    NumberedWriter after(world_->ClientUrls(3), "/kchaos-after/");
+    if (Status written_after = after.WriteSome(20); !written_after.ok())
+      return Fail("writes fail after the recovery: " + written_after.error().message);
+    Note("recovered in " +
+         std::to_string(
+             std::chrono::duration_cast<seconds>(std::chrono::steady_clock::now() - begin).count()) +
+         " s after the approval");
+    if (backup_revision < written)
+      Fail("the data-loss bound (backup revision " + std::to_string(backup_revision) +
+           ") is below the last acknowledged write (" + std::to_string(written) + ")");
+    const auto urls = world_->ClientUrls(3);
+    EtcdClient client(EtcdClientConfig{urls, {}, seconds(5)});
+    const std::vector<std::string> missing = MissingKeys(client, *writer_, backup_revision);
+    lost_ = std::max(lost_, static_cast<int64_t>(missing.size()));
+    if (!missing.empty())
+      Fail(std::to_string(missing.size()) + " acknowledged keys lost, e.g. " + missing.front());
+    if (Status agree = MembersAgree(urls); !agree.ok()) Fail(agree.error().message);
+    CheckAudit();
+    if (audit_.disruptive_after_approval == 0)
+      Fail("the audit log shows no disruptive write after the approval: the window check sees nothing");
+    Note("checked: " + std::to_string(missing.size()) + " lost up to the bound, HashKV equal, " +
+         std::to_string(audit_.disruptive_after_approval) + " disruptive writes, all after the approval");
   }
 
   void Finish() {
@@ -539,6 +666,7 @@ class Sequence {
   std::ofstream log_;
   bool failed_ = false;
   AuditFindings audit_;
+  ApprovalWindow window_;
   std::set<std::string> reported_;
   int64_t lost_ = 0;
   int split_clusters_ = 0;
@@ -551,7 +679,8 @@ std::string Summary(const Totals& totals) {
   line << "kubernetes chaos summary: " << totals.sequences << " sequences, " << faults << " faults (";
   for (int kind = 0; kind < kKinds; ++kind)
     line << (kind > 0 ? ", " : "") << kKindNames[kind] << " " << totals.faults[kind];
-  line << "), " << totals.member_init_kills << " member-init runs killed, " << totals.unexpected_exits
+  line << "), " << totals.quorum_losses << " quorum losses recovered after an approval, "
+       << totals.member_init_kills << " member-init runs killed, " << totals.unexpected_exits
        << " replicas ended on their own, " << totals.leadership_changes << " leadership changes, "
        << totals.checked_writes << " controller writes checked against the Lease holder, "
        << totals.acknowledged << " acknowledged writes, " << totals.lost << " writes lost, "
