@@ -51,6 +51,7 @@
 #include "adapters/process.h"
 #include "engine/common/json_value.h"
 #include "tests/support/audit_log.h"
+#include "tests/support/chaos_campaign.h"
 #include "tests/support/e2e_world.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/eventually.h"
@@ -114,21 +115,6 @@ struct Totals {
   milliseconds longest_settle{0};
 };
 
-std::vector<uint64_t> SeedsFromEnvironment() {
-  const char* text = std::getenv("RULEPLANE_CHAOS_SEEDS");
-  if (text == nullptr || *text == '\0') return kCiSeeds;
-  std::vector<uint64_t> seeds;
-  std::stringstream list(text);
-  for (std::string item; std::getline(list, item, ',');)
-    if (!item.empty()) seeds.push_back(std::strtoull(item.c_str(), nullptr, 10));
-  return seeds;
-}
-
-int FaultsFromEnvironment() {
-  const char* text = std::getenv("RULEPLANE_CHAOS_FAULTS");
-  return text != nullptr && *text != '\0' ? std::atoi(text) : kCiFaults;
-}
-
 bool IsWrite(const std::string& verb) {
   return verb == "create" || verb == "update" || verb == "patch" || verb == "delete" ||
          verb == "deletecollection";
@@ -148,20 +134,24 @@ struct ApprovalWindow {
   std::string quorum_lost, approved;
 };
 
-// A write of the quorum-loss recovery: the StatefulSet (its scale to 0 and
-// back), a Pod deleted, the Etcd itself (the re-bootstrap annotation; its
-// status is not disruptive).
+// A write of the quorum-loss recovery: the StatefulSet's scale (to 0 and
+// back), a Pod deleted, the Etcd itself (the re-bootstrap annotation). Not
+// the StatefulSet's spec applied again (a new leader does that after the
+// status was cleared, observedGeneration with it) nor the Etcd's status.
 bool IsDisruptive(const AuditEvent& event) {
-  return event.resource == "statefulsets" || (event.resource == "pods" && event.verb == "delete") ||
+  return (event.resource == "statefulsets" && event.subresource == "scale") ||
+         (event.resource == "pods" && event.verb == "delete") ||
          (event.resource == "etcds" && event.subresource.empty());
 }
 
 // The holder after each successful write of the controllers' Lease is the
 // writer when the body names a holder (or there is no body: a create),
-// nobody when it gives the Lease up (empty holderIdentity). Every other successful write by a controller-*
-// user must come from the holder of that moment; the dry-run user may write
-// Events only. Events are ordered by the time the server received them.
-// Within `window`, no controller writes anything disruptive until the approval.
+// nobody when it gives the Lease up (empty holderIdentity). Every other
+// successful write by a controller-* user must come from the holder of that
+// moment; the dry-run user may write Events only; within `window`, no
+// controller writes anything disruptive before the approval. Events are
+// ordered by the time the server received them. A replica is known by its
+// user: a restarted one is the same user as its killed predecessor.
 AuditFindings CheckAuditLog(const std::string& path, const ApprovalWindow& window) {
   std::vector<AuditEvent> events = ReadAuditLog(path);
   std::stable_sort(events.begin(), events.end(),
@@ -217,7 +207,7 @@ class Sequence {
               << " RULEPLANE_CHAOS_FAULTS=" << faults_ << " --gtest_filter='ControllerChaos.*' to reproduce)"
               << std::endl;
     dir_ = std::make_unique<TempDir>("kchaos-" + std::to_string(seed_));
-    log_.open(dir_->path() + "/chaos.log");
+    chaos_log_.Open(dir_->path() + "/chaos.log");
     auto world = E2eWorld::Start(
         dir_->path(), {.controller_users = {"controller-a", "controller-b", "controller-c", kDryRunUser},
                        .audit_log = true});
@@ -260,20 +250,11 @@ class Sequence {
   }
 
  private:
-  void Note(const std::string& line) {
-    const auto elapsed =
-        std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start_).count();
-    char at[32];
-    std::snprintf(at, sizeof at, "%.1f s", static_cast<double>(elapsed) / 1000);
-    std::cout << "chaos: seed " << seed_ << " [" << at << "]: " << line << std::endl;
-    log_ << "[" << at << "] " << line << std::endl;
-  }
+  void Note(const std::string& line) { chaos_log_.Note(line); }
 
   void Fail(const std::string& what) {
     failed_ = true;
-    log_ << "FAILED: " << what << std::endl;
-    ADD_FAILURE() << "seed " << seed_ << ": " << what << " (RULEPLANE_CHAOS_SEEDS=" << seed_
-                  << " RULEPLANE_CHAOS_FAULTS=" << faults_ << " reproduces it; files in " << root() << ")";
+    chaos_log_.Fail(what, root());
   }
 
   std::string Describe() {
@@ -322,6 +303,24 @@ class Sequence {
     Eventually([&] { return (pid = world_->agent().Pid(Pod(member), container)) != 0; }, timeout,
                milliseconds(20));
     return pid;
+  }
+
+  // A member Pod deleted, until its etcd has stopped (the kubelet's job);
+  // false (and failed) when it cannot be.
+  bool DeletePod(int member) {
+    RequestLog log;
+    const int etcd = world_->agent().Pid(Pod(member), "etcd");
+    if (auto deleted =
+            world_->admin().Delete({"v1", "pods", "default", Pod(member), ""}, {}, std::nullopt, log);
+        !deleted.ok()) {
+      Fail("cannot delete " + Pod(member) + ": " + deleted.error().message);
+      return false;
+    }
+    if (!Eventually([&] { return world_->agent().Pid(Pod(member), "etcd") != etcd; }, seconds(30))) {
+      Fail(Pod(member) + "'s etcd still runs 30 s after its Pod was deleted");
+      return false;
+    }
+    return true;
   }
 
   void Inject(Kind kind, std::mt19937_64& random) {
@@ -385,12 +384,7 @@ class Sequence {
         const int kills = 1 + pick(3);
         Note("fault kill-member-init: " + Pod(member) + " deleted, its member-init SIGKILLed " +
              std::to_string(kills) + " time(s) as it comes back");
-        if (auto deleted =
-                world_->admin().Delete({"v1", "pods", "default", Pod(member), ""}, {}, std::nullopt, log);
-            !deleted.ok())
-          return Fail("cannot delete " + Pod(member) + ": " + deleted.error().message);
-        if (!Eventually([&] { return world_->agent().Pid(Pod(member), "etcd") == 0; }, seconds(30)))
-          return Fail(Pod(member) + "'s etcd still runs 30 s after its Pod was deleted");
+        if (!DeletePod(member)) return;
         int last = 0;
         for (int kill = 0; kill < kills; ++kill) {
           int pid = 0;
@@ -419,14 +413,8 @@ class Sequence {
       }
       case kDeletePod: {
         const int member = pick(3);
-        const int etcd = PidOf(member, "etcd");
         Note("fault delete-pod: " + Pod(member));
-        if (auto deleted =
-                world_->admin().Delete({"v1", "pods", "default", Pod(member), ""}, {}, std::nullopt, log);
-            !deleted.ok())
-          return Fail("cannot delete " + Pod(member) + ": " + deleted.error().message);
-        if (!Eventually([&] { return world_->agent().Pid(Pod(member), "etcd") != etcd; }, seconds(30)))
-          Fail(Pod(member) + "'s etcd still runs 30 s after its Pod was deleted");
+        DeletePod(member);
         return;
       }
       case kClearStatus: {
@@ -570,12 +558,7 @@ class Sequence {
     window_.quorum_lost = FormatMicroTime(std::chrono::system_clock::now());
     for (int member : {1, 2}) {
       const std::string data = world_->agent().VolumeDir(Pod(member), E2eWorld::kEtcd);
-      if (auto deleted =
-              world_->admin().Delete({"v1", "pods", "default", Pod(member), ""}, {}, std::nullopt, log);
-          !deleted.ok())
-        return Fail("cannot delete " + Pod(member) + ": " + deleted.error().message);
-      if (!Eventually([&] { return world_->agent().Pid(Pod(member), "etcd") == 0; }, seconds(30)))
-        return Fail(Pod(member) + "'s etcd still runs 30 s after its Pod was deleted");
+      if (!DeletePod(member)) return;
       std::error_code moved;
       std::filesystem::rename(data + "/new.etcd", dir_->path() + "/wiped-" + Pod(member), moved);
       if (moved) return Fail("cannot wipe " + data + ": " + moved.message());
@@ -657,13 +640,12 @@ class Sequence {
 
   const uint64_t seed_;
   const int faults_;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   Totals& totals_;
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<E2eWorld> world_;
   std::vector<Replica> replicas_;
   std::unique_ptr<NumberedWriter> writer_;
-  std::ofstream log_;
+  ChaosLog chaos_log_{seed_, faults_};
   bool failed_ = false;
   AuditFindings audit_;
   ApprovalWindow window_;
@@ -695,30 +677,10 @@ std::string Summary(const Totals& totals) {
   return line.str();
 }
 
-int FailedParts() {
-  const ::testing::TestResult* result = ::testing::UnitTest::GetInstance()->current_test_info()->result();
-  int failed = 0;
-  for (int part = 0; part < result->total_part_count(); ++part)
-    failed += result->GetTestPartResult(part).failed();
-  return failed;
-}
-
 TEST(ControllerChaos, ControllersAndMembersHealWithoutApprovalAndOnlyTheLeaseHolderWrites) {
   Totals totals;
-  const int faults = FaultsFromEnvironment();
-  for (uint64_t seed : SeedsFromEnvironment()) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    const int failed_before = FailedParts();
-    Sequence sequence(seed, faults, totals);
-    sequence.Run();
-    ++totals.sequences;
-    if (sequence.failed() || FailedParts() > failed_before) {
-      totals.failed_seeds.push_back(seed);
-      sequence.KeepFiles();
-      std::cout << "chaos: seed " << seed << " failed; kept " << sequence.root()
-                << " (chaos.log, controller-*.log, kube/audit.log, node/pods/*/*.log)" << std::endl;
-    }
-  }
+  RunChaosCampaign<Sequence>(kCiSeeds, kCiFaults, totals,
+                             "chaos.log, controller-*.log, kube/audit.log, node/pods/*/*.log");
   std::cout << Summary(totals) << std::endl;
 }
 

@@ -65,6 +65,35 @@ int64_t Replicas(KubeClient& client, const KubeResource& statefulset) {
   return count != nullptr && count->is_int() ? count->int_value() : -1;
 }
 
+// A replica as `user` (its journal <dir>/journal-<user>.db, its log
+// <dir>/<user>.log), electing through default/ruleplane-controller with a
+// short Lease (3 s / 2 s / 1 s), resync every second; `more` flags after those.
+Result<ChildProcess> StartReplica(const KubeCluster& kube, const std::string& dir, const std::string& user,
+                                  const std::vector<std::string>& more) {
+  std::vector<std::string> argv = {RULEPLANE_BINARY,
+                                   "controller",
+                                   "--kubeconfig",
+                                   kube.WriteKubeconfig(user),
+                                   "-n",
+                                   "default",
+                                   "--journal",
+                                   dir + "/journal-" + user + ".db",
+                                   "--resync-period",
+                                   "1",
+                                   "--leader-elect-resource-namespace",
+                                   "default",
+                                   "--leader-elect-lease-duration",
+                                   "3",
+                                   "--leader-elect-renew-deadline",
+                                   "2",
+                                   "--leader-elect-retry-period",
+                                   "1",
+                                   "--metrics-bind-address",
+                                   "127.0.0.1:" + std::to_string(FreeLoopbackPort())};
+  argv.insert(argv.end(), more.begin(), more.end());
+  return ChildProcess::Start(argv, dir + "/" + user + ".log");
+}
+
 // The controller's writes that the API server carried out, as the audit log has them.
 std::vector<AuditEvent> WritesBy(const std::string& audit_log, const std::string& user) {
   std::vector<AuditEvent> writes;
@@ -88,28 +117,7 @@ TEST(ControllerSafety, AReplicaPausedPastItsLeaseThatWasTakenOverExitsAndWritesN
   // A quorum-loss recovery (no approval needed), which scales to 0 and then
   // waits for the pods: no kubelet here removes them.
   const std::string controller_log = dir.path() + "/controller.log";
-  auto controller = ChildProcess::Start({RULEPLANE_BINARY,
-                                         "controller",
-                                         "--kubeconfig",
-                                         (*kube)->WriteKubeconfig("controller"),
-                                         "-n",
-                                         "default",
-                                         "--auto-recover-quorum-loss",
-                                         "--journal",
-                                         dir.path() + "/journal.db",
-                                         "--resync-period",
-                                         "1",
-                                         "--leader-elect-resource-namespace",
-                                         "default",
-                                         "--leader-elect-lease-duration",
-                                         "3",
-                                         "--leader-elect-renew-deadline",
-                                         "2",
-                                         "--leader-elect-retry-period",
-                                         "1",
-                                         "--metrics-bind-address",
-                                         "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
-                                        controller_log);
+  auto controller = StartReplica(**kube, dir.path(), "controller", {"--auto-recover-quorum-loss"});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
   ASSERT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 0; }, std::chrono::seconds(60)))
       << Slurp(controller_log);
@@ -275,30 +283,7 @@ TEST(ControllerSafety, ADryRunReplicaTakesNoPartInLeaderElectionAndWritesOnlyEve
   ASSERT_TRUE(created.ok()) << created.error().message;
   ASSERT_TRUE(BindController(admin, **kube, log).ok());
   ASSERT_TRUE(BindController(admin, **kube, log, "dry-run").ok());
-  auto run = [&](const std::string& user, const std::vector<std::string>& more) {
-    std::vector<std::string> argv = {RULEPLANE_BINARY,
-                                     "controller",
-                                     "--kubeconfig",
-                                     (*kube)->WriteKubeconfig(user),
-                                     "-n",
-                                     "default",
-                                     "--allow-disruptive",
-                                     "--journal",
-                                     dir.path() + "/journal-" + user + ".db",
-                                     "--resync-period",
-                                     "1",
-                                     "--leader-elect-lease-duration",
-                                     "3",
-                                     "--leader-elect-renew-deadline",
-                                     "2",
-                                     "--leader-elect-retry-period",
-                                     "1",
-                                     "--metrics-bind-address",
-                                     "127.0.0.1:" + std::to_string(FreeLoopbackPort())};
-    argv.insert(argv.end(), more.begin(), more.end());
-    return ChildProcess::Start(argv, dir.path() + "/" + user + ".log");
-  };
-  auto dry_run = run("dry-run", {"--dry-run"});
+  auto dry_run = StartReplica(**kube, dir.path(), "dry-run", {"--dry-run", "--allow-disruptive"});
   ASSERT_TRUE(dry_run.ok()) << dry_run.error().message;
   auto dry_run_events = [&] {
     auto events = admin.List({"v1", "events", "default", "", ""}, "", log, "reason=DryRun");
@@ -306,7 +291,7 @@ TEST(ControllerSafety, ADryRunReplicaTakesNoPartInLeaderElectionAndWritesOnlyEve
   };
   ASSERT_TRUE(Eventually([&] { return dry_run_events() > 0; }, std::chrono::seconds(30)))
       << Slurp(dir.path() + "/dry-run.log");
-  auto acting = run("controller", {});
+  auto acting = StartReplica(**kube, dir.path(), "controller", {"--allow-disruptive"});
   ASSERT_TRUE(acting.ok()) << acting.error().message;
   EXPECT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 5; }, std::chrono::seconds(30)))
       << "the acting replica scales\n"
