@@ -68,7 +68,9 @@ AwaitingApproval and its data-loss bound, until the Etcd is annotated
 ruleplane.dev/approve-plan=<the plan's digest> (an approval needs no
 --allow-disruptive), or always runs with --auto-recover-quorum-loss.
 --dry-run plans everything, performs nothing, and records each request it
-would send as an Event of reason DryRun.
+would send as an Event of reason DryRun. It takes no part in leader election
+(whatever --leader-elect says): it writes nothing but Events, so it needs no
+Lease, and holding one would keep the replicas that act from acting.
 
 Leader election (on by default): replicas fill their caches, and the one
 holding the coordination.k8s.io Lease (--leader-elect-resource-name, default
@@ -278,7 +280,8 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   // Leader election: the cache fills on every replica; only the one holding
   // the Lease reconciles. The Lease is not a fence: every write still carries
   // the resourceVersion it observed.
-  const bool elect = leader_elect == "true";
+  // A dry run never holds the Lease: it would keep the replicas that act from acting.
+  const bool elect = leader_elect == "true" && !flags.Has("--dry-run");
   std::atomic<bool> leading{!elect}, workers_done{false}, lost{false};
   metrics.SetLeader(leading);
   char host[256] = "";

@@ -37,6 +37,7 @@
 #include "adapters/local/backup_store.h"
 #include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "tests/support/chaos_campaign.h"
 #include "tests/support/member_harness.h"
 
 namespace ruleplane::testing {
@@ -99,23 +100,6 @@ struct Totals {
   uint64_t longest_outage_seed = 0;
 };
 
-std::vector<uint64_t> SeedsFromEnvironment() {
-  const char* text = std::getenv("RULEPLANE_CHAOS_SEEDS");
-  if (text == nullptr || *text == '\0') return kCiSeeds;
-  std::vector<uint64_t> seeds;
-  std::stringstream list(text);
-  std::string item;
-  while (std::getline(list, item, ',')) {
-    if (!item.empty()) seeds.push_back(std::strtoull(item.c_str(), nullptr, 10));
-  }
-  return seeds;
-}
-
-int FaultsFromEnvironment() {
-  const char* text = std::getenv("RULEPLANE_CHAOS_FAULTS");
-  return text != nullptr && *text != '\0' ? std::atoi(text) : kCiFaults;
-}
-
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 std::string Tail(const std::string& text, size_t bytes = 600) {
@@ -172,7 +156,7 @@ class Sequence {
     std::cout << "chaos: seed " << seed_ << ", " << faults_ << " faults (RULEPLANE_CHAOS_SEEDS=" << seed_
               << " RULEPLANE_CHAOS_FAULTS=" << faults_ << " to reproduce)" << std::endl;
     ASSERT_TRUE(harness_.Create(3, "chaos-" + std::to_string(seed_)).ok());
-    log_.open(harness_.root_->path() + "/chaos.log");
+    chaos_log_.Open(harness_.root_->path() + "/chaos.log");
     ASSERT_NO_FATAL_FAILURE(harness_.Bootstrap());
     writer_ = std::make_unique<NumberedWriter>(harness_.cluster_->ClientUrls(), "chaos/");
     writer_->Start();
@@ -198,20 +182,11 @@ class Sequence {
   }
 
  private:
-  void Note(const std::string& line) {
-    const auto elapsed =
-        std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start_).count();
-    char at[32];
-    std::snprintf(at, sizeof at, "%.1f s", static_cast<double>(elapsed) / 1000);
-    std::cout << "chaos: seed " << seed_ << " [" << at << "]: " << line << std::endl;
-    log_ << "[" << at << "] " << line << std::endl;
-  }
+  void Note(const std::string& line) { chaos_log_.Note(line); }
 
   void Fail(const std::string& what) {
     failed_ = true;
-    log_ << "FAILED: " << what << std::endl;
-    ADD_FAILURE() << "seed " << seed_ << ": " << what << " (RULEPLANE_CHAOS_SEEDS=" << seed_
-                  << " RULEPLANE_CHAOS_FAULTS=" << faults_ << " reproduces it; files in " << root() << ")";
+    chaos_log_.Fail(what, root());
   }
 
   std::string Name(int i) const { return harness_.cluster_->member(i).name; }
@@ -370,7 +345,7 @@ class Sequence {
       Note("member-init " + Name(i) + " with failure point " + point + ": exit " +
            std::to_string(run.exit_code) + ", " + FirstLine(run.out) +
            (run.exit_code == 0 || run.exit_code == kFailPointExitCode ? "" : " " + FirstLine(run.err)));
-      log_ << run.out << run.err;
+      chaos_log_.file() << run.out << run.err;
       if (run.exit_code == kFailPointExitCode) ++totals_.failure_points_reached;
     }
   }
@@ -494,8 +469,9 @@ class Sequence {
       for (auto it = pending.begin(); it != pending.end();) {
         const int i = *it;
         Outcome run = harness_.MemberInitOf(i, WriteEtcd(i, StatusFor(pending, mode, random)));
-        log_ << "member-init " << Name(i) << " (attempt " << round + 1 << "): exit " << run.exit_code << "\n"
-             << run.out << run.err;
+        chaos_log_.file() << "member-init " << Name(i) << " (attempt " << round + 1 << "): exit "
+                          << run.exit_code << "\n"
+                          << run.out << run.err;
         if (run.exit_code != 0) {
           if (run.exit_code == 1) ++totals_.init_aborts;
           if (round == 0 || round + 1 == kInitAttempts) {
@@ -655,11 +631,10 @@ class Sequence {
 
   const uint64_t seed_;
   const int faults_;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   Totals& totals_;
   MemberHarness harness_;
   std::unique_ptr<NumberedWriter> writer_;
-  std::ofstream log_;
+  ChaosLog chaos_log_{seed_, faults_};
   bool failed_ = false;
   std::vector<StatusMember> last_status_;
   std::map<std::string, std::set<std::string>> ids_seen_;
@@ -690,33 +665,9 @@ std::string Summary(const Totals& totals) {
   return line.str();
 }
 
-// Failed assertions of the running test so far.
-int FailedParts() {
-  const ::testing::TestResult* result = ::testing::UnitTest::GetInstance()->current_test_info()->result();
-  int failed = 0;
-  for (int part = 0; part < result->total_part_count(); ++part)
-    failed += result->GetTestPartResult(part).failed();
-  return failed;
-}
-
 TEST(MemberChaos, EveryAcknowledgedWriteSurvivesFaultsAndRecoveries) {
   Totals totals;
-  const int faults = FaultsFromEnvironment();
-  for (uint64_t seed : SeedsFromEnvironment()) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    const int failed_before = FailedParts();
-    Sequence sequence(seed, faults, totals);
-    sequence.Run();
-    ++totals.sequences;
-    if (sequence.failed() || FailedParts() > failed_before) {
-      if (std::find(totals.failed_seeds.begin(), totals.failed_seeds.end(), seed) ==
-          totals.failed_seeds.end())
-        totals.failed_seeds.push_back(seed);
-      sequence.KeepFiles();
-      std::cout << "chaos: seed " << seed << " failed; kept " << sequence.root()
-                << " (chaos.log, m*/etcd.log)" << std::endl;
-    }
-  }
+  RunChaosCampaign<Sequence>(kCiSeeds, kCiFaults, totals, "chaos.log, m*/etcd.log");
   std::cout << Summary(totals) << std::endl;
 }
 

@@ -13,16 +13,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "adapters/etcd/etcdctl_hashkv.h"
 #include "adapters/failure_point.h"
-#include "adapters/kubernetes/manifests.h"
 #include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "tests/support/e2e_world.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/eventually.h"
-#include "tests/support/kube_cluster.h"
-#include "tests/support/kube_objects.h"
-#include "tests/support/node_agent.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane::testing {
@@ -30,160 +26,46 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kEtcd = "etcd-main";
-const KubeResource kEtcdResource{"druid.gardener.cloud/v1alpha1", "etcds", "default", kEtcd, ""};
-
-std::string Text(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* value = ValueAt(object, keys);
-  return value != nullptr && value->is_string() ? value->string_value() : "";
-}
+constexpr const char* kEtcd = E2eWorld::kEtcd;
+const KubeResource& kEtcdResource = E2eWorld::kEtcdResource;
 
 class EtcdLifecycle : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::make_unique<TempDir>("e2e");
-    auto kube = KubeCluster::Start(dir_->path() + "/kube",
-                                   KubeClusterOptions{.users = {"operator"}, .controller_manager = true});
-    ASSERT_TRUE(kube.ok()) << kube.error().message;
-    kube_ = std::move(*kube);
-    admin_ = std::make_unique<KubeClient>(kube_->AdminConfig());
-    RequestLog log;
-    ASSERT_TRUE(InstallEtcdCrd(*admin_, log).ok());
-    auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
-    ASSERT_TRUE(rbac.ok()) << rbac.error().message;
     // The controller runs as the user "operator" with deploy/'s Role and nothing else.
-    auto binding = ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
-                             R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":)"
-                             R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
-                             R"("subjects":[{"kind":"User","name":"operator"}]})");
-    rbac->push_back(*binding);
-    Status applied = ApplyManifests(*admin_, *rbac, "default", log);
-    ASSERT_TRUE(applied.ok()) << applied.error().message;
-    auto agent = NodeAgent::Start(kube_->AdminConfig(), {.root = dir_->path() + "/node",
-                                                         .binaries = {{"ruleplane", RULEPLANE_BINARY}},
-                                                         .ip_prefix = RandomLoopbackPrefix()});
-    ASSERT_TRUE(agent.ok()) << agent.error().message;
-    agent_ = std::move(*agent);
+    auto world = E2eWorld::Start(dir_->path(), {.controller_users = {"operator"}});
+    ASSERT_TRUE(world.ok()) << world.error().message;
+    world_ = std::move(*world);
+    admin_ = &world_->admin();
+    agent_ = &world_->agent();
   }
 
   void TearDown() override {
     for (ChildProcess& controller : controllers_) controller.Stop();
-    agent_.reset();
-    kube_.reset();
+    world_.reset();
   }
 
   // Controller `i` (a second one only waits for the Lease), as deploy/controller.yaml runs it;
   // `failpoint`: RULEPLANE_FAILPOINT (adapters/failure_point.h), where it dies.
   void StartController(int i, const std::string& failpoint = "", const std::vector<std::string>& more = {}) {
     if (controllers_.size() <= static_cast<size_t>(i)) controllers_.resize(i + 1);
-    std::vector<std::string> argv = {RULEPLANE_BINARY,
-                                     "controller",
-                                     "--kubeconfig",
-                                     kube_->WriteKubeconfig("operator"),
-                                     "-n",
-                                     "default",
-                                     "--allow-disruptive",
-                                     "--journal",
-                                     dir_->path() + "/journal-" + std::to_string(i) + ".db",
-                                     "--resync-period",
-                                     "2",
-                                     "--min-disruptive-interval",
-                                     "5",
-                                     "--leader-elect-lease-duration",
-                                     "6",
-                                     "--leader-elect-renew-deadline",
-                                     "4",
-                                     "--leader-elect-retry-period",
-                                     "1",
-                                     "--metrics-bind-address",
-                                     "127.0.0.1:" + std::to_string(FreeLoopbackPort())};
-    argv.insert(argv.end(), more.begin(), more.end());
-    auto started =
-        ChildProcess::Start(argv, ControllerLog(i),
-                            failpoint.empty() ? std::vector<std::string>{}
-                                              : std::vector<std::string>{"RULEPLANE_FAILPOINT=" + failpoint});
+    auto started = world_->StartController(std::to_string(i), "operator", more, failpoint);
     ASSERT_TRUE(started.ok()) << started.error().message;
     controllers_[i] = std::move(*started);
   }
 
-  std::string ControllerLog(int i) const {
-    return dir_->path() + "/controller-" + std::to_string(i) + ".log";
-  }
+  std::string ControllerLog(int i) const { return world_->ControllerLog(std::to_string(i)); }
 
-  void CreateEtcd(int replicas) {
-    auto etcd = ParseJson(
-        R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd","metadata":{"name":")" +
-        std::string(kEtcd) + R"("},"spec":{"replicas":)" + std::to_string(replicas) +
-        R"(,"labels":{"app.kubernetes.io/part-of":"etcd-main"},)"
-        R"("etcd":{"clientPort":2379,"serverPort":2380,"quota":"1Gi"},)"
-        R"("backup":{"deltaSnapshotPeriod":"5s","store":{"provider":"Local","container":"e2e-backups",)"
-        R"("prefix":"etcd-main"}}}})");
-    ASSERT_TRUE(etcd.ok());
-    RequestLog log;
-    ASSERT_TRUE(ApplyManifests(*admin_, {*etcd}, "default", log).ok());
-  }
-
-  Value Etcd() {
-    RequestLog log;
-    auto etcd = admin_->Get(kEtcdResource, log);
-    return etcd.ok() ? *etcd : Value::Null();
-  }
-
-  // `replicas` members Ready in the status, Ready and AllMembersReady True.
-  bool HealthyWith(int replicas) {
-    const Value etcd = Etcd();
-    const Value* members = ValueAt(etcd, {"status", "members"});
-    if (members == nullptr || !members->is_list() ||
-        members->list_value().size() != static_cast<size_t>(replicas))
-      return false;
-    for (const Value& member : members->list_value())
-      if (Text(member, {"status"}) != "Ready") return false;
-    int true_conditions = 0;
-    const Value* conditions = ValueAt(etcd, {"status", "conditions"});
-    for (const Value& condition :
-         conditions != nullptr && conditions->is_list() ? conditions->list_value() : Value::List{}) {
-      const std::string type = Text(condition, {"type"});
-      if ((type == "Ready" || type == "AllMembersReady") && Text(condition, {"status"}) == "True")
-        ++true_conditions;
-    }
-    return true_conditions == 2;
-  }
+  void CreateEtcd(int replicas) { ASSERT_TRUE(world_->CreateEtcd(replicas).ok()); }
+  Value Etcd() { return world_->Etcd(); }
+  bool HealthyWith(int replicas) { return world_->HealthyWith(replicas); }
+  std::vector<std::string> ClientUrls(int replicas) const { return world_->ClientUrls(replicas); }
 
   std::string Describe() {
-    std::string text = "Etcd: " + FormatJson(*ValueAt(Etcd(), {"status"})) + "\n";
-    const std::string plan = dir_->path() + "/plan.txt";
-    auto planned =
-        ChildProcess::Start({RULEPLANE_BINARY, "plan", "--cluster", std::string("default/") + kEtcd,
-                             "--kubeconfig", kube_->WriteKubeconfig("admin")},
-                            plan);
-    if (planned.ok()) Eventually([&] { return !planned->running(); }, std::chrono::seconds(20));
-    text += "a fresh plan:\n" + Slurp(plan);
-    for (size_t i = 0; i < controllers_.size(); ++i)
-      text += "controller " + std::to_string(i) + ":\n" + Tail(ControllerLog(i));
-    RequestLog log;
-    for (int i = 0; i < 5; ++i) {
-      const std::string pod = std::string(kEtcd) + "-" + std::to_string(i);
-      if (auto object = admin_->Get({"v1", "pods", "default", pod, ""}, log); object.ok())
-        text += "pod " + pod + ": uid " + Text(*object, {"metadata", "uid"}) + " status " +
-                FormatJson(*ValueAt(*object, {"status"})) + "\n";
-      for (const char* container : {"member-init", "etcd", "member-agent"}) {
-        const std::string log = dir_->path() + "/node/pods/" + pod + "/" + container + ".log";
-        if (fs::exists(log)) text += pod + "/" + container + ":\n" + Tail(log);
-      }
-    }
-    return text;
-  }
-
-  static std::string Tail(const std::string& path) {
-    const std::string text = Slurp(path);
-    return text.size() > 3000 ? text.substr(text.size() - 3000) : text;
-  }
-
-  std::vector<std::string> ClientUrls(int replicas) const {
-    std::vector<std::string> urls;
-    for (int i = 0; i < replicas; ++i)
-      urls.push_back("http://" + agent_->PodIP(std::string(kEtcd) + "-" + std::to_string(i)) + ":2379");
-    return urls;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < controllers_.size(); ++i) names.push_back(std::to_string(i));
+    return world_->Describe(names);
   }
 
   // Every acknowledged key (up to a restore's data-loss bound) is present,
@@ -192,34 +74,14 @@ class EtcdLifecycle : public ::testing::Test {
                                       int64_t up_to_revision = INT64_MAX) {
     EtcdClient client(EtcdClientConfig{ClientUrls(replicas), {}, std::chrono::seconds(5)});
     EXPECT_EQ(MissingKeys(client, writer, up_to_revision), std::vector<std::string>{});
-    std::vector<HashKvResult> hashes;
-    int64_t revision = 0;
-    ASSERT_TRUE(Eventually(
-        [&] {
-          RequestLog log;
-          revision = INT64_MAX;
-          for (const std::string& url : ClientUrls(replicas)) {
-            auto status = client.MemberStatus(url, log);
-            if (!status.ok()) return false;
-            revision = std::min(revision, status->revision);
-          }
-          return true;
-        },
-        std::chrono::seconds(30)))
-        << Describe();
-    for (const std::string& url : ClientUrls(replicas)) {
-      auto hash = EndpointHashKV(url, revision, {}, std::chrono::seconds(10));
-      ASSERT_TRUE(hash.ok()) << url << ": " << hash.error().message;
-      hashes.push_back(*hash);
-    }
-    for (const HashKvResult& hash : hashes)
-      EXPECT_EQ(hash.hash, hashes.front().hash) << "at revision " << revision;
+    Status agree = MembersAgree(ClientUrls(replicas));
+    EXPECT_TRUE(agree.ok()) << agree.error().message << "\n" << Describe();
   }
 
   std::unique_ptr<TempDir> dir_;
-  std::unique_ptr<KubeCluster> kube_;
-  std::unique_ptr<KubeClient> admin_;
-  std::unique_ptr<NodeAgent> agent_;
+  std::unique_ptr<E2eWorld> world_;
+  KubeClient* admin_ = nullptr;
+  NodeAgent* agent_ = nullptr;
   std::vector<ChildProcess> controllers_;
 };
 
@@ -240,7 +102,7 @@ TEST_F(EtcdLifecycle, CreatedFromNothingThenAPodDeletedADataDirectoryWipedAndADa
     auto lease = admin_->Get(
         {"coordination.k8s.io/v1", "leases", "default", "etcd-main-" + std::to_string(i), ""}, log);
     ASSERT_TRUE(lease.ok());
-    EXPECT_NE(Text(*lease, {"spec", "holderIdentity"}), "") << FormatJson(*lease);
+    EXPECT_NE(TextAt(*lease, {"spec", "holderIdentity"}), "") << FormatJson(*lease);
   }
   EXPECT_TRUE(Eventually(
       [&] {
@@ -320,8 +182,8 @@ std::vector<std::string> StepLines(const std::string& log) {
   for (std::string line; std::getline(text, line);) {
     auto entry = ParseJson(line);
     if (!entry.ok() || !entry->is_map() || entry->Find("step") == nullptr) continue;
-    lines.push_back(Text(*entry, {"action"}) + " " + Text(*entry, {"target"}) + " " +
-                    Text(*entry, {"state"}));
+    lines.push_back(TextAt(*entry, {"action"}) + " " + TextAt(*entry, {"target"}) + " " +
+                    TextAt(*entry, {"state"}));
   }
   return lines;
 }
@@ -336,7 +198,7 @@ TEST_F(EtcdLifecycle, ControllersKilledInTheMiddleOfAPlanLeaveTheRestToTheirSucc
   auto leads = [&](int i) {
     auto lease =
         admin_->Get({"coordination.k8s.io/v1", "leases", "default", "ruleplane-controller", ""}, log);
-    const std::string holder = lease.ok() ? Text(*lease, {"spec", "holderIdentity"}) : "";
+    const std::string holder = lease.ok() ? TextAt(*lease, {"spec", "holderIdentity"}) : "";
     const std::string suffix = "_" + std::to_string(controllers_[i].pid());  // identity: <host>_<pid>
     return holder.size() > suffix.size() &&
            holder.compare(holder.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -416,7 +278,7 @@ TEST_F(EtcdLifecycle, ScaledFromThreeToFiveAndBackToThree) {
     auto lease = admin_->Get(
         {"coordination.k8s.io/v1", "leases", "default", "etcd-main-" + std::to_string(i), ""}, log);
     ASSERT_TRUE(lease.ok());
-    EXPECT_NE(Text(*lease, {"spec", "holderIdentity"}), "");
+    EXPECT_NE(TextAt(*lease, {"spec", "holderIdentity"}), "");
   }
   EXPECT_TRUE(Eventually(
       [&] {
@@ -461,7 +323,7 @@ TEST_F(EtcdLifecycle, QuorumLostAndRecoveredFromTheBackupOnlyAfterAnApproval) {
   auto delta_revision = [&] {
     auto lease =
         admin_->Get({"coordination.k8s.io/v1", "leases", "default", "etcd-main-delta-snap", ""}, log);
-    const std::string holder = lease.ok() ? Text(*lease, {"spec", "holderIdentity"}) : "";
+    const std::string holder = lease.ok() ? TextAt(*lease, {"spec", "holderIdentity"}) : "";
     return holder.empty() ? int64_t{0} : std::stoll(holder);
   };
   std::this_thread::sleep_for(std::chrono::seconds(3));
@@ -478,7 +340,7 @@ TEST_F(EtcdLifecycle, QuorumLostAndRecoveredFromTheBackupOnlyAfterAnApproval) {
     ASSERT_FALSE(moved) << moved.message();
   }
 
-  auto operation = [&](const char* field) { return Text(Etcd(), {"status", "lastOperation", field}); };
+  auto operation = [&](const char* field) { return TextAt(Etcd(), {"status", "lastOperation", field}); };
   ASSERT_TRUE(Eventually([&] { return operation("state") == "AwaitingApproval"; }, std::chrono::seconds(120),
                          std::chrono::seconds(1)))
       << Describe();

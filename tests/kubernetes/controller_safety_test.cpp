@@ -7,7 +7,9 @@
 //     the pods are gone;
 //   - killed right after a disruptive step (a failure point), the controller
 //     has already put the step's time on the Etcd's status, and a successor
-//     keeps it there.
+//     keeps it there;
+//   - a --dry-run replica beside an acting one takes no part in leader
+//     election: it writes nothing but Events, and the acting one acts.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -28,17 +30,21 @@ namespace {
 const KubeResource kEtcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
 const KubeResource kStatefulSet{"apps/v1", "statefulsets", "default", "etcd-main", ""};
 
-// The user "controller" bound to cluster-admin, as a replica's ServiceAccount
+// The user `user` bound to cluster-admin, as a replica's ServiceAccount
 // is bound to its Role; once the authorizer sees the binding.
-Status BindController(KubeClient& admin, const KubeCluster& kube, RequestLog& log) {
+Status BindController(KubeClient& admin, const KubeCluster& kube, RequestLog& log,
+                      const std::string& user = "controller") {
   auto binding = ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",)"
-                           R"("metadata":{"name":"controller-admin"},"roleRef":{"apiGroup":)"
+                           R"("metadata":{"name":")" +
+                           user +
+                           R"(-admin"},"roleRef":{"apiGroup":)"
                            R"("rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},)"
-                           R"("subjects":[{"kind":"User","name":"controller"}]})");
+                           R"("subjects":[{"kind":"User","name":")" +
+                           user + R"("}]})");
   auto created =
       admin.Create({"rbac.authorization.k8s.io/v1", "clusterrolebindings", "", "", ""}, *binding, log);
   if (!created.ok()) return created.error();
-  KubeClient controller(kube.ConfigFor("controller"));
+  KubeClient controller(kube.ConfigFor(user));
   if (!Eventually([&] { return controller.Get(kEtcd, log).ok(); }, std::chrono::seconds(10)))
     return Error{ErrorCode::kPermissionDenied, "the controller user cannot read the Etcd", {}};
   return {};
@@ -57,6 +63,35 @@ int64_t Replicas(KubeClient& client, const KubeResource& statefulset) {
   auto object = client.Get(statefulset, log);
   const Value* count = object.ok() ? ValueAt(*object, {"spec", "replicas"}) : nullptr;
   return count != nullptr && count->is_int() ? count->int_value() : -1;
+}
+
+// A replica as `user` (its journal <dir>/journal-<user>.db, its log
+// <dir>/<user>.log), electing through default/ruleplane-controller with a
+// short Lease (3 s / 2 s / 1 s), resync every second; `more` flags after those.
+Result<ChildProcess> StartReplica(const KubeCluster& kube, const std::string& dir, const std::string& user,
+                                  const std::vector<std::string>& more) {
+  std::vector<std::string> argv = {RULEPLANE_BINARY,
+                                   "controller",
+                                   "--kubeconfig",
+                                   kube.WriteKubeconfig(user),
+                                   "-n",
+                                   "default",
+                                   "--journal",
+                                   dir + "/journal-" + user + ".db",
+                                   "--resync-period",
+                                   "1",
+                                   "--leader-elect-resource-namespace",
+                                   "default",
+                                   "--leader-elect-lease-duration",
+                                   "3",
+                                   "--leader-elect-renew-deadline",
+                                   "2",
+                                   "--leader-elect-retry-period",
+                                   "1",
+                                   "--metrics-bind-address",
+                                   "127.0.0.1:" + std::to_string(FreeLoopbackPort())};
+  argv.insert(argv.end(), more.begin(), more.end());
+  return ChildProcess::Start(argv, dir + "/" + user + ".log");
 }
 
 // The controller's writes that the API server carried out, as the audit log has them.
@@ -82,28 +117,7 @@ TEST(ControllerSafety, AReplicaPausedPastItsLeaseThatWasTakenOverExitsAndWritesN
   // A quorum-loss recovery (no approval needed), which scales to 0 and then
   // waits for the pods: no kubelet here removes them.
   const std::string controller_log = dir.path() + "/controller.log";
-  auto controller = ChildProcess::Start({RULEPLANE_BINARY,
-                                         "controller",
-                                         "--kubeconfig",
-                                         (*kube)->WriteKubeconfig("controller"),
-                                         "-n",
-                                         "default",
-                                         "--auto-recover-quorum-loss",
-                                         "--journal",
-                                         dir.path() + "/journal.db",
-                                         "--resync-period",
-                                         "1",
-                                         "--leader-elect-resource-namespace",
-                                         "default",
-                                         "--leader-elect-lease-duration",
-                                         "3",
-                                         "--leader-elect-renew-deadline",
-                                         "2",
-                                         "--leader-elect-retry-period",
-                                         "1",
-                                         "--metrics-bind-address",
-                                         "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
-                                        controller_log);
+  auto controller = StartReplica(**kube, dir.path(), "controller", {"--auto-recover-quorum-loss"});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
   ASSERT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 0; }, std::chrono::seconds(60)))
       << Slurp(controller_log);
@@ -250,6 +264,44 @@ TEST(ControllerSafety, KilledRightAfterADisruptiveStepTheStepsTimeIsAlreadyOnThe
       << Slurp(dir.path() + "/successor.log");
   EXPECT_EQ(Text(admin, kEtcd, {"status", "lastOperation", "lastDisruptiveStepTime"}), recorded)
       << Slurp(dir.path() + "/successor.log");
+}
+
+// A --dry-run replica started first, with leader election left on (its
+// default), beside a replica that acts: the dry run never takes the Lease
+// (it would keep the acting replica from acting for as long as it runs),
+// so the acting one scales the StatefulSet; from the audit log, the dry run
+// wrote nothing but Events.
+TEST(ControllerSafety, ADryRunReplicaTakesNoPartInLeaderElectionAndWritesOnlyEvents) {
+  TempDir dir("controller-dry-run-elect");
+  auto kube = KubeCluster::Start(dir.path(),
+                                 KubeClusterOptions{.users = {"controller", "dry-run"}, .audit_log = true});
+  ASSERT_TRUE(kube.ok()) << kube.error().message;
+  KubeClient admin((*kube)->AdminConfig());
+  RequestLog log;
+  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_TRUE(BindController(admin, **kube, log).ok());
+  ASSERT_TRUE(BindController(admin, **kube, log, "dry-run").ok());
+  auto dry_run = StartReplica(**kube, dir.path(), "dry-run", {"--dry-run", "--allow-disruptive"});
+  ASSERT_TRUE(dry_run.ok()) << dry_run.error().message;
+  auto dry_run_events = [&] {
+    auto events = admin.List({"v1", "events", "default", "", ""}, "", log, "reason=DryRun");
+    return events.ok() ? ValueAt(*events, {"items"})->list_value().size() : size_t{0};
+  };
+  ASSERT_TRUE(Eventually([&] { return dry_run_events() > 0; }, std::chrono::seconds(30)))
+      << Slurp(dir.path() + "/dry-run.log");
+  auto acting = StartReplica(**kube, dir.path(), "controller", {"--allow-disruptive"});
+  ASSERT_TRUE(acting.ok()) << acting.error().message;
+  EXPECT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 5; }, std::chrono::seconds(30)))
+      << "the acting replica scales\n"
+      << Slurp(dir.path() + "/controller.log");
+  EXPECT_TRUE(dry_run->running()) << Slurp(dir.path() + "/dry-run.log");
+
+  std::string not_events;
+  for (const AuditEvent& event : WritesBy((*kube)->audit_log_path(), "dry-run"))
+    if (event.resource != "events") not_events += event.Describe() + "\n";
+  EXPECT_EQ(not_events, "") << "written by the dry-run replica";
 }
 
 }  // namespace

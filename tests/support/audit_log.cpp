@@ -35,6 +35,8 @@ std::vector<AuditEvent> ReadAuditLog(const std::string& path) {
     const Value* code = ValueAt(*parsed, {"responseStatus", "code"});
     event.code = code != nullptr && code->is_int() ? static_cast<int>(code->int_value()) : 0;
     event.received = Text(*parsed, {"requestReceivedTimestamp"});
+    if (const Value* spec = ValueAt(*parsed, {"responseObject", "spec"}); spec != nullptr && spec->is_map())
+      event.lease_holder = Text(*spec, {"holderIdentity"});
     events.push_back(std::move(event));
   }
   return events;

@@ -6,6 +6,7 @@
 //     if (event.user == "controller" && event.Succeeded()) ...
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct AuditEvent {
   // requestReceivedTimestamp: RFC 3339 in UTC with six fractional digits,
   // so that text order is time order.
   std::string received;
+  // responseObject.spec.holderIdentity: the holder a Lease write left, when
+  // the event carries the body (RequestResponse; a create, whose name is not
+  // in its URL, matches no resourceNames rule and has none).
+  std::optional<std::string> lease_holder;
 
   bool Succeeded() const { return code >= 200 && code < 300; }
   // "patch etcds/status default/etcd-main 200 by controller at ...", for messages.

@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include "adapters/etcd/etcdctl_hashkv.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -216,6 +219,8 @@ std::vector<NumberedWriter::Ack> NumberedWriter::acknowledged() const {
 std::vector<std::string> MissingKeys(EtcdClient& client, const NumberedWriter& writer,
                                      int64_t up_to_revision) {
   std::vector<std::string> missing;
+  // The acknowledgements before the read: a writer still running may add some after it.
+  const std::vector<NumberedWriter::Ack> acknowledged = writer.acknowledged();
   RequestLog reads;
   const std::string prefix = writer.KeyOf(0).substr(0, writer.KeyOf(0).size() - 8);
   std::string end = prefix;
@@ -224,12 +229,41 @@ std::vector<std::string> MissingKeys(EtcdClient& client, const NumberedWriter& w
   if (!range.ok()) return {"the range read failed: " + range.error().message};
   std::set<std::string> present;
   for (const KeyValue& kv : range->second) present.insert(kv.key);
-  for (const NumberedWriter::Ack& ack : writer.acknowledged()) {
+  for (const NumberedWriter::Ack& ack : acknowledged) {
     if (ack.revision <= up_to_revision && present.count(writer.KeyOf(ack.index)) == 0) {
       missing.push_back(writer.KeyOf(ack.index) + " (revision " + std::to_string(ack.revision) + ")");
     }
   }
   return missing;
+}
+
+Result<MemberView> MemberViewAt(const std::string& client_url) {
+  EtcdClient client(EtcdClientConfig{{client_url}, {}, std::chrono::seconds(5)});
+  RequestLog reads;
+  auto status = client.MemberStatus(client_url, reads);
+  if (!status.ok()) return status.error();
+  auto members = client.MemberList(reads);
+  if (!members.ok()) return members.error();
+  MemberView view{status->cluster_id, status->revision, {}};
+  for (const EtcdMember& member : *members) {
+    std::string peers;
+    for (const std::string& peer : member.peer_urls) peers += (peers.empty() ? "" : ",") + peer;
+    view.members.push_back(MemberIdHex(member.id) + " " +
+                           (member.name.empty() ? "(unstarted)" : member.name) + " " + peers +
+                           (member.is_learner ? " learner" : ""));
+  }
+  std::sort(view.members.begin(), view.members.end());
+  return view;
+}
+
+Result<uint32_t> HashKvAt(const std::string& client_url, int64_t revision, int attempts) {
+  Result<HashKvResult> result = Error{ErrorCode::kUnavailable, "not asked", {}};
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    result = EndpointHashKV(client_url, revision, {}, std::chrono::seconds(10));
+    if (result.ok()) return result->hash;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return result.error();
 }
 
 }  // namespace ruleplane::testing

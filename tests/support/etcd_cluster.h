@@ -121,8 +121,21 @@ class NumberedWriter {
 
 // Every acknowledged key of `writer` (up to `up_to_revision`: a restore's
 // data-loss bound) that `client` does not return, as "key (revision r)"
-// lines; empty when none is missing.
+// lines; empty when none is missing. The writer may still be running: only
+// the puts acknowledged before the read count.
 std::vector<std::string> MissingKeys(EtcdClient& client, const NumberedWriter& writer,
                                      int64_t up_to_revision = INT64_MAX);
+
+// One member's answer about the cluster, for checks across members.
+struct MemberView {
+  uint64_t cluster_id = 0;
+  int64_t revision = 0;
+  std::vector<std::string> members;  // "<id hex> <name> <peer URL>[ learner]", sorted
+};
+
+// What the member at `client_url` says: its cluster ID, revision and member list.
+Result<MemberView> MemberViewAt(const std::string& client_url);
+// HashKV of the member at `client_url` at `revision`; retried while it catches up (`attempts` x 100 ms).
+Result<uint32_t> HashKvAt(const std::string& client_url, int64_t revision, int attempts = 50);
 
 }  // namespace ruleplane::testing

@@ -99,12 +99,18 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
   if (options.audit_log) {
     // Writes only (reads are many and prove nothing here), once answered;
     // the blocking log backend writes each event before the answer goes out.
+    // The controllers' Lease with its bodies: who holds it after each write.
     std::ofstream(root + "/audit-policy.yaml") << "apiVersion: audit.k8s.io/v1\n"
                                                   "kind: Policy\n"
                                                   "omitStages: [RequestReceived, ResponseStarted]\n"
                                                   "rules:\n"
                                                   "  - level: None\n"
                                                   "    verbs: [get, list, watch]\n"
+                                                  "  - level: RequestResponse\n"
+                                                  "    resources:\n"
+                                                  "      - group: coordination.k8s.io\n"
+                                                  "        resources: [leases]\n"
+                                                  "        resourceNames: [ruleplane-controller]\n"
                                                   "  - level: Metadata\n";
     kube->audit_log_path_ = root + "/audit.log";
     argv.push_back("--audit-policy-file=" + root + "/audit-policy.yaml");

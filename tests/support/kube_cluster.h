@@ -10,7 +10,8 @@
 //
 // With `audit_log`, the API server writes an audit log (audit_log_path(),
 // one JSON event per line, tests/support/audit_log.h reads it): every
-// request that changes something, at level Metadata, once answered. A claim
+// request that changes something, at level Metadata (the Lease
+// ruleplane-controller at RequestResponse, for its holder), once answered. A claim
 // that someone did not write is read from there, not from sleeping and looking.
 //
 // With `controller_manager`, a kube-controller-manager 1.20.2 runs too

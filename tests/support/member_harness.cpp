@@ -8,7 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/etcd/etcdctl_hashkv.h"
 #include "tests/run_ruleplane.h"
 
 namespace ruleplane::testing {
@@ -185,34 +184,10 @@ std::vector<std::string> MemberHarness::Beside(int i, const std::string& infix) 
   return found;
 }
 
-Result<MemberView> MemberHarness::ViewOf(int i) const {
-  const std::string url = cluster_->member(i).client_url;
-  EtcdClient client(EtcdClientConfig{{url}, {}, std::chrono::seconds(5)});
-  RequestLog reads;
-  auto status = client.MemberStatus(url, reads);
-  if (!status.ok()) return status.error();
-  auto members = client.MemberList(reads);
-  if (!members.ok()) return members.error();
-  MemberView view{status->cluster_id, status->revision, {}};
-  for (const EtcdMember& member : *members) {
-    std::string peers;
-    for (const std::string& peer : member.peer_urls) peers += (peers.empty() ? "" : ",") + peer;
-    view.members.push_back(MemberIdHex(member.id) + " " +
-                           (member.name.empty() ? "(unstarted)" : member.name) + " " + peers +
-                           (member.is_learner ? " learner" : ""));
-  }
-  std::sort(view.members.begin(), view.members.end());
-  return view;
-}
+Result<MemberView> MemberHarness::ViewOf(int i) const { return MemberViewAt(cluster_->member(i).client_url); }
 
 Result<uint32_t> MemberHarness::HashAt(int i, int64_t revision, int attempts) const {
-  Result<HashKvResult> result = Error{ErrorCode::kUnavailable, "not asked", {}};
-  for (int attempt = 0; attempt < attempts; ++attempt) {
-    result = EndpointHashKV(cluster_->member(i).client_url, revision, {}, std::chrono::seconds(10));
-    if (result.ok()) return result->hash;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return result.error();
+  return HashKvAt(cluster_->member(i).client_url, revision, attempts);
 }
 
 }  // namespace ruleplane::testing

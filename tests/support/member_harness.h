@@ -38,13 +38,6 @@ struct StatusMember {
   bool ready = true;
 };
 
-// One member's answer about the cluster, for checks across members.
-struct MemberView {
-  uint64_t cluster_id = 0;
-  int64_t revision = 0;
-  std::vector<std::string> members;  // "<id hex> <name> <peer URL>[ learner]", sorted
-};
-
 class MemberHarness {
  public:
   // `size` members named m0, m1, ... under a fresh temporary directory named

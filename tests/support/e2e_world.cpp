@@ -1,0 +1,216 @@
+#include "tests/support/e2e_world.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include "adapters/etcd/etcd_client.h"
+#include "adapters/etcd/etcdctl_hashkv.h"
+#include "adapters/kubernetes/manifests.h"
+#include "tests/support/eventually.h"
+#include "tests/support/kube_objects.h"
+
+namespace ruleplane::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+}  // namespace
+
+const KubeResource E2eWorld::kEtcdResource{"druid.gardener.cloud/v1alpha1", "etcds", "default", kEtcd, ""};
+
+std::string TextAt(const Value& object, std::initializer_list<std::string_view> keys) {
+  const Value* value = ValueAt(object, keys);
+  return value != nullptr && value->is_string() ? value->string_value() : "";
+}
+
+Result<std::unique_ptr<E2eWorld>> E2eWorld::Start(const std::string& root, const E2eWorldOptions& options) {
+  std::unique_ptr<E2eWorld> world(new E2eWorld());
+  world->root_ = root;
+  auto kube = KubeCluster::Start(root + "/kube", KubeClusterOptions{.users = options.controller_users,
+                                                                    .controller_manager = true,
+                                                                    .audit_log = options.audit_log});
+  if (!kube.ok()) return kube.error();
+  world->kube_ = std::move(*kube);
+  world->admin_ = std::make_unique<KubeClient>(world->kube_->AdminConfig());
+  RequestLog log;
+  if (Status installed = InstallEtcdCrd(*world->admin_, log); !installed.ok()) return installed.error();
+  auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
+  if (!rbac.ok()) return rbac.error();
+  // Each controller user with deploy/'s Role and nothing else.
+  for (const std::string& user : options.controller_users) {
+    auto binding = ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
+                             R"("metadata":{"name":"ruleplane-)" +
+                             user +
+                             R"("},"roleRef":{"apiGroup":)"
+                             R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
+                             R"("subjects":[{"kind":"User","name":")" +
+                             user + R"("}]})");
+    if (!binding.ok()) return binding.error();
+    rbac->push_back(*binding);
+  }
+  if (Status applied = ApplyManifests(*world->admin_, *rbac, "default", log); !applied.ok())
+    return applied.error();
+  auto agent = NodeAgent::Start(world->kube_->AdminConfig(), {.root = root + "/node",
+                                                              .binaries = {{"ruleplane", RULEPLANE_BINARY}},
+                                                              .ip_prefix = RandomLoopbackPrefix()});
+  if (!agent.ok()) return agent.error();
+  world->agent_ = std::move(*agent);
+  return world;
+}
+
+E2eWorld::~E2eWorld() {
+  agent_.reset();
+  kube_.reset();
+}
+
+Result<ChildProcess> E2eWorld::StartController(const std::string& name, const std::string& user,
+                                               const std::vector<std::string>& more,
+                                               const std::string& failpoint) const {
+  std::vector<std::string> argv = {RULEPLANE_BINARY,
+                                   "controller",
+                                   "--kubeconfig",
+                                   kube_->WriteKubeconfig(user),
+                                   "-n",
+                                   "default",
+                                   "--allow-disruptive",
+                                   "--journal",
+                                   root_ + "/journal-" + name + ".db",
+                                   "--resync-period",
+                                   "2",
+                                   "--min-disruptive-interval",
+                                   "5",
+                                   "--leader-elect-lease-duration",
+                                   "6",
+                                   "--leader-elect-renew-deadline",
+                                   "4",
+                                   "--leader-elect-retry-period",
+                                   "1",
+                                   "--metrics-bind-address",
+                                   "127.0.0.1:" + std::to_string(FreeLoopbackPort())};
+  argv.insert(argv.end(), more.begin(), more.end());
+  return ChildProcess::Start(argv, ControllerLog(name),
+                             failpoint.empty()
+                                 ? std::vector<std::string>{}
+                                 : std::vector<std::string>{"RULEPLANE_FAILPOINT=" + failpoint});
+}
+
+std::string E2eWorld::ControllerLog(const std::string& name) const {
+  return root_ + "/controller-" + name + ".log";
+}
+
+Status E2eWorld::CreateEtcd(int replicas) {
+  auto etcd = ParseJson(
+      R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd","metadata":{"name":")" +
+      std::string(kEtcd) + R"("},"spec":{"replicas":)" + std::to_string(replicas) +
+      R"(,"labels":{"app.kubernetes.io/part-of":"etcd-main"},)"
+      R"("etcd":{"clientPort":2379,"serverPort":2380,"quota":"1Gi"},)"
+      R"("backup":{"deltaSnapshotPeriod":"5s","store":{"provider":"Local","container":"e2e-backups",)"
+      R"("prefix":"etcd-main"}}}})");
+  if (!etcd.ok()) return etcd.error();
+  RequestLog log;
+  return ApplyManifests(*admin_, {*etcd}, "default", log);
+}
+
+Value E2eWorld::Etcd() {
+  RequestLog log;
+  auto etcd = admin_->Get(kEtcdResource, log);
+  return etcd.ok() ? *etcd : Value::Null();
+}
+
+bool E2eWorld::HealthyWith(int replicas) {
+  const Value etcd = Etcd();
+  const Value* members = ValueAt(etcd, {"status", "members"});
+  if (members == nullptr || !members->is_list() ||
+      members->list_value().size() != static_cast<size_t>(replicas))
+    return false;
+  for (const Value& member : members->list_value())
+    if (TextAt(member, {"status"}) != "Ready") return false;
+  int true_conditions = 0;
+  const Value* conditions = ValueAt(etcd, {"status", "conditions"});
+  for (const Value& condition :
+       conditions != nullptr && conditions->is_list() ? conditions->list_value() : Value::List{}) {
+    const std::string type = TextAt(condition, {"type"});
+    if ((type == "Ready" || type == "AllMembersReady") && TextAt(condition, {"status"}) == "True")
+      ++true_conditions;
+  }
+  return true_conditions == 2;
+}
+
+std::vector<std::string> E2eWorld::ClientUrls(int replicas) const {
+  std::vector<std::string> urls;
+  for (int i = 0; i < replicas; ++i)
+    urls.push_back("http://" + agent_->PodIP(std::string(kEtcd) + "-" + std::to_string(i)) + ":2379");
+  return urls;
+}
+
+std::string E2eWorld::Describe(const std::vector<std::string>& controller_names) {
+  const Value etcd = Etcd();
+  const Value* status = ValueAt(etcd, {"status"});
+  std::string text = "Etcd: " + (status != nullptr ? FormatJson(*status) : std::string("(no status)")) + "\n";
+  const std::string plan = root_ + "/plan.txt";
+  auto planned = ChildProcess::Start({RULEPLANE_BINARY, "plan", "--cluster", std::string("default/") + kEtcd,
+                                      "--kubeconfig", kube_->WriteKubeconfig("admin")},
+                                     plan);
+  if (planned.ok()) Eventually([&] { return !planned->running(); }, std::chrono::seconds(20));
+  text += "a fresh plan:\n" + Slurp(plan);
+  for (const std::string& name : controller_names)
+    text += "controller " + name + ":\n" + TailOf(ControllerLog(name));
+  RequestLog log;
+  for (int i = 0; i < 5; ++i) {
+    const std::string pod = std::string(kEtcd) + "-" + std::to_string(i);
+    if (auto object = admin_->Get({"v1", "pods", "default", pod, ""}, log); object.ok())
+      text += "pod " + pod + ": uid " + TextAt(*object, {"metadata", "uid"}) + " status " +
+              FormatJson(*ValueAt(*object, {"status"})) + "\n";
+    for (const char* container : {"member-init", "etcd", "member-agent"}) {
+      const std::string container_log = root_ + "/node/pods/" + pod + "/" + container + ".log";
+      if (fs::exists(container_log)) text += pod + "/" + container + ":\n" + TailOf(container_log);
+    }
+  }
+  return text;
+}
+
+std::string TailOf(const std::string& path, size_t bytes) {
+  const std::string text = Slurp(path);
+  return text.size() > bytes ? text.substr(text.size() - bytes) : text;
+}
+
+Status MembersAgree(const std::vector<std::string>& client_urls, std::chrono::seconds timeout) {
+  EtcdClient client(EtcdClientConfig{client_urls, {}, std::chrono::seconds(5)});
+  int64_t revision = 0;
+  std::string silent;
+  const bool answered = Eventually(
+      [&] {
+        RequestLog log;
+        revision = INT64_MAX;
+        for (const std::string& url : client_urls) {
+          auto status = client.MemberStatus(url, log);
+          if (!status.ok()) {
+            silent = url + ": " + status.error().message;
+            return false;
+          }
+          revision = std::min(revision, status->revision);
+        }
+        return true;
+      },
+      timeout);
+  if (!answered) return Error{ErrorCode::kUnavailable, "a member does not answer: " + silent, {}};
+  std::optional<uint32_t> first;
+  std::string hashes;
+  bool differ = false;
+  for (const std::string& url : client_urls) {
+    auto hash = EndpointHashKV(url, revision, {}, std::chrono::seconds(10));
+    if (!hash.ok())
+      return Error{ErrorCode::kUnavailable, "no HashKV from " + url + ": " + hash.error().message, {}};
+    hashes += (hashes.empty() ? "" : ", ") + url + " " + std::to_string(hash->hash);
+    if (first && *first != hash->hash) differ = true;
+    if (!first) first = hash->hash;
+  }
+  if (differ)
+    return Error{ErrorCode::kFailedPrecondition,
+                 "HashKV differs at revision " + std::to_string(revision) + ": " + hashes,
+                 {}};
+  return {};
+}
+
+}  // namespace ruleplane::testing

@@ -1,0 +1,91 @@
+// The end-to-end world that tests/e2e/ and the Kubernetes-level fault
+// campaign (tests/chaos/controller_chaos_test.cpp) share: a real
+// kube-apiserver with kube-controller-manager, the Etcd CRD, deploy/rbac.yaml's
+// Role bound to each controller user, the test kubelet
+// (tests/support/node_agent.h) running each member Pod as `ruleplane
+// member-init`, a real etcd member and `ruleplane member-agent`, and
+// `ruleplane controller` replicas started as deploy/controller.yaml runs them.
+//
+//   auto world = E2eWorld::Start(dir + "/world", {.controller_users = {"operator"}});
+//   auto controller = (*world)->StartController("0", "operator");
+//   ASSERT_TRUE((*world)->CreateEtcd(3).ok());
+//   Eventually([&] { return (*world)->HealthyWith(3); }, std::chrono::seconds(180));
+#pragma once
+
+#include <chrono>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adapters/kubernetes/kube_client.h"
+#include "adapters/process.h"
+#include "engine/common/json_value.h"
+#include "tests/support/kube_cluster.h"
+#include "tests/support/node_agent.h"
+
+namespace ruleplane::testing {
+
+// The string at `keys` in `object`; "" when absent or not a string.
+std::string TextAt(const Value& object, std::initializer_list<std::string_view> keys);
+
+struct E2eWorldOptions {
+  // Users the controller replicas run as, each bound to deploy/rbac.yaml's Role and nothing else.
+  std::vector<std::string> controller_users = {"operator"};
+  bool audit_log = false;  // KubeClusterOptions::audit_log
+};
+
+class E2eWorld {
+ public:
+  static constexpr const char* kEtcd = "etcd-main";
+  static const KubeResource kEtcdResource;
+
+  // Everything under `root`; stopped (the kubelet first) when destroyed.
+  static Result<std::unique_ptr<E2eWorld>> Start(const std::string& root, const E2eWorldOptions& options);
+  ~E2eWorld();
+
+  const std::string& root() const { return root_; }
+  KubeCluster& kube() { return *kube_; }
+  KubeClient& admin() { return *admin_; }
+  NodeAgent& agent() { return *agent_; }
+
+  // A controller replica named `name` (its journal journal-<name>.db, its log
+  // ControllerLog(name)) as `user`: --allow-disruptive, resync 2 s, minimum
+  // disruptive interval 5 s, Lease 6 s / renew deadline 4 s / retry 1 s;
+  // `more` flags after those; `failpoint`: RULEPLANE_FAILPOINT
+  // (adapters/failure_point.h), where it dies.
+  Result<ChildProcess> StartController(const std::string& name, const std::string& user,
+                                       const std::vector<std::string>& more = {},
+                                       const std::string& failpoint = "") const;
+  std::string ControllerLog(const std::string& name) const;
+
+  // The Etcd etcd-main from nothing: `replicas` members, Local backups every 5 s.
+  Status CreateEtcd(int replicas);
+  Value Etcd();  // as the API server has it; null when it cannot be read
+  // `replicas` members Ready in the status, Ready and AllMembersReady True.
+  bool HealthyWith(int replicas);
+  std::vector<std::string> ClientUrls(int replicas) const;
+
+  // For a failure message: the Etcd's status, a fresh plan, the tails of
+  // these controllers' logs, and each member Pod's status and container logs.
+  std::string Describe(const std::vector<std::string>& controller_names);
+
+ private:
+  E2eWorld() = default;
+  std::string root_;
+  std::unique_ptr<KubeCluster> kube_;
+  std::unique_ptr<KubeClient> admin_;
+  std::unique_ptr<NodeAgent> agent_;
+};
+
+// The last `bytes` of a file, for messages.
+std::string TailOf(const std::string& path, size_t bytes = 3000);
+
+// Every member's HashKV at the lowest revision they have all applied (waited
+// for up to `timeout` while a member does not answer): OK when equal, else
+// which members differ, or which cannot be asked.
+Status MembersAgree(const std::vector<std::string>& client_urls,
+                    std::chrono::seconds timeout = std::chrono::seconds(30));
+
+}  // namespace ruleplane::testing
