@@ -3,13 +3,12 @@
 // initialization rules, execute on this member only, journal every step.
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "actions/executor.h"
 #include "actions/journal.h"
 #include "adapters/etcd/etcd_adapter.h"
+#include "adapters/file_input.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/member_observer.h"
 #include "cli/cluster_input.h"
@@ -89,19 +88,11 @@ std::vector<FlagSpec> WithMemberFlags(std::vector<FlagSpec> more) {
 }
 
 Result<Value> ReadJsonInput(const std::string& path, std::istream& in) {
-  std::string text;
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
-  } else {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) return Error{ErrorCode::kNotFound, "cannot read " + path, {}};
-    std::ostringstream buffer;
-    buffer << file.rdbuf();
-    text = buffer.str();
-  }
-  auto value = ParseJson(text);
+  // The Etcd or a Lease: bounded, and a regular file (a FIFO or /dev/zero is refused).
+  auto text = path == "-" ? ReadBoundedStream(in, kMaxConfigFileBytes, "standard input")
+                          : ReadRegularFile(path, kMaxConfigFileBytes);
+  if (!text.ok()) return text.error();
+  auto value = ParseJson(*text);
   if (!value.ok()) return Error{value.error().code, path + ": " + value.error().message, {}};
   return value;
 }

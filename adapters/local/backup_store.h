@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,15 @@ struct BackupStoreListing {
   // Sorted as etcd-backup-restore sorts: by last revision, then creation time.
   std::vector<StoredSnapshot> snapshots;
   // Files that look like snapshots and are not (bad names, leftover
-  // temporary files); listed, never deleted.
+  // temporary files, symbolic links, entries that cannot be read, names
+  // beyond the cluster's revision); listed, never deleted.
   std::vector<std::string> warnings;
+
+  // Moves every snapshot whose last revision is beyond the cluster's current
+  // revision to the warnings: such a name (a stray
+  // Full-...-9223372036854775807-...) cannot hold this cluster's data, and
+  // would otherwise pass for the latest backup.
+  void SkipBeyondRevision(int64_t cluster_revision);
 
   // {"reachable": true, "snapshots": [{"name", "kind", "startRevision",
   //  "lastRevision", "createdOn" (RFC 3339), "compression", "final", "path"}],
@@ -58,16 +66,23 @@ class BackupStore {
 
   const std::string& directory() const { return directory_; }
 
-  // A store directory that does not exist lists as empty.
-  Result<BackupStoreListing> List() const;
+  // A store directory that does not exist lists as empty. Symbolic links
+  // are never followed: a link in v2/ or v1/, or a v1/ or v2/ that is a
+  // link, is skipped with a warning, as is an entry that cannot be read.
+  // With `cluster_revision` (when the cluster answers), SkipBeyondRevision.
+  Result<BackupStoreListing> List(std::optional<int64_t> cluster_revision = std::nullopt) const;
 
   // The absolute path of a snapshot by name (both layouts); "" when absent.
   std::string PathOf(const std::string& name) const;
 
-  // A snapshot's bytes, decompressed (a full snapshot with its SHA-256
-  // trailer, a delta file with its own).
+  // A delta's bytes, decompressed, with its SHA-256 trailer: at most
+  // kMaxDeltaFileBytes (128 MiB) and the ratio of compression.h, checked
+  // while it is read.
   Result<std::string> ReadSnapshot(const std::string& name) const;
-  // The same into a file, streaming where it can (full snapshots are large).
+  // A snapshot decompressed into a file (written atomically), streaming: a
+  // full snapshot is never held in memory; at most kMaxFullSnapshotBytes
+  // (32 GiB) and the ratio of compression.h. On failure, nothing is left at
+  // `destination`.
   Status ReadSnapshotToFile(const std::string& name, const std::string& destination) const;
 
   // Stores `source_file` (etcd's snapshot stream: db + SHA-256, verified
@@ -79,7 +94,11 @@ class BackupStore {
                                 std::chrono::system_clock::time_point now,
                                 const std::string& compression_suffix, RequestLog& log);
   // Stores a delta (bytes from SerializeDelta) as
-  // v2/Incr-<start %08d>-<last %08d>-<unix now><compression suffix>.
+  // v2/Incr-<start %08d>-<last %08d>-<unix now><compression suffix>, once
+  // ParseDelta (the reader replay uses) accepts it and its events lie in
+  // [start, last] with the last at `last_revision`: a delta the replay would
+  // refuse is never stored (kFailedPrecondition, nothing written, also in a
+  // dry run).
   Result<std::string> WriteDelta(const std::string& delta_bytes, int64_t start_revision,
                                  int64_t last_revision, std::chrono::system_clock::time_point now,
                                  const std::string& compression_suffix, RequestLog& log);
