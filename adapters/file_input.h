@@ -16,7 +16,8 @@
 //   kMaxTokenFileBytes     1 MiB   a bearer token file
 //   kMaxCliInputBytes    256 MiB   a CLI input: rule files, snapshots,
 //                                  kubectl output, standard input
-//   kMaxDeltaFileBytes   128 MiB   a delta snapshot, decompressed or not
+//   kMaxDeltaFileBytes   128 MiB   a delta snapshot, decompressed or not;
+//                                  member-init --max-delta-bytes changes it
 //                                  (etcd-backup-restore cuts its deltas at
 //                                  100 MiB: --delta-snapshot-memory-limit)
 // Streamed, never held whole: full snapshots (adapters/local/compression.h

@@ -205,7 +205,23 @@ TEST(Decompression, TheAbsoluteLimitHoldsWhateverTheRatio) {
   limits.max_ratio = int64_t{1} << 40;
   auto plain = Decompress(*data, ".gz", limits);
   ASSERT_FALSE(plain.ok());
-  EXPECT_TRUE(Contains(plain.error().message, "more than the limit of 2 MiB")) << plain.error().message;
+  EXPECT_TRUE(Contains(plain.error().message, "larger than the limit of 2 MiB")) << plain.error().message;
+}
+
+// member-init --max-delta-bytes sets the bound of a delta read from the store.
+TEST(Decompression, ADeltaOverTheStoresLimitIsRefusedByName) {
+  TempDir dir("store-delta-limit");
+  const std::string store_dir = dir.path() + "/etcd-main";
+  Put(store_dir + "/v2/Incr-00000002-00000005-1714557600", std::string(2048, 'x'));
+  BackupStore store(store_dir);
+  EXPECT_EQ(store.max_delta_bytes(), int64_t{128} << 20);
+  EXPECT_TRUE(store.ReadSnapshot("Incr-00000002-00000005-1714557600").ok());
+  store.set_max_delta_bytes(1024);
+  auto read = store.ReadSnapshot("Incr-00000002-00000005-1714557600");
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(Contains(read.error().message,
+                       "v2/Incr-00000002-00000005-1714557600: is larger than the limit of 1 KiB"))
+      << read.error().message;
 }
 
 TEST(Decompression, AnLzwBombStopsAtTheRatioLimit) {
@@ -555,7 +571,8 @@ TEST(ObserveMemberList, SaysWhyTheMemberListIsNull) {
 // within 200,000 steps (the nested all() used up 1,000,000 and failed).
 TEST(PlanningCost, ThreeThousandFullSnapshotsPlanInLinearWork) {
   TempDir dir("plan-3000");
-  auto example = ParseJson(Slurp(std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/member-init-restore.json"));
+  auto example =
+      ParseJson(Slurp(std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/member-init-restore.json"));
   ASSERT_TRUE(example.ok());
   Value::List snapshots;
   for (int i = 1; i <= 3000; ++i) {
@@ -577,8 +594,8 @@ TEST(PlanningCost, ThreeThousandFullSnapshotsPlanInLinearWork) {
   Put(path, FormatJson(Value::MakeMap(std::move(document))));
   std::istringstream in;
   std::ostringstream out, err;
-  const int code = cli::RunPlan({"--rules", "etcd-backup-restore@1", "--budget", "200000", path, "-o", "json"}, in,
-                                out, err);
+  const int code = cli::RunPlan(
+      {"--rules", "etcd-backup-restore@1", "--budget", "200000", path, "-o", "json"}, in, out, err);
   EXPECT_EQ(code, 0) << err.str();
   EXPECT_FALSE(Contains(out.str() + err.str(), "budget")) << out.str() << err.str();
   EXPECT_TRUE(Contains(out.str(), "etcd-backup-restore-initialization")) << out.str();

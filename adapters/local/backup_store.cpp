@@ -210,7 +210,7 @@ Result<std::string> BackupStore::ReadSnapshot(const std::string& name) const {
   if (path.empty())
     return Error{ErrorCode::kNotFound, "the backup store " + directory_ + " has no snapshot " + name, {}};
   std::string plain;
-  const Status read = DecompressFile(path, CompressionSuffix(name), DecompressionLimits{kMaxDeltaFileBytes},
+  const Status read = DecompressFile(path, CompressionSuffix(name), DecompressionLimits{max_delta_bytes_},
                                      [&](std::string_view piece) -> Status {
                                        plain.append(piece);
                                        return {};

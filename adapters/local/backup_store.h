@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/file_input.h"
 #include "adapters/request.h"
 #include "engine/common/error.h"
 #include "engine/common/value.h"
@@ -76,9 +77,12 @@ class BackupStore {
   std::string PathOf(const std::string& name) const;
 
   // A delta's bytes, decompressed, with its SHA-256 trailer: at most
-  // kMaxDeltaFileBytes (128 MiB) and the ratio of compression.h, checked
-  // while it is read.
+  // max_delta_bytes() and the ratio of compression.h, checked while it is
+  // read.
   Result<std::string> ReadSnapshot(const std::string& name) const;
+  // kMaxDeltaFileBytes (128 MiB) unless set (member-init --max-delta-bytes).
+  int64_t max_delta_bytes() const { return max_delta_bytes_; }
+  void set_max_delta_bytes(int64_t bytes) { max_delta_bytes_ = bytes; }
   // A snapshot decompressed into a file (written atomically), streaming: a
   // full snapshot is never held in memory; at most kMaxFullSnapshotBytes
   // (32 GiB) and the ratio of compression.h. On failure, nothing is left at
@@ -105,6 +109,7 @@ class BackupStore {
 
  private:
   std::string directory_;
+  int64_t max_delta_bytes_ = kMaxDeltaFileBytes;
 };
 
 // Checks etcd's snapshot stream: the last 32 bytes are the SHA-256 of the

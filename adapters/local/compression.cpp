@@ -25,8 +25,9 @@ class Meter {
     if (piece.empty()) return {};
     out_ += static_cast<int64_t>(piece.size());
     if (out_ > limits_.max_bytes) {
-      return Error{
-          ErrorCode::kIo, "decompresses to more than the limit of " + FormatBytes(limits_.max_bytes), {}};
+      return Error{ErrorCode::kIo,
+                   "is larger than the limit of " + FormatBytes(limits_.max_bytes) + " (decompressed)",
+                   {}};
     }
     if (out_ > limits_.ratio_floor_bytes && out_ > limits_.max_ratio * std::max<int64_t>(in_, 1)) {
       return Error{ErrorCode::kIo,
