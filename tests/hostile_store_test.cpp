@@ -491,11 +491,12 @@ TEST(StoreListing, ANameBeyondTheClustersRevisionIsSkippedAndReported) {
   const std::string store_dir = dir.path() + "/etcd-main";
   Put(store_dir + "/v2/Full-00000000-00000005-1714557600", "x");
   Put(store_dir + "/v2/Incr-00000006-00000007-1714557700", "x");
-  Put(store_dir + "/v2/Full-00000000-9223372036854775807-1714557800", "x");
+  Put(store_dir + "/v2/Full-00000000-00000900-1714557800", "x");
   BackupStore store(store_dir);
   auto all = store.List();
   ASSERT_TRUE(all.ok());
-  EXPECT_EQ(all->snapshots.size(), 3u) << "without the cluster's revision, nothing is judged";
+  EXPECT_EQ(all->snapshots.size(), 3u)
+      << "plausible beside its neighbours, and no cluster revision to judge by";
   auto listing = store.List(7);
   ASSERT_TRUE(listing.ok()) << listing.error().message;
   ASSERT_EQ(listing->snapshots.size(), 2u);
@@ -503,6 +504,28 @@ TEST(StoreListing, ANameBeyondTheClustersRevisionIsSkippedAndReported) {
   ASSERT_EQ(listing->warnings.size(), 1u);
   EXPECT_TRUE(Contains(listing->warnings[0], "beyond the cluster's current revision 7"))
       << listing->warnings[0];
+}
+
+// Without the cluster (a restore after a quorum loss), the neighbours judge:
+// no etcd applies 10^6 revisions a second.
+TEST(StoreListing, ARevisionTheNeighboursMakeImplausibleIsSkippedWithoutTheCluster) {
+  TempDir dir("store-implausible");
+  const std::string store_dir = dir.path() + "/etcd-main";
+  Put(store_dir + "/v2/Full-00000000-00000005-1714557600", "x");
+  Put(store_dir + "/v2/Incr-00000006-00000007-1714557700", "x");
+  Put(store_dir + "/v2/Full-00000000-9223372036854775807-1714557800", "x");
+  Put(store_dir + "/v2/Full-00000000-05000000000-1714557900", "x");
+  BackupStore store(store_dir);
+  auto listing = store.List();
+  ASSERT_TRUE(listing.ok()) << listing.error().message;
+  ASSERT_EQ(listing->snapshots.size(), 2u);
+  EXPECT_EQ(listing->snapshots.back().name, "Incr-00000006-00000007-1714557700");
+  ASSERT_EQ(listing->warnings.size(), 2u);
+  EXPECT_TRUE(
+      Contains(listing->warnings[0], "v2/Full-00000000-05000000000-1714557900 names revision 5000000000"))
+      << listing->warnings[0];
+  EXPECT_TRUE(Contains(listing->warnings[1], "9223372036854775807")) << listing->warnings[1];
+  EXPECT_TRUE(Contains(listing->warnings[1], "suspect, skipped")) << listing->warnings[1];
 }
 
 MemberObservationSources ObservedMember(const TempDir& dir) {
@@ -520,12 +543,12 @@ MemberObservationSources ObservedMember(const TempDir& dir) {
   return sources;
 }
 
-// member-init picked the stray Full-...-9223372036854775807 to restore.
+// member-init picked a stray name beyond the cluster's revision to restore.
 TEST(StoreListing, ObserveMemberJudgesTheStoreAgainstTheClustersRevision) {
   TempDir dir("observe-beyond");
   const std::string store_dir = dir.path() + "/etcd-main";
   Put(store_dir + "/v2/Full-00000000-00000005-1714557600", "x");
-  Put(store_dir + "/v2/Full-00000000-9223372036854775807-1714557800", "x");
+  Put(store_dir + "/v2/Full-00000000-00000900-1714557800", "x");
   BackupStore store(store_dir);
   StallingEtcd etcd(6);
   EtcdClient cluster(EtcdClientConfig{{etcd.url()}, {}, std::chrono::seconds(5)});

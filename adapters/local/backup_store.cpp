@@ -113,6 +113,27 @@ void BackupStoreListing::SkipBeyondRevision(int64_t cluster_revision) {
   snapshots = std::move(kept);
 }
 
+void BackupStoreListing::SkipImplausibleRevisions() {
+  std::vector<StoredSnapshot> kept;
+  for (StoredSnapshot& snapshot : snapshots) {
+    if (!kept.empty()) {
+      const StoredSnapshot& below = kept.back();
+      const int64_t seconds =
+          std::clamp<int64_t>(snapshot.created_on - below.created_on, 0, int64_t{1} << 40);
+      const int64_t growth = (seconds + kRevisionClockSlackSeconds) * kMaxRevisionsPerSecond;
+      if (snapshot.last_revision - below.last_revision > growth) {
+        warnings.push_back(snapshot.path + " names revision " + std::to_string(snapshot.last_revision) +
+                           ", " + std::to_string(snapshot.last_revision - below.last_revision) + " beyond " +
+                           below.path + " (more than " + std::to_string(kMaxRevisionsPerSecond) +
+                           " a second between their times): suspect, skipped (left alone)");
+        continue;
+      }
+    }
+    kept.push_back(std::move(snapshot));
+  }
+  snapshots = std::move(kept);
+}
+
 Result<BackupStoreListing> BackupStore::List(std::optional<int64_t> cluster_revision) const {
   BackupStoreListing listing;
   listing.prefix = fs::path(directory_).filename().string();
@@ -192,6 +213,7 @@ Result<BackupStoreListing> BackupStore::List(std::optional<int64_t> cluster_revi
                      if (a.last_revision != b.last_revision) return a.last_revision < b.last_revision;
                      return a.created_on < b.created_on;
                    });
+  listing.SkipImplausibleRevisions();
   if (cluster_revision) listing.SkipBeyondRevision(*cluster_revision);
   return listing;
 }

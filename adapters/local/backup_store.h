@@ -38,6 +38,9 @@ struct StoredSnapshot {
   int64_t size_bytes = 0;
 };
 
+inline constexpr int64_t kMaxRevisionsPerSecond = 1'000'000;
+inline constexpr int64_t kRevisionClockSlackSeconds = 3600;
+
 struct BackupStoreListing {
   std::string prefix;  // the store directory's name, etcd-backup-restore's store prefix
   // Sorted as etcd-backup-restore sorts: by last revision, then creation time.
@@ -52,6 +55,14 @@ struct BackupStoreListing {
   // Full-...-9223372036854775807-...) cannot hold this cluster's data, and
   // would otherwise pass for the latest backup.
   void SkipBeyondRevision(int64_t cluster_revision);
+
+  // Judges each name against its neighbour below (by last revision): etcd
+  // applies far fewer than kMaxRevisionsPerSecond (1,000,000) revisions a
+  // second, so a snapshot whose last revision exceeds the one below by more
+  // than that rate over the time between their names (plus an hour of clock
+  // slack) is suspect: moved to the warnings. Needs no cluster: this is what
+  // guards a restore while the cluster does not answer.
+  void SkipImplausibleRevisions();
 
   // {"reachable": true, "snapshots": [{"name", "kind", "startRevision",
   //  "lastRevision", "createdOn" (RFC 3339), "compression", "final", "path"}],
@@ -70,7 +81,8 @@ class BackupStore {
   // A store directory that does not exist lists as empty. Symbolic links
   // are never followed: a link in v2/ or v1/, or a v1/ or v2/ that is a
   // link, is skipped with a warning, as is an entry that cannot be read.
-  // With `cluster_revision` (when the cluster answers), SkipBeyondRevision.
+  // SkipImplausibleRevisions always; with `cluster_revision` (when the
+  // cluster answers), SkipBeyondRevision too.
   Result<BackupStoreListing> List(std::optional<int64_t> cluster_revision = std::nullopt) const;
 
   // The absolute path of a snapshot by name (both layouts); "" when absent.
