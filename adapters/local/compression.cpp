@@ -270,25 +270,22 @@ Status DecompressFile(const std::string& path, std::string_view suffix, const De
   if (!fd.ok()) return fd.error();
   Meter meter(limits, sink);
   std::vector<char> buffer(kPiece);
-  Status status;
+  Status status;  // of the data: named by the path below
   while (status.ok()) {
     const ssize_t got = read(*fd, buffer.data(), buffer.size());
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
-      status = Error{ErrorCode::kIo, "cannot read " + path + ": " + std::strerror(errno), {}};
-      break;
+      const int error = errno;
+      close(*fd);
+      return Error{ErrorCode::kIo, "cannot read " + path + ": " + std::strerror(error), {}};
     }
-    if (got == 0) {
-      status = (*decoder)->Finish();
-      break;
-    }
-    status = (*decoder)->Feed(std::string_view(buffer.data(), static_cast<size_t>(got)), meter);
+    status = got == 0 ? (*decoder)->Finish()
+                      : (*decoder)->Feed(std::string_view(buffer.data(), static_cast<size_t>(got)), meter);
+    if (got == 0) break;
   }
   close(*fd);
-  if (!status.ok() && status.error().message.rfind("cannot read " + path, 0) != 0) {
-    return Error{status.error().code, path + ": " + status.error().message, {}};
-  }
-  return status;
+  if (!status.ok()) return Error{status.error().code, path + ": " + status.error().message, {}};
+  return {};
 }
 
 Result<std::string> Compress(std::string_view data, std::string_view suffix) {
