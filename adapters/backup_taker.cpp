@@ -87,6 +87,21 @@ Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, cons
   auto status = FirstAnsweringStatus(client, log);
   if (!status.ok()) return status.error();
   TakenBackup backup;
+  listing->SkipBeyondRevision(status->revision);
+  backup.warnings = listing->warnings;
+  has_full = false;
+  last_stored = 0;
+  for (const StoredSnapshot& snapshot : listing->snapshots) {
+    has_full = has_full || snapshot.kind == "Full";
+    last_stored = std::max(last_stored, snapshot.last_revision);
+  }
+  if (!has_full) {
+    return Error{ErrorCode::kFailedPrecondition,
+                 "the backup store " + store.directory() +
+                     " has no full snapshot at or below the cluster's revision " +
+                     std::to_string(status->revision) + ": take `backup full` first",
+                 {}};
+  }
   if (status->revision <= last_stored) return backup;  // nothing happened since
 
   const int64_t until = status->revision;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/local/backup_store.h"
@@ -22,6 +23,9 @@ struct TakenBackup {
   std::string name;      // in the store; "" when there was nothing to take
   int64_t revision = 0;  // the last revision it holds
   int64_t events = 0;    // a delta's events
+  // The store listing's warnings (entries skipped: links, unreadable,
+  // names beyond the cluster's revision).
+  std::vector<std::string> warnings;
 };
 
 // A full snapshot from the first endpoint that answers.
@@ -29,7 +33,9 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
                                    RequestLog& log);
 
 // A delta from the store's latest snapshot's last revision + 1 to the
-// cluster's current revision; nothing when the cluster has not moved. No full
+// cluster's current revision; nothing when the cluster has not moved.
+// Snapshots named beyond the cluster's current revision are skipped (and
+// reported in `warnings`), so that a stray name does not stop the backups. No full
 // snapshot in the store, or a compacted start revision: kFailedPrecondition
 // (take a full snapshot).
 Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, const BackupOptions& options,

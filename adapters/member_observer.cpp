@@ -3,9 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "adapters/file_input.h"
 #include "adapters/local/data_dir.h"
 #include "engine/common/time_util.h"
 #include "engine/rule_file/yaml_value.h"
@@ -14,9 +14,11 @@ namespace ruleplane {
 namespace {
 
 Result<Value> ReadYamlFile(const std::string& path) {
+  auto text = ReadRegularFile(path, kMaxConfigFileBytes);
+  if (!text.ok()) return text.error();
   try {
     YamlExpansion expansion;
-    return YamlToValue(YAML::LoadFile(path), path, expansion);
+    return YamlToValue(YAML::Load(*text), path, expansion);
   } catch (const YAML::Exception& error) {
     return Error{ErrorCode::kParse, path + ": " + error.what(), {}};
   }
@@ -30,11 +32,20 @@ Result<Value> ReadYamlFile(const std::string& path) {
 // leader, else that of any member that answers: a member left alone still
 // names its cluster, and the members that restart on their data of that
 // cluster are the ones that bring its quorum back. Null when no endpoint
-// answers.
-Value LiveClusterToValue(EtcdClient& cluster) {
+// answers, with `why` saying so; `revision` is the highest revision a
+// member of that cluster answers with (0 when none does).
+struct LiveCluster {
+  Value value = Value::Null();
+  std::string why;
+  int64_t revision = 0;
+};
+
+LiveCluster ObserveLiveCluster(EtcdClient& cluster) {
   RequestLog reads;
   auto members = cluster.MemberList(reads);
-  if (!members.ok()) return Value::Null();
+  if (!members.ok())
+    return {Value::Null(), "the member list could not be read: " + members.error().message, 0};
+  int64_t revision = 0;
   Value::List list;
   std::string cluster_id, leader, leaderless_cluster_id;
   int voters = 0, answering = 0;
@@ -62,25 +73,25 @@ Value LiveClusterToValue(EtcdClient& cluster) {
     if (cluster_id.empty()) cluster_id = id;
     if (id != cluster_id) continue;
     leader = MemberIdHex(status->leader);
+    revision = std::max(revision, status->revision);
     ++answering;
   }
   if (cluster_id.empty()) cluster_id = leaderless_cluster_id;
-  return Value::MakeMap({{Value::String("members"), Value::MakeList(std::move(list))},
-                         {Value::String("clusterID"), Value::String(cluster_id)},
-                         {Value::String("leader"), Value::String(leader)},
-                         {Value::String("voters"), Value::Int(voters)},
-                         {Value::String("answering"), Value::Int(answering)},
-                         {Value::String("quorate"), Value::Bool(2 * answering > voters)}});
+  return {Value::MakeMap({{Value::String("members"), Value::MakeList(std::move(list))},
+                          {Value::String("clusterID"), Value::String(cluster_id)},
+                          {Value::String("leader"), Value::String(leader)},
+                          {Value::String("voters"), Value::Int(voters)},
+                          {Value::String("answering"), Value::Int(answering)},
+                          {Value::String("quorate"), Value::Bool(2 * answering > voters)}}),
+          "", revision};
 }
 
 // The data directory's facts with `rebootstrap`: the marker it was re-created
 // for (kRebootstrapRecordFile), or null.
 Value WithRebootstrapRecord(Value facts, const std::string& data_dir) {
   Value record = Value::Null();
-  if (std::ifstream in(data_dir + "/" + kRebootstrapRecordFile); in) {
-    std::string line;
-    std::getline(in, line);
-    record = Value::String(line);
+  if (auto text = ReadRegularFile(data_dir + "/" + kRebootstrapRecordFile, kMaxConfigFileBytes); text.ok()) {
+    record = Value::String(text->substr(0, text->find('\n')));
   }
   Value::Map entries = facts.map_value();
   entries.emplace_back(Value::String("rebootstrap"), std::move(record));
@@ -100,12 +111,16 @@ Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestam
     previous = *read;
   }
 
-  const Value member_list = sources.cluster != nullptr ? LiveClusterToValue(*sources.cluster) : Value::Null();
+  const LiveCluster live = sources.cluster != nullptr
+                               ? ObserveLiveCluster(*sources.cluster)
+                               : LiveCluster{Value::Null(), "no etcd endpoint was given or configured", 0};
 
   Value store = Value::MakeMap({{Value::String("reachable"), Value::Bool(false)}});
   int64_t latest_full_revision = 0;
   if (sources.store != nullptr) {
-    auto listing = sources.store->List();
+    // Judged against the cluster's revision when it answers.
+    auto listing =
+        sources.store->List(live.revision > 0 ? std::optional<int64_t>(live.revision) : std::nullopt);
     if (!listing.ok()) return listing.error();
     store = listing->ToValue();
     for (const StoredSnapshot& snapshot : listing->snapshots) {
@@ -134,7 +149,8 @@ Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestam
       {Value::String("etcdConfig"), *config},
       {Value::String("previousConfig"), previous},
       {Value::String("etcd"), sources.etcd},
-      {Value::String("memberList"), member_list},
+      {Value::String("memberList"), live.value},
+      {Value::String("memberListError"), Value::String(live.why)},
       {Value::String("memberLease"), sources.member_lease},
       {Value::String("dataDir"), WithRebootstrapRecord(data_dir->ToValue(), member.data_dir)},
       {Value::String("backupStore"), store}};

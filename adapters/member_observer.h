@@ -11,9 +11,13 @@
 //                   `clusterID`, `leader`, `voters`, `answering` (voters that answer
 //                   their status with that cluster and a leader) and `quorate`
 //                   (2 * answering > voters)
+//   memberListError why memberList is null ("" when it is not): no endpoint given,
+//                   or the member list call's error
 //   memberLease     this member's Lease, when given, else null
 //   dataDir         the data directory's facts (adapters/local/data_dir.h)
-//   backupStore     the store's listing (adapters/local/backup_store.h), and its paths
+//   backupStore     the store's listing (adapters/local/backup_store.h), and its paths;
+//                   snapshots named beyond the cluster's revision (when it answers)
+//                   are skipped into its warnings
 //
 // Observing only reads.
 #pragma once

@@ -1,9 +1,7 @@
 // ruleplane apply: observe an Etcd on the API server (or take a snapshot
 // file), plan, gate, execute through the Kubernetes adapter, journal.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "actions/executor.h"
 #include "actions/journal.h"
@@ -11,6 +9,7 @@
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/read_file.h"
 #include "cli/rule_library.h"
 #include "engine/common/json_value.h"
 
@@ -69,11 +68,8 @@ int RunApply(const Args& args, std::ostream& out, std::ostream& err) {
     snapshot = ObserveClusterSnapshot(
         {flags.Get("--kubeconfig"), flags.Get("--context"), flags.Get("--cluster"), ""});
   } else {
-    std::ifstream in(flags.positional()[0]);
-    std::stringstream text;
-    text << in.rdbuf();
-    snapshot =
-        in ? ParseSnapshot(text.str()) : Result<Snapshot>(Error{ErrorCode::kNotFound, "cannot read", {}});
+    auto text = ReadFile(flags.positional()[0]);
+    snapshot = text.ok() ? ParseSnapshot(*text) : Result<Snapshot>(text.error());
   }
   if (!snapshot.ok()) {
     err << "ruleplane: apply: " << snapshot.error().message << "\n";

@@ -1,12 +1,15 @@
 // ruleplane backup full|delta: one backup into a local backup store in
 // etcd-backup-restore's layout. The loop that schedules them comes with the
 // controller.
+#include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 
 #include "adapters/backup_taker.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/output_format.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -25,9 +28,39 @@ Takes one backup from the cluster into DIR, in etcd-backup-restore's layout
           cluster's current revision, in etcd-backup-restore's delta format;
           nothing when the cluster has not moved
 
---dry-run prints the requests it would send and writes nothing.
+--dry-run prints the requests it would send and writes nothing. SIGTERM or
+SIGINT stops a backup in progress: its partial download is removed and
+nothing is stored (exit 1). A delta that ruleplane's replay would refuse
+(events out of order, without a revision, outside its range) is not stored.
+Store entries skipped by the listing (symbolic links, unreadable entries,
+names beyond the cluster's revision) are reported on standard error.
 Exit codes: 0 taken (or nothing to take), 1 it failed, 2 bad usage.
 )";
+
+// Lock-free, so safe to set from the signal handler; the client's cancel flag.
+std::atomic<bool> stopping{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+// SIGTERM and SIGINT cancel the transfer in progress while it lives (so that
+// the partial download is removed), then the previous handlers come back.
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    stopping = false;
+    previous_term_ = std::signal(SIGTERM, [](int) { stopping = true; });
+    previous_int_ = std::signal(SIGINT, [](int) { stopping = true; });
+  }
+  ~StopOnSignal() {
+    std::signal(SIGTERM, previous_term_);
+    std::signal(SIGINT, previous_int_);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  void (*previous_term_)(int) = SIG_DFL;
+  void (*previous_int_)(int) = SIG_DFL;
+};
 
 }  // namespace
 
@@ -66,6 +99,8 @@ int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
   if (!flags.GetUrls("--endpoints", config.endpoints, err)) return kExitUsage;
   config.tls = TlsFromFlags(flags);
   EtcdClient client(config);
+  const StopOnSignal stop_on_signal;
+  client.set_cancel(&stopping);
   BackupStore store(std::filesystem::absolute(flags.Get("--backup-store")).lexically_normal().string());
   RequestLog log(flags.Has("--dry-run"));
 
@@ -74,6 +109,10 @@ int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
       full ? TakeFullBackup(client, store, options, log) : TakeDeltaBackup(client, store, options, log);
   if (log.dry_run()) {
     for (const Request& request : log.requests()) out << DescribeRequest(request) << "\n";
+  }
+  if (taken.ok()) {
+    for (const std::string& warning : taken->warnings)
+      err << "ruleplane: backup " << args[0] << ": warning: " << Printable(warning) << "\n";
   }
   if (!taken.ok()) {
     err << "ruleplane: backup " << args[0] << ": " << taken.error().message << "\n";

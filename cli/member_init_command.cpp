@@ -3,13 +3,12 @@
 // initialization rules, execute on this member only, journal every step.
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "actions/executor.h"
 #include "actions/journal.h"
 #include "adapters/etcd/etcd_adapter.h"
+#include "adapters/file_input.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/member_observer.h"
 #include "cli/cluster_input.h"
@@ -38,6 +37,9 @@ The cluster and the store:
                             port of its listen-client-urls
   --cacert FILE --cert FILE --key FILE   TLS to etcd
   --backup-store DIR        a local backup store in etcd-backup-restore's layout (DIR/<prefix>)
+  --max-delta-bytes N       the largest delta snapshot read, decompressed (default 134217728,
+                            128 MiB: etcd-backup-restore's default --delta-snapshot-memory-limit
+                            of 100 MiB and a last watch response); raise it with that limit
   --etcd FILE|-             the Etcd object (JSON, as kubectl get etcd -o json prints it)
   --member-lease FILE       this member's Lease (JSON), read by the 2.x rules
   --etcd-name NAME          instead of --etcd and --member-lease, in a Pod: read the Etcd
@@ -78,10 +80,10 @@ rules read, observed. Reads only.
 )";
 
 const std::vector<FlagSpec> kMemberFlags = {
-    {"--name"},       {"--peer-url"},     {"--client-url"}, {"--data-dir"},     {"--config-template"},
-    {"--config-out"}, {"--namespace"},    {"--endpoints"},  {"--cacert"},       {"--cert"},
-    {"--key"},        {"--backup-store"}, {"--etcd"},       {"--member-lease"}, {"--etcd-name"},
-    {"--kubeconfig"}};
+    {"--name"},       {"--peer-url"},       {"--client-url"}, {"--data-dir"},     {"--config-template"},
+    {"--config-out"}, {"--namespace"},      {"--endpoints"},  {"--cacert"},       {"--cert"},
+    {"--key"},        {"--backup-store"},   {"--etcd"},       {"--member-lease"}, {"--etcd-name"},
+    {"--kubeconfig"}, {"--max-delta-bytes"}};
 
 std::vector<FlagSpec> WithMemberFlags(std::vector<FlagSpec> more) {
   more.insert(more.end(), kMemberFlags.begin(), kMemberFlags.end());
@@ -89,19 +91,11 @@ std::vector<FlagSpec> WithMemberFlags(std::vector<FlagSpec> more) {
 }
 
 Result<Value> ReadJsonInput(const std::string& path, std::istream& in) {
-  std::string text;
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
-  } else {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) return Error{ErrorCode::kNotFound, "cannot read " + path, {}};
-    std::ostringstream buffer;
-    buffer << file.rdbuf();
-    text = buffer.str();
-  }
-  auto value = ParseJson(text);
+  // The Etcd or a Lease: bounded, and a regular file (a FIFO or /dev/zero is refused).
+  auto text = path == "-" ? ReadBoundedStream(in, kMaxConfigFileBytes, "standard input")
+                          : ReadRegularFile(path, kMaxConfigFileBytes);
+  if (!text.ok()) return text.error();
+  auto value = ParseJson(*text);
   if (!value.ok()) return Error{value.error().code, path + ": " + value.error().message, {}};
   return value;
 }
@@ -175,7 +169,12 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
     }
   }
   if (!cluster.endpoints.empty()) context.cluster = std::make_unique<EtcdClient>(cluster);
-  if (flags.Has("--backup-store")) context.store = std::make_unique<BackupStore>(flags.Get("--backup-store"));
+  if (flags.Has("--backup-store")) {
+    context.store = std::make_unique<BackupStore>(flags.Get("--backup-store"));
+    int64_t max_delta_bytes = kMaxDeltaFileBytes;
+    if (!flags.GetCount("--max-delta-bytes", max_delta_bytes, err)) return std::nullopt;
+    context.store->set_max_delta_bytes(max_delta_bytes);
+  }
   if (flags.Has("--etcd-name")) {
     if (Status read = ReadFromApiServer(flags, context); !read.ok()) {
       err << "ruleplane: --etcd-name: " << read.error().message << "\n";

@@ -4,9 +4,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <sstream>
+
+#include "adapters/file_input.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -38,18 +37,15 @@ std::optional<Error> CheckFile(const std::string& path) {
 
 Result<std::string> ReadFile(const std::string& path) {
   if (std::optional<Error> error = CheckFile(path)) return *error;
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return ReadError(path, std::strerror(errno));
-  std::ostringstream content;
-  content << file.rdbuf();
-  if (file.bad()) return ReadError(path, std::strerror(errno));
-  return content.str();
+  auto content = ReadRegularFile(path, kMaxCliInputBytes);
+  if (!content.ok()) return Error{ErrorCode::kNotFound, content.error().message, {}};
+  return content;
 }
 
 Result<std::string> ReadInput(const std::string& path, std::istream& in) {
   if (path != "-") return ReadFile(path);
-  std::string text(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>{});
-  if (in.bad()) return ReadError("-", "standard input failed");
+  auto text = ReadBoundedStream(in, kMaxCliInputBytes, "standard input");
+  if (!text.ok()) return ReadError("-", text.error().message);
   return text;
 }
 

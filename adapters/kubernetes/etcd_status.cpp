@@ -28,7 +28,7 @@ Value::List WithStatusEntry(Value::List list, std::string_view key, const Value&
     if (field.string_value() == "lastTransitionTime" && !status_changes && Field(*at, "lastTransitionTime"))
       continue;
     auto existing =
-        std::find_if(entry.begin(), entry.end(), [&](const auto& item) { return item.first == field; });
+        std::find_if(entry.begin(), entry.end(), [&key = field](const auto& item) { return item.first == key; });
     if (existing != entry.end()) {
       existing->second = value;
     } else {

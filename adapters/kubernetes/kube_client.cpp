@@ -5,11 +5,11 @@
 #include <curl/curl.h>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <thread>
 
+#include "adapters/file_input.h"
 #include "engine/common/json_value.h"
 
 namespace ruleplane {
@@ -106,10 +106,9 @@ Result<std::string> KubeClient::BearerToken() {
       static_cast<int64_t>(file.st_mtim.tv_sec), static_cast<int64_t>(file.st_mtim.tv_nsec),
       static_cast<int64_t>(file.st_size)};
   if (cached_token_.empty() || version != token_version_) {
-    std::ifstream in(config_.token_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    cached_token_ = text.str();
+    auto text = ReadRegularFile(config_.token_file, kMaxTokenFileBytes);
+    if (!text.ok()) return Error{ErrorCode::kIo, "the token file: " + text.error().message, {}};
+    cached_token_ = std::move(*text);
     while (!cached_token_.empty() && std::isspace(static_cast<unsigned char>(cached_token_.back()))) {
       cached_token_.pop_back();
     }
@@ -280,7 +279,8 @@ Result<Value> KubeClient::MergePatch(const KubeResource& object, const Value& pa
   if (const Value* version = ValueAt(patch, {"metadata", "resourceVersion"});
       version != nullptr && version->is_string() && version->string_value().empty()) {
     return Error{ErrorCode::kFailedPrecondition,
-                 "a fenced patch of " + object.name + " has no resourceVersion: the object was not observed", {}};
+                 "a fenced patch of " + object.name + " has no resourceVersion: the object was not observed",
+                 {}};
   }
   return Call("PATCH", object, "", FormatJson(patch), true, log);
 }

@@ -75,6 +75,15 @@ Status WriteFileAtomically(const std::string& path, std::string_view content, Re
   });
 }
 
+Status WriteStreamAtomically(const std::string& path, const StreamProducer& produce, const std::string& what,
+                             RequestLog& log) {
+  if (!log.Record(Request{Request::Kind::kFile, "write", path, {}, what, true})) return {};
+  return ReplaceFile(path, [&](int fd, const std::string& temporary) {
+    return produce(
+        [&](std::string_view piece) { return WriteAll(fd, piece.data(), piece.size(), temporary); });
+  });
+}
+
 Status CopyFileAtomically(const std::string& source, const std::string& destination, RequestLog& log) {
   if (!log.Record(Request{Request::Kind::kFile, "copy", source, {destination}, "", true})) return {};
   const int in = open(source.c_str(), O_RDONLY | O_CLOEXEC);

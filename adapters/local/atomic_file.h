@@ -3,7 +3,9 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "adapters/request.h"
 #include "engine/common/error.h"
@@ -14,6 +16,13 @@ namespace ruleplane {
 // and fsyncs the directory. Records one Request (kFile "write", path, body =
 // "<n> bytes"); in a dry run nothing is written. kIo naming the path on failure.
 Status WriteFileAtomically(const std::string& path, std::string_view content, RequestLog& log);
+
+// Writes what `produce` hands to its sink the same way, streaming; when
+// `produce` or a write fails, the temporary file is removed and `path` is
+// left as it was. Records one Request (kFile "write", path, body = `what`).
+using StreamProducer = std::function<Status(const std::function<Status(std::string_view)>& sink)>;
+Status WriteStreamAtomically(const std::string& path, const StreamProducer& produce, const std::string& what,
+                             RequestLog& log);
 
 // Copies `source` the same way (temporary file, fsync, rename, directory
 // fsync), streaming: for snapshots of any size.

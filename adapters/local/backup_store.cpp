@@ -1,13 +1,16 @@
 #include "adapters/local/backup_store.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "adapters/file_input.h"
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/compression.h"
+#include "adapters/local/delta_file.h"
 #include "adapters/sha256_stream.h"
 #include "engine/common/sha256.h"
 #include "engine/common/time_util.h"
@@ -17,13 +20,6 @@ namespace ruleplane {
 namespace {
 
 namespace fs = std::filesystem;
-
-Result<std::string> ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  if (!in || !(bytes << in.rdbuf())) return Error{ErrorCode::kIo, "cannot read " + path, {}};
-  return bytes.str();
-}
 
 // "Full-00000000-00001000-1700000000".
 std::string SnapshotName(const char* kind, int64_t start, int64_t last,
@@ -48,6 +44,29 @@ int64_t CreatedOn(std::string_view name) {
   for (; at < name.size() && name[at] >= '0' && name[at] <= '9'; ++at)
     seconds = seconds * 10 + (name[at] - '0');
   return seconds;
+}
+
+// What the replay (ParseDelta, then one transaction per revision from
+// start_revision on) requires of a delta about to be stored.
+Status CheckDelta(std::string_view bytes, int64_t start_revision, int64_t last_revision) {
+  auto events = ParseDelta(bytes);
+  if (!events.ok()) return events.error();
+  if (events->empty()) return Error{ErrorCode::kParse, "delta snapshot: no event", {}};
+  if (events->front().kv.mod_revision < start_revision) {
+    return Error{ErrorCode::kParse,
+                 "delta snapshot: its first event is at revision " +
+                     std::to_string(events->front().kv.mod_revision) + ", before its start revision " +
+                     std::to_string(start_revision),
+                 {}};
+  }
+  if (events->back().kv.mod_revision != last_revision) {
+    return Error{ErrorCode::kParse,
+                 "delta snapshot: its last event is at revision " +
+                     std::to_string(events->back().kv.mod_revision) + ", not at its last revision " +
+                     std::to_string(last_revision),
+                 {}};
+  }
+  return {};
 }
 
 }  // namespace
@@ -80,28 +99,93 @@ BackupStore::BackupStore(std::string directory) : directory_(std::move(directory
   while (directory_.size() > 1 && directory_.back() == '/') directory_.pop_back();
 }
 
-Result<BackupStoreListing> BackupStore::List() const {
+void BackupStoreListing::SkipBeyondRevision(int64_t cluster_revision) {
+  std::vector<StoredSnapshot> kept;
+  for (StoredSnapshot& snapshot : snapshots) {
+    if (snapshot.last_revision <= cluster_revision) {
+      kept.push_back(std::move(snapshot));
+      continue;
+    }
+    warnings.push_back(snapshot.path + " names revision " + std::to_string(snapshot.last_revision) +
+                       ", beyond the cluster's current revision " + std::to_string(cluster_revision) +
+                       ": suspect, skipped (left alone)");
+  }
+  snapshots = std::move(kept);
+}
+
+void BackupStoreListing::SkipImplausibleRevisions() {
+  std::vector<StoredSnapshot> kept;
+  for (StoredSnapshot& snapshot : snapshots) {
+    if (!kept.empty()) {
+      const StoredSnapshot& below = kept.back();
+      const int64_t seconds =
+          std::clamp<int64_t>(snapshot.created_on - below.created_on, 0, int64_t{1} << 40);
+      const int64_t growth = (seconds + kRevisionClockSlackSeconds) * kMaxRevisionsPerSecond;
+      if (snapshot.last_revision - below.last_revision > growth) {
+        warnings.push_back(snapshot.path + " names revision " + std::to_string(snapshot.last_revision) +
+                           ", " + std::to_string(snapshot.last_revision - below.last_revision) + " beyond " +
+                           below.path + " (more than " + std::to_string(kMaxRevisionsPerSecond) +
+                           " a second between their times): suspect, skipped (left alone)");
+        continue;
+      }
+    }
+    kept.push_back(std::move(snapshot));
+  }
+  snapshots = std::move(kept);
+}
+
+Result<BackupStoreListing> BackupStore::List(std::optional<int64_t> cluster_revision) const {
   BackupStoreListing listing;
   listing.prefix = fs::path(directory_).filename().string();
   std::error_code error;
   if (!fs::exists(directory_, error)) return listing;
-  // A missing v1/ or v2/ is no error (a store mounted empty has neither).
-  std::error_code absent;
-  std::vector<std::string> folders;
-  if (fs::is_directory(directory_ + "/v2", absent)) folders.push_back("v2");
-  if (fs::is_directory(directory_ + "/v1", absent)) {
-    for (const auto& entry : fs::directory_iterator(directory_ + "/v1", error)) {
-      if (entry.is_directory()) folders.push_back("v1/" + entry.path().filename().string());
+  // A missing v1/ or v2/ is no error (a store mounted empty has neither);
+  // neither is followed when it is a symbolic link.
+  auto is_directory = [&](const std::string& relative) {
+    std::error_code ignored;
+    const fs::file_status status = fs::symlink_status(directory_ + "/" + relative, ignored);
+    if (fs::is_symlink(status)) {
+      listing.warnings.push_back(relative +
+                                 " is a symbolic link: not followed out of the store (left alone)");
     }
+    return fs::is_directory(status);
+  };
+  // Every entry of `folder`, without following links; an entry that cannot
+  // be read is reported and skipped.
+  auto each_entry = [&](const std::string& folder, auto visit) {
+    std::error_code listed;
+    for (auto it = fs::directory_iterator(directory_ + "/" + folder, listed);
+         !listed && it != fs::directory_iterator(); it.increment(listed)) {
+      std::error_code read;
+      const fs::file_status status = it->symlink_status(read);
+      const std::string path = folder + "/" + it->path().filename().string();
+      if (read) {
+        listing.warnings.push_back(path + " cannot be read (" + read.message() + "): skipped");
+        continue;
+      }
+      visit(*it, path, status);
+    }
+    if (listed) error = listed;
+  };
+  std::vector<std::string> folders;
+  if (is_directory("v2")) folders.push_back("v2");
+  if (is_directory("v1")) {
+    each_entry("v1", [&](const fs::directory_entry&, const std::string& path, const fs::file_status& status) {
+      if (fs::is_directory(status)) folders.push_back(path);
+    });
   }
   for (const std::string& folder : folders) {
-    for (const auto& entry : fs::directory_iterator(directory_ + "/" + folder, error)) {
+    each_entry(folder, [&](const fs::directory_entry& entry, const std::string& path,
+                           const fs::file_status& status) {
       const std::string name = entry.path().filename().string();
-      const std::string path = folder + "/" + name;
       auto parsed = expr::ParseBackupPath(path);
-      if (!parsed || !entry.is_regular_file()) {
+      if (parsed && fs::is_symlink(status)) {
+        listing.warnings.push_back(path + " is a symbolic link: not followed out of the store, skipped");
+        return;
+      }
+      if (!parsed || !fs::is_regular_file(status)) {
         listing.warnings.push_back(path + " is not a snapshot (left alone)");
-        continue;
+        return;
       }
       StoredSnapshot snapshot;
       snapshot.name = name;
@@ -112,9 +196,14 @@ Result<BackupStoreListing> BackupStore::List() const {
       snapshot.created_on = CreatedOn(name);
       snapshot.compression_suffix = std::string(CompressionSuffix(name));
       snapshot.is_final = parsed->final;
-      snapshot.size_bytes = static_cast<int64_t>(entry.file_size(error));
+      std::error_code sized;
+      snapshot.size_bytes = static_cast<int64_t>(entry.file_size(sized));
+      if (sized) {
+        listing.warnings.push_back(path + " cannot be read (" + sized.message() + "): skipped");
+        return;
+      }
       listing.snapshots.push_back(std::move(snapshot));
-    }
+    });
   }
   if (error)
     return Error{ErrorCode::kIo, "cannot list the backup store " + directory_ + ": " + error.message(), {}};
@@ -124,6 +213,8 @@ Result<BackupStoreListing> BackupStore::List() const {
                      if (a.last_revision != b.last_revision) return a.last_revision < b.last_revision;
                      return a.created_on < b.created_on;
                    });
+  listing.SkipImplausibleRevisions();
+  if (cluster_revision) listing.SkipBeyondRevision(*cluster_revision);
   return listing;
 }
 
@@ -140,10 +231,13 @@ Result<std::string> BackupStore::ReadSnapshot(const std::string& name) const {
   const std::string path = PathOf(name);
   if (path.empty())
     return Error{ErrorCode::kNotFound, "the backup store " + directory_ + " has no snapshot " + name, {}};
-  auto bytes = ReadBytes(path);
-  if (!bytes.ok()) return bytes.error();
-  auto plain = Decompress(*bytes, CompressionSuffix(name));
-  if (!plain.ok()) return Error{plain.error().code, path + ": " + plain.error().message, {}};
+  std::string plain;
+  const Status read = DecompressFile(path, CompressionSuffix(name), DecompressionLimits{max_delta_bytes_},
+                                     [&](std::string_view piece) -> Status {
+                                       plain.append(piece);
+                                       return {};
+                                     });
+  if (!read.ok()) return read.error();
   return plain;
 }
 
@@ -152,10 +246,13 @@ Status BackupStore::ReadSnapshotToFile(const std::string& name, const std::strin
   if (path.empty())
     return Error{ErrorCode::kNotFound, "the backup store " + directory_ + " has no snapshot " + name, {}};
   RequestLog copy;  // recorded by the caller
-  if (CompressionSuffix(name).empty()) return CopyFileAtomically(path, destination, copy);
-  auto plain = ReadSnapshot(name);
-  if (!plain.ok()) return plain.error();
-  return WriteFileAtomically(destination, *plain, copy);
+  return WriteStreamAtomically(
+      destination,
+      [&](const ChunkSink& sink) {
+        return DecompressFile(path, CompressionSuffix(name), DecompressionLimits{kMaxFullSnapshotBytes},
+                              sink);
+      },
+      "decompressed " + name, copy);
 }
 
 Result<std::string> BackupStore::WriteFull(const std::string& source_file, int64_t revision,
@@ -175,11 +272,11 @@ Result<std::string> BackupStore::WriteFull(const std::string& source_file, int64
     if (Status moved = MoveFileDurably(source_file, destination, inner); !moved.ok()) return moved.error();
     return name;
   }
-  auto bytes = ReadBytes(source_file);
-  if (!bytes.ok()) return bytes.error();
-  auto compressed = Compress(*bytes, compression_suffix);
-  if (!compressed.ok()) return compressed.error();
-  if (Status written = WriteFileAtomically(destination, *compressed, inner); !written.ok())
+  if (Status written = WriteStreamAtomically(
+          destination,
+          [&](const ChunkSink& sink) { return CompressFile(source_file, compression_suffix, sink); },
+          "compressed " + source_file, inner);
+      !written.ok())
     return written.error();
   return name;
 }
@@ -189,6 +286,11 @@ Result<std::string> BackupStore::WriteDelta(const std::string& delta_bytes, int6
                                             const std::string& compression_suffix, RequestLog& log) {
   const std::string name = SnapshotName("Incr", start_revision, last_revision, now) + compression_suffix;
   const std::string destination = directory_ + "/v2/" + name;
+  if (Status valid = CheckDelta(delta_bytes, start_revision, last_revision); !valid.ok()) {
+    return Error{ErrorCode::kFailedPrecondition,
+                 "not stored: " + name + " would not replay: " + valid.error().message,
+                 {}};
+  }
   if (!log.Record(Request{Request::Kind::kFile,
                           "write",
                           destination,
@@ -209,15 +311,21 @@ Result<std::string> BackupStore::WriteDelta(const std::string& delta_bytes, int6
 }
 
 Status VerifySnapshotTrailer(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::kIo, "cannot read " + path, {}};
+  auto fd = OpenRegularFile(path);
+  if (!fd.ok()) return fd.error();
   SnapshotTrailerCheck trailer;
   std::string chunk(1 << 20, '\0');
-  while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    trailer.Update(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+  while (true) {
+    const ssize_t got = read(*fd, chunk.data(), chunk.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      close(*fd);
+      return Error{ErrorCode::kIo, "cannot read " + path, {}};
+    }
+    if (got == 0) break;
+    trailer.Update(std::string_view(chunk.data(), static_cast<size_t>(got)));
   }
-  if (in.bad()) return Error{ErrorCode::kIo, "cannot read " + path, {}};
+  close(*fd);
   return trailer.Finish(what);
 }
 

@@ -15,9 +15,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "adapters/file_input.h"
 #include "adapters/request.h"
 #include "engine/common/error.h"
 #include "engine/common/value.h"
@@ -36,13 +38,31 @@ struct StoredSnapshot {
   int64_t size_bytes = 0;
 };
 
+inline constexpr int64_t kMaxRevisionsPerSecond = 1'000'000;
+inline constexpr int64_t kRevisionClockSlackSeconds = 3600;
+
 struct BackupStoreListing {
   std::string prefix;  // the store directory's name, etcd-backup-restore's store prefix
   // Sorted as etcd-backup-restore sorts: by last revision, then creation time.
   std::vector<StoredSnapshot> snapshots;
   // Files that look like snapshots and are not (bad names, leftover
-  // temporary files); listed, never deleted.
+  // temporary files, symbolic links, entries that cannot be read, names
+  // beyond the cluster's revision); listed, never deleted.
   std::vector<std::string> warnings;
+
+  // Moves every snapshot whose last revision is beyond the cluster's current
+  // revision to the warnings: such a name (a stray
+  // Full-...-9223372036854775807-...) cannot hold this cluster's data, and
+  // would otherwise pass for the latest backup.
+  void SkipBeyondRevision(int64_t cluster_revision);
+
+  // Judges each name against its neighbour below (by last revision): etcd
+  // applies far fewer than kMaxRevisionsPerSecond (1,000,000) revisions a
+  // second, so a snapshot whose last revision exceeds the one below by more
+  // than that rate over the time between their names (plus an hour of clock
+  // slack) is suspect: moved to the warnings. Needs no cluster: this is what
+  // guards a restore while the cluster does not answer.
+  void SkipImplausibleRevisions();
 
   // {"reachable": true, "snapshots": [{"name", "kind", "startRevision",
   //  "lastRevision", "createdOn" (RFC 3339), "compression", "final", "path"}],
@@ -58,16 +78,27 @@ class BackupStore {
 
   const std::string& directory() const { return directory_; }
 
-  // A store directory that does not exist lists as empty.
-  Result<BackupStoreListing> List() const;
+  // A store directory that does not exist lists as empty. Symbolic links
+  // are never followed: a link in v2/ or v1/, or a v1/ or v2/ that is a
+  // link, is skipped with a warning, as is an entry that cannot be read.
+  // SkipImplausibleRevisions always; with `cluster_revision` (when the
+  // cluster answers), SkipBeyondRevision too.
+  Result<BackupStoreListing> List(std::optional<int64_t> cluster_revision = std::nullopt) const;
 
   // The absolute path of a snapshot by name (both layouts); "" when absent.
   std::string PathOf(const std::string& name) const;
 
-  // A snapshot's bytes, decompressed (a full snapshot with its SHA-256
-  // trailer, a delta file with its own).
+  // A delta's bytes, decompressed, with its SHA-256 trailer: at most
+  // max_delta_bytes() and the ratio of compression.h, checked while it is
+  // read.
   Result<std::string> ReadSnapshot(const std::string& name) const;
-  // The same into a file, streaming where it can (full snapshots are large).
+  // kMaxDeltaFileBytes (128 MiB) unless set (member-init --max-delta-bytes).
+  int64_t max_delta_bytes() const { return max_delta_bytes_; }
+  void set_max_delta_bytes(int64_t bytes) { max_delta_bytes_ = bytes; }
+  // A snapshot decompressed into a file (written atomically), streaming: a
+  // full snapshot is never held in memory; at most kMaxFullSnapshotBytes
+  // (32 GiB) and the ratio of compression.h. On failure, nothing is left at
+  // `destination`.
   Status ReadSnapshotToFile(const std::string& name, const std::string& destination) const;
 
   // Stores `source_file` (etcd's snapshot stream: db + SHA-256, verified
@@ -79,13 +110,18 @@ class BackupStore {
                                 std::chrono::system_clock::time_point now,
                                 const std::string& compression_suffix, RequestLog& log);
   // Stores a delta (bytes from SerializeDelta) as
-  // v2/Incr-<start %08d>-<last %08d>-<unix now><compression suffix>.
+  // v2/Incr-<start %08d>-<last %08d>-<unix now><compression suffix>, once
+  // ParseDelta (the reader replay uses) accepts it and its events lie in
+  // [start, last] with the last at `last_revision`: a delta the replay would
+  // refuse is never stored (kFailedPrecondition, nothing written, also in a
+  // dry run).
   Result<std::string> WriteDelta(const std::string& delta_bytes, int64_t start_revision,
                                  int64_t last_revision, std::chrono::system_clock::time_point now,
                                  const std::string& compression_suffix, RequestLog& log);
 
  private:
   std::string directory_;
+  int64_t max_delta_bytes_ = kMaxDeltaFileBytes;
 };
 
 // Checks etcd's snapshot stream: the last 32 bytes are the SHA-256 of the

@@ -1,13 +1,15 @@
 #include "adapters/local/data_dir.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "adapters/etcd/etcd_client.h"
+#include "adapters/file_input.h"
 #include "adapters/local/snapshot_file.h"
 
 namespace ruleplane {
@@ -84,17 +86,37 @@ std::optional<WalMetadata> ReadWalMetadata(const std::string& wal_dir, std::stri
     return std::nullopt;
   }
   std::sort(segments.begin(), segments.end());
-  std::ifstream in(segments.front(), std::ios::binary);
-  for (int record = 0; record < 16 && in; ++record) {
+  // Opened as a regular file only (a FIFO would block, a device never end);
+  // at most 16 records of at most 1 MiB are read.
+  auto opened = OpenRegularFile(segments.front());
+  if (!opened.ok()) {
+    problem = "the first WAL segment: " + opened.error().message;
+    return std::nullopt;
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{*opened};
+  auto read_exactly = [&](char* into, size_t size) {
+    while (size > 0) {
+      const ssize_t got = read(closer.fd, into, size);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      into += got;
+      size -= static_cast<size_t>(got);
+    }
+    return true;
+  };
+  for (int record = 0; record < 16; ++record) {
     unsigned char word[8];
-    if (!in.read(reinterpret_cast<char*>(word), 8)) break;
+    if (!read_exactly(reinterpret_cast<char*>(word), 8)) break;
     uint64_t length_field = 0;
     for (int i = 7; i >= 0; --i) length_field = length_field << 8 | word[i];
     const uint64_t length = length_field & 0x00ffffffffffffffULL;
     const uint64_t padding = (length_field >> 63) != 0 ? (length_field >> 56) & 0x7 : 0;
     if (length == 0 || length > (1 << 20)) break;
     std::string bytes(length + padding, '\0');
-    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) break;
+    if (!read_exactly(bytes.data(), bytes.size())) break;
     ProtoReader reader(std::string_view(bytes).substr(0, length));
     int64_t type = 0;
     std::string_view data;
@@ -196,10 +218,8 @@ Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_back
   }
 
   if (fs::is_regular_file(path + "/" + kSafeGuardFile, error)) {
-    std::ifstream in(path + "/" + kSafeGuardFile);
-    std::ostringstream content;
-    content << in.rdbuf();
-    facts.safe_guard = Trimmed(content.str());
+    auto content = ReadRegularFile(path + "/" + kSafeGuardFile, kMaxConfigFileBytes);
+    facts.safe_guard = content.ok() ? Trimmed(*content) : "";
   }
 
   if (!facts.wal_has_metadata) {

@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "adapters/failure_point.h"
+#include "adapters/file_input.h"
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/delta_file.h"
 #include "adapters/local/initial_cluster.h"
@@ -21,18 +20,22 @@ namespace {
 
 Error IoError(std::string message) { return Error{ErrorCode::kIo, std::move(message), {}}; }
 
+// The etcd configuration, its template, the re-bootstrap record: bounded, regular files only.
 Result<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return ReadRegularFile(path, kMaxConfigFileBytes);
+}
+
+// YAML::LoadFile would read a FIFO or /dev/zero without end.
+YAML::Node LoadYamlFile(const std::string& path) {
+  auto text = ReadWholeFile(path);
+  if (!text.ok()) throw YAML::Exception(YAML::Mark::null_mark(), text.error().message);
+  return YAML::Load(*text);
 }
 
 std::string TemplateValue(const std::string& template_path, const std::string& key,
                           const std::string& fallback) {
   try {
-    YAML::Node node = YAML::LoadFile(template_path);
+    YAML::Node node = LoadYamlFile(template_path);
     if (node[key] && node[key].IsScalar()) return node[key].as<std::string>();
   } catch (const YAML::Exception&) {
   }
@@ -171,7 +174,7 @@ Result<bool> LocalAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     auto initial_cluster = InitialClusterFor(step, log);
     if (!initial_cluster.ok()) return initial_cluster.error();
     try {
-      YAML::Node config = YAML::LoadFile(member_.config_out);
+      YAML::Node config = LoadYamlFile(member_.config_out);
       auto text = [&](const char* key) {
         return config[key] ? config[key].as<std::string>() : std::string();
       };

@@ -50,6 +50,7 @@ constexpr FunctionSignature kFunctions[] = {
     {"backups", Builtin::kBackups, 1, true, false, {kList}},
     {"parseBackupName", Builtin::kParseBackupName, 1, true, false, {kString}},
     {"lists.range", Builtin::kListsRange, 1, true, false, {kInt}},
+    {"math.greatest", Builtin::kMathGreatest, 1, true, false, {kList}},
 };
 
 bool Accepts(ArgumentKind kind, const Value& value) {
@@ -107,6 +108,23 @@ Value ListsRange(int64_t n, Budget& budget) {
   items.reserve(n > 0 ? static_cast<size_t>(n) : 0);
   for (int64_t i = 0; i < n; ++i) items.push_back(Value::Int(i));
   return Value::MakeList(std::move(items));
+}
+
+// cel-go's math.greatest over a list: its greatest int, or its greatest
+// double; one pass, so that "the newest snapshot" is linear in the store.
+Value MathGreatest(const Value& list) {
+  const Value::List& items = list.list_value();
+  if (items.empty()) return Value::Error("math.greatest() requires at least one argument");
+  const Value* greatest = &items.front();
+  for (const Value& item : items) {
+    if (item.kind() != items.front().kind() || (!item.is_int() && item.kind() != Value::Kind::kDouble)) {
+      return Value::Error("math.greatest() takes a list of ints or a list of doubles");
+    }
+    if (item.is_int() ? item.int_value() > greatest->int_value()
+                      : item.double_value() > greatest->double_value())
+      greatest = &item;
+  }
+  return *greatest;
 }
 
 int64_t CodePointCount(const std::string& text) {
@@ -427,6 +445,8 @@ Value CallFunction(const Node& call, std::span<const Value* const> arguments, co
       return BackupNameValue(*arguments[0]);
     case Builtin::kListsRange:
       return ListsRange(arguments[0]->int_value(), budget);
+    case Builtin::kMathGreatest:
+      return MathGreatest(*arguments[0]);
   }
   return Value::Error("internal error: unknown function");
 }

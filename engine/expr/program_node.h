@@ -44,6 +44,8 @@ enum class Builtin : uint8_t {
   kParseBackupName,
   // cel-go's ext.Lists.
   kListsRange,
+  // cel-go's ext.Math.
+  kMathGreatest,
 };
 
 struct FunctionSignature;  // engine/functions.h

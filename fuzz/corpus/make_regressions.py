@@ -4,8 +4,12 @@ hang or memory blow-up found so far (fuzz/README.md lists them). They are
 generated because most are large and repetitive; rerun after changing this
 script:  python3 fuzz/corpus/make_regressions.py
 """
+import base64
+import gzip
+import hashlib
 import json
 import os
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -164,10 +168,72 @@ def snapshot_plan():
     write(t, "regress_json_deep_unclosed.json", '{"apiVersion": "ruleplane.dev/v1", "x": ' + "[" * 50000)
 
 
+def lzw_bomb(repeats):
+    """Go's compress/lzw (LSB, literal width 8): the runs of zeros "0", "00", ... until the 12-bit table is full,
+    then its longest entry (3,839 bytes a code) `repeats` times: ~2,500-fold."""
+    out, bits, count, width, defined = bytearray(), 0, 0, 9, 258
+
+    def emit(code, first=False):
+        nonlocal bits, count, width, defined
+        bits |= code << count
+        count += width
+        while count >= 8:
+            out.append(bits & 0xFF)
+            bits >>= 8
+            count -= 8
+        if not first and defined < 4096:
+            defined += 1
+        if defined >= (1 << width) and width < 12:
+            width += 1
+
+    emit(0, first=True)
+    for code in range(258, 4096):
+        emit(code)
+    for _ in range(repeats):
+        emit(4095)
+    emit(257)
+    if count > 0:
+        out.append(bits & 0xFF)
+    return bytes(out)
+
+
+def delta(events):
+    data = json.dumps(events, separators=(",", ":")).encode()
+    return data + hashlib.sha256(data).digest()
+
+
+def event(key, revision):
+    kv = {"key": base64.b64encode(key.encode()).decode(), "value": "dg=="}
+    if revision:
+        kv.update(create_revision=revision, mod_revision=revision, version=1)
+    return {"etcdEvent": {"kv": kv}, "time": "2024-05-01T10:00:00Z"}
+
+
+def store_files():
+    """Issue 24: decompression bombs and deltas the replay refuses (the first byte of a decompress input picks
+    the compression: 0 gzip, 1 zlib, 2 lzw)."""
+    t = "decompress"
+    write(t, "regress_gzip_bomb", b"\0" + gzip.compress(b"\0" * (32 << 20), mtime=0))
+    write(t, "regress_zlib_bomb", b"\1" + zlib.compress(b"\0" * (32 << 20)))
+    write(t, "regress_lzw_bomb", b"\2" + lzw_bomb(20000))
+    write(t, "regress_gzip_truncated", b"\0" + gzip.compress(b"hello world" * 100, mtime=0)[:30])
+    write(t, "regress_lzw_bad_code", b"\2\xff\xff\xff\x0f")
+    t = "delta_file"
+    write(t, "regress_out_of_order", delta([event("/a", 3), event("/b", 2), event("/c", 5)]))
+    write(t, "regress_no_mod_revision", delta([event("/a", 2), event("/b", 0)]))
+    deep = b"[" * 600 + b"]" * 600
+    write(t, "regress_deep_json", deep + hashlib.sha256(deep).digest())
+    write(t, "regress_not_base64", delta([{"etcdEvent": {"kv": {"key": "***", "mod_revision": 2}}}]))
+    write(t, "regress_short", b"short")
+    golden = open(os.path.join(ROOT, "tests/data/backup-restore/Incr-00000002-00000005-1714557600"), "rb").read()
+    write(t, "regress_checksum_mismatch", golden[:-1] + bytes([golden[-1] ^ 1]))
+
+
 if __name__ == "__main__":
-    for target in ("rule_loader", "expression_parser", "eval", "snapshot_plan"):
+    for target in ("rule_loader", "expression_parser", "eval", "snapshot_plan", "decompress", "delta_file"):
         os.makedirs(os.path.join(HERE, target), exist_ok=True)
     rule_loader()
     expression_parser()
     eval_target()
     snapshot_plan()
+    store_files()
