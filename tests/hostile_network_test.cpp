@@ -5,6 +5,7 @@
 // expects to be named, the time it allows, and how many bytes the server may
 // have sent before the client stopped (the bound, plus what the kernel's
 // socket buffers hold: kSocketSlack).
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -286,30 +287,41 @@ TEST(HostileNetwork, AnEtcdWatchLineWithoutANewlineStopsAtTheWatchLineBound) {
   EXPECT_LT(server->bytes_sent(), kEtcdWatchLineBytes + kSocketSlack);
 }
 
+// A field of /proc/self/status in bytes ("VmRSS", "VmHWM"), -1 if absent.
+int64_t ProcStatusBytes(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stoll(line.substr(field.size() + 1)) * 1024;
+  }
+  return -1;
+}
+
 // Peak memory of `work` run in a child process, in bytes above what the
-// child had when it started; the child's address space is limited to 1 GiB
-// more, so that an unbounded reader fails instead of swapping the machine.
+// child had resident when it started (the heap it inherited trimmed and
+// the peak reset through /proc/self/clear_refs, so that neither the test
+// runner's size nor its free heap hides what `work` takes). The child's
+// address space is limited to 1 GiB more, so that an unbounded reader
+// fails instead of swapping the machine. -1 when the child failed.
 int64_t ChildPeakBytes(const std::function<void()>& work) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) return -1;
   const pid_t child = fork();
   if (child == 0) {
     close(pipe_fds[0]);
-    rusage before{};
-    getrusage(RUSAGE_SELF, &before);
-    long pages = 0;
-    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
-      std::fclose(statm);
-    }
-    const rlim_t limit =
-        static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (1ull << 30);
+    malloc_trim(0);
+    std::ofstream("/proc/self/clear_refs") << "5";
+    const int64_t before = ProcStatusBytes("VmRSS");
+    const int64_t size = ProcStatusBytes("VmSize");
+    const rlim_t limit = static_cast<rlim_t>(size) + (1ull << 30);
     rlimit address_space{limit, limit};
     setrlimit(RLIMIT_AS, &address_space);
-    work();
-    rusage after{};
-    getrusage(RUSAGE_SELF, &after);
-    const int64_t peak = (after.ru_maxrss - before.ru_maxrss) * 1024;
+    try {
+      work();
+    } catch (...) {
+      _exit(4);  // out of memory (std::bad_alloc): never back into the test runner
+    }
+    const int64_t peak = ProcStatusBytes("VmHWM") - before;
     if (write(pipe_fds[1], &peak, sizeof peak) != sizeof peak) _exit(2);
     _exit(0);
   }
