@@ -6,18 +6,31 @@
 #include <cctype>
 #include <mutex>
 
+#include "adapters/file_input.h"
+
 namespace ruleplane {
 namespace {
 
 struct StreamState {
   const std::function<bool(std::string_view)>* on_data;
   HttpResponse* response;
+  const HttpLimits* limits;
   bool stopped = false;
+  uint64_t header_bytes = 0;
+  uint64_t body_bytes = 0;
+  enum class Over { kNothing, kHeaders, kBody } over = Over::kNothing;  // which bound ended the transfer
 };
 
-// Response headers: only Retry-After (seconds) is kept.
+// Response headers: only Retry-After (seconds) is kept; kMaxHeaderBytes in
+// all (headers that never end end the transfer).
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
-  auto* response = static_cast<HttpResponse*>(user);
+  auto* state = static_cast<StreamState*>(user);
+  state->header_bytes += size * count;
+  if (state->header_bytes > kMaxHeaderBytes) {
+    state->over = StreamState::Over::kHeaders;
+    return 0;
+  }
+  auto* response = state->response;
   const std::string_view line(data, size * count);
   constexpr std::string_view kRetryAfter = "retry-after:";
   if (response != nullptr && line.size() > kRetryAfter.size()) {
@@ -52,6 +65,11 @@ int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 size_t OnData(char* data, size_t size, size_t count, void* user) {
   auto* state = static_cast<StreamState*>(user);
   const size_t bytes = size * count;
+  state->body_bytes += bytes;
+  if (state->limits->max_body_bytes > 0 && state->body_bytes > state->limits->max_body_bytes) {
+    state->over = StreamState::Over::kBody;
+    return 0;
+  }
   if (state->on_data != nullptr) {
     if (!(*state->on_data)(std::string_view(data, bytes))) {
       state->stopped = true;
@@ -75,9 +93,9 @@ HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
 Result<HttpResponse> HttpClient::Send(const std::string& method, const std::string& url,
                                       const std::string& body, std::chrono::milliseconds timeout,
-                                      const std::vector<std::string>& headers) {
+                                      const std::vector<std::string>& headers, const HttpLimits& limits) {
   HttpResponse response;
-  auto status = Stream(method, url, body, timeout, nullptr, &response, headers);
+  auto status = Stream(method, url, body, timeout, nullptr, &response, headers, limits);
   if (!status.ok()) return status.error();
   response.status = *status;
   return response;
@@ -86,14 +104,14 @@ Result<HttpResponse> HttpClient::Send(const std::string& method, const std::stri
 Result<long> HttpClient::Stream(const std::string& method, const std::string& url, const std::string& body,
                                 std::chrono::milliseconds timeout,
                                 const std::function<bool(std::string_view)>& on_data,
-                                const std::vector<std::string>& headers) {
-  return Stream(method, url, body, timeout, &on_data, nullptr, headers);
+                                const std::vector<std::string>& headers, const HttpLimits& limits) {
+  return Stream(method, url, body, timeout, &on_data, nullptr, headers, limits);
 }
 
 Result<long> HttpClient::Stream(const std::string& method, const std::string& url, const std::string& body,
                                 std::chrono::milliseconds timeout,
                                 const std::function<bool(std::string_view)>* on_data, HttpResponse* collected,
-                                const std::vector<std::string>& extra_headers) {
+                                const std::vector<std::string>& extra_headers, const HttpLimits& limits) {
   auto* curl = static_cast<CURL*>(curl_);
   if (curl == nullptr) return Error{ErrorCode::kInternal, "libcurl could not start", {}};
   if (Status usable = CheckHttpUrl(url); !usable.ok()) return usable.error();
@@ -103,7 +121,7 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
           ErrorCode::kInvalidArgument, "a request header holds a line break (refused, not sent)", {}};
   }
   curl_easy_reset(curl);
-  StreamState state{on_data, collected};
+  StreamState state{on_data, collected, &limits};
   curl_slist* headers = nullptr;
   const bool own_content_type =
       std::any_of(extra_headers.begin(), extra_headers.end(),
@@ -126,7 +144,11 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnData);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, collected);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &state);
+  if (limits.low_speed_window.count() > 0) {
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, limits.low_speed_bytes_per_second);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(limits.low_speed_window.count()));
+  }
   if (cancel_ != nullptr) {
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
     curl_easy_setopt(curl, CURLOPT_XFERINFODATA, cancel_);
@@ -147,6 +169,33 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   const std::string message = method + " " + url + ": " + curl_easy_strerror(code);
+  if (state.over == StreamState::Over::kHeaders) {
+    return Error{ErrorCode::kUnavailable,
+                 method + " " + url + ": the response headers are longer than " +
+                     FormatBytes(static_cast<int64_t>(kMaxHeaderBytes)) +
+                     " (the bound for every answer); stopped there",
+                 {}};
+  }
+  if (state.over == StreamState::Over::kBody) {
+    return Error{ErrorCode::kUnavailable,
+                 method + " " + url + ": the answer is larger than " +
+                     FormatBytes(static_cast<int64_t>(limits.max_body_bytes)) + " (the bound for " +
+                     limits.name + "); stopped there",
+                 {}};
+  }
+  // The low-speed bound ends a transfer as a timeout would, sooner.
+  if (code == CURLE_OPERATION_TIMEDOUT && limits.low_speed_window.count() > 0) {
+    double seconds = 0;
+    curl_easy_getinfo(curl, CURLINFO_TOTAL_TIME, &seconds);
+    if (seconds * 1000 < static_cast<double>(timeout.count()) - 500) {
+      return Error{ErrorCode::kDeadlineExceeded,
+                   method + " " + url + ": fewer than " + std::to_string(limits.low_speed_bytes_per_second) +
+                       " bytes a second arrived for " + std::to_string(limits.low_speed_window.count()) +
+                       " s (the low-speed bound for " + limits.name + "); stopped after " +
+                       std::to_string(state.body_bytes) + " bytes",
+                   {}};
+    }
+  }
   // A cancelled stream ends as asked; a cancelled request has no answer.
   if (code == CURLE_ABORTED_BY_CALLBACK && on_data == nullptr)
     return Error{ErrorCode::kUnavailable, message + " (cancelled)", {}};

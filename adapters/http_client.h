@@ -6,10 +6,20 @@
 // (connection refused, reset, DNS) or kDeadlineExceeded (timeout); an HTTP
 // status is returned as it is and classified by the caller
 // (HttpStatusError).
+//
+// Bounds on what a server sends, checked while it arrives (README, "Network
+// bounds"): the response headers at most kMaxHeaderBytes (64 KiB) in all; a
+// body kept by Send at most HttpLimits::max_body_bytes (each caller names
+// the bound for its kind of request); a streamed body at most
+// max_body_bytes in all when that is not 0; no transfer slower than
+// HttpLimits' low-speed bound when one is set. Each is kUnavailable naming
+// the bound, and the transfer stops there. Bodies are never decompressed
+// (no Accept-Encoding is sent).
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,6 +36,23 @@ struct TlsConfig {
   // The same in PEM text, as a kubeconfig's *-data fields carry them; used
   // where the file is "".
   std::string ca_pem, cert_pem, key_pem;
+};
+
+// The most response-header bytes (every header line together) accepted.
+inline constexpr size_t kMaxHeaderBytes = 64 * 1024;
+
+// Bounds on one answer.
+struct HttpLimits {
+  // The body's bytes; 0 = no bound (a stream whose caller bounds it).
+  size_t max_body_bytes = 1024 * 1024;
+  // Named in the error: "etcd's short answers", "an API-server list page".
+  std::string name = "an HTTP answer";
+  // The transfer fails when fewer than `low_speed_bytes_per_second` arrive
+  // on average over `low_speed_window` (0 s = no such bound: a watch, quiet
+  // while nothing changes, or a call answered only when done, such as
+  // defragment). The whole-transfer timeout bounds every request besides.
+  long low_speed_bytes_per_second = 0;
+  std::chrono::seconds low_speed_window{0};
 };
 
 struct HttpResponse {
@@ -46,22 +73,27 @@ class HttpClient {
 
   // A request with a JSON body ("" = no body). `headers` ("Name: value")
   // are sent besides "Content-Type: application/json", which one of them
-  // may replace.
+  // may replace. A body over `limits.max_body_bytes` is an error.
   Result<HttpResponse> Send(const std::string& method, const std::string& url, const std::string& body,
-                            std::chrono::milliseconds timeout, const std::vector<std::string>& headers = {});
+                            std::chrono::milliseconds timeout, const std::vector<std::string>& headers = {},
+                            const HttpLimits& limits = {});
 
   // A request whose response body is streamed to `on_data` as it arrives
   // (a snapshot, a watch). `on_data` returns false to stop (not an error).
   // `timeout` bounds the whole transfer; a stream answered with 200 that is
-  // still open at the timeout ends without an error (a watch).
+  // still open at the timeout ends without an error (a watch). The caller
+  // bounds what it keeps of the stream (LineSplitter); `limits` bound the
+  // whole body (0 = none) and its speed.
   Result<long> Stream(const std::string& method, const std::string& url, const std::string& body,
                       std::chrono::milliseconds timeout, const std::function<bool(std::string_view)>& on_data,
-                      const std::vector<std::string>& headers = {});
+                      const std::vector<std::string>& headers = {},
+                      const HttpLimits& limits = {.max_body_bytes = 0});
 
  private:
   Result<long> Stream(const std::string& method, const std::string& url, const std::string& body,
                       std::chrono::milliseconds timeout, const std::function<bool(std::string_view)>* on_data,
-                      HttpResponse* collected, const std::vector<std::string>& headers);
+                      HttpResponse* collected, const std::vector<std::string>& headers,
+                      const HttpLimits& limits);
   TlsConfig tls_;
   const std::atomic<bool>* cancel_ = nullptr;
   void* curl_ = nullptr;  // CURL*, reused between calls (keep-alive)

@@ -154,10 +154,14 @@ struct ControllerReading {
   int64_t etcds_reconciled = 0;  // Etcds with a successful reconcile
 };
 
+// A /metrics page of 500 Etcds' series, or the API server's, is larger than
+// HttpClient's default bound.
+const HttpLimits kMetricsLimits{.max_body_bytes = 256 * 1024 * 1024, .name = "a /metrics page"};
+
 ControllerReading ReadController(HttpClient& http, int port) {
   ControllerReading reading;
-  auto answer =
-      http.Send("GET", "http://127.0.0.1:" + std::to_string(port) + "/metrics", "", std::chrono::seconds(10));
+  auto answer = http.Send("GET", "http://127.0.0.1:" + std::to_string(port) + "/metrics", "",
+                          std::chrono::seconds(10), {}, kMetricsLimits);
   if (!answer.ok() || answer->status != 200) return reading;
   const std::vector<Sample> samples = ParseMetrics(answer->body);
   reading.ok = true;
@@ -183,7 +187,7 @@ std::map<std::string, double> ReadApiServer(HttpClient& http, const testing::Kub
                                                 "poddisruptionbudgets"};
   std::map<std::string, double> by_verb;
   auto answer = http.Send("GET", kube.server() + "/metrics", "", std::chrono::seconds(10),
-                          {"Authorization: Bearer " + kube.AdminConfig().token});
+                          {"Authorization: Bearer " + kube.AdminConfig().token}, kMetricsLimits);
   if (!answer.ok() || answer->status != 200) return by_verb;
   for (const Sample& sample : ParseMetrics(answer->body)) {
     if (sample.name != "apiserver_request_total") continue;

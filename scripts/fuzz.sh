@@ -3,7 +3,7 @@
 # instrumented too: fuzz/README.md) and fuzzes each for FUZZ_SECONDS (default
 # 60), starting from a copy of its seed corpus:
 #   bash scripts/fuzz.sh [-j N] [TARGET...]
-# TARGET is rule_loader, expression_parser, eval or snapshot_plan (default: all);
+# TARGET is the name of a fuzz/<TARGET>_fuzz.cpp (default: all of them);
 # -j N fuzzes N targets at once. The regress_* inputs are left out of the copy
 # (they are large or slow on purpose, and the replay tests run them) unless
 # FUZZ_REGRESSIONS=1. Each target's log and findings (crash-*, timeout-*,
@@ -18,7 +18,12 @@ if [ "${1:-}" = -j ]; then
   shift 2
 fi
 targets=("$@")
-((${#targets[@]})) || targets=(rule_loader expression_parser eval snapshot_plan)
+if ((${#targets[@]} == 0)); then
+  for source in fuzz/*_fuzz.cpp; do
+    source=${source##*/}
+    targets+=("${source%_fuzz.cpp}")
+  done
+fi
 seconds=${FUZZ_SECONDS:-60}
 findings=${FUZZ_FINDINGS:-/tmp/fuzz_findings}
 read -r -a extra_args <<<"${FUZZ_ARGS:-}"

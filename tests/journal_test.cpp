@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "run_ruleplane.h"
 
@@ -78,7 +79,9 @@ TEST(JournalTest, RecordsOlderThanTheAgeGo) {
   const std::string path = FreshPath("journal-age.db");
   auto journal = Journal::Open(path, JournalLimits{.max_age = std::chrono::hours(0)});
   ASSERT_TRUE(journal.ok()) << journal.error().message;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 5; ++i) {
+    // Records of an earlier millisecond than the last ones' prune (its cutoff is now - 0 h).
+    if (i == 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     ASSERT_TRUE((*journal)->BeginPlan(Observed(i), {}, OneStep("m0"), "member-init", "m0", false).ok());
     ASSERT_TRUE((*journal)->BeginPlan(Observed(i), {}, OneStep("m0"), "member-init", "m0", true).ok());
   }

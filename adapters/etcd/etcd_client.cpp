@@ -7,6 +7,8 @@
 #include <filesystem>
 
 #include "adapters/base64.h"
+#include "adapters/etcd/snapshot_stream.h"
+#include "adapters/line_splitter.h"
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/backup_store.h"
 #include "adapters/sha256_stream.h"
@@ -23,17 +25,28 @@ const Value* Field(const Value& map, std::string_view name) {
   return map.is_map() ? map.Find(name) : nullptr;
 }
 
-// int64 and uint64 arrive as JSON strings; absent means 0.
+// A decimal uint64 ("0" to "18446744073709551615", nothing else), as etcd
+// writes int64 and uint64 (a JSON string) or as a JSON integer.
+std::optional<uint64_t> Decimal(const Value& value) {
+  if (value.is_int())
+    return value.int_value() >= 0 ? std::optional<uint64_t>(value.int_value()) : std::nullopt;
+  if (!value.is_string()) return std::nullopt;
+  const std::string& text = value.string_value();
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  uint64_t number = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (number > (UINT64_MAX - digit) / 10) return std::nullopt;
+    number = number * 10 + digit;
+  }
+  return number;
+}
+
+// int64 and uint64 arrive as JSON strings; absent (or not a number) means 0.
 uint64_t Unsigned(const Value& map, std::string_view name) {
   const Value* value = Field(map, name);
-  if (value == nullptr) return 0;
-  if (value->is_int()) return static_cast<uint64_t>(value->int_value());
-  if (!value->is_string()) return 0;
-  try {
-    return std::stoull(value->string_value());
-  } catch (const std::exception&) {
-    return 0;
-  }
+  return value != nullptr ? Decimal(*value).value_or(0) : 0;
 }
 int64_t Signed(const Value& map, std::string_view name) { return static_cast<int64_t>(Unsigned(map, name)); }
 
@@ -118,7 +131,56 @@ Error ErrorFromReply(long status, const std::string& what, const std::string& bo
   }
 }
 
+Error AnswerError(const std::string& what) { return Error{ErrorCode::kUnavailable, what, {}}; }
+
+Result<std::vector<EtcdMember>> MemberListFrom(const Value& body) {
+  if (!body.is_map()) return AnswerError("etcd's member list answer is not a JSON object");
+  const Value* list = body.Find("members");
+  if (list == nullptr || !list->is_list() || list->list_value().empty())
+    return AnswerError("etcd's member list answer has no members (a cluster has one at least)");
+  std::vector<EtcdMember> members;
+  for (const Value& item : list->list_value()) {
+    const Value* id = Field(item, "ID");
+    if (!item.is_map() || id == nullptr || Decimal(*id).value_or(0) == 0)
+      return AnswerError("etcd's member list answer has a member without a valid ID");
+    members.push_back(MemberFrom(item));
+  }
+  return members;
+}
+
+Result<EtcdStatus> StatusFrom(const Value& body, const std::string& endpoint) {
+  if (!body.is_map()) return AnswerError("etcd's status answer is not a JSON object");
+  EtcdStatus status;
+  status.endpoint = endpoint;
+  const Value* header = Field(body, "header");
+  if (header != nullptr) {
+    status.member_id = Unsigned(*header, "member_id");
+    status.cluster_id = Unsigned(*header, "cluster_id");
+    status.revision = Signed(*header, "revision");
+  }
+  status.version = Text(body, "version");
+  status.leader = Unsigned(body, "leader");
+  status.raft_index = Unsigned(body, "raftIndex");
+  status.raft_term = Unsigned(body, "raftTerm");
+  status.db_size = Signed(body, "dbSize");
+  status.is_learner = Flag(body, "isLearner");
+  status.errors = Texts(body, "errors");
+  return status;
+}
+
 }  // namespace
+
+Result<std::vector<EtcdMember>> ParseMemberList(std::string_view answer) {
+  auto parsed = ParseJson(answer);
+  if (!parsed.ok()) return AnswerError("etcd's member list answer is not JSON: " + parsed.error().message);
+  return MemberListFrom(*parsed);
+}
+
+Result<EtcdStatus> ParseEtcdStatus(std::string_view answer, const std::string& endpoint) {
+  auto parsed = ParseJson(answer);
+  if (!parsed.ok()) return AnswerError("etcd's status answer is not JSON: " + parsed.error().message);
+  return StatusFrom(*parsed, endpoint);
+}
 
 // One call: built as a Request, recorded, then sent to each endpoint in turn
 // (or to `only` when given) until one answers.
@@ -129,7 +191,7 @@ struct EtcdClient::Reply {
 
 Result<EtcdClient::Reply> EtcdClient::Call(const std::string& only, const std::string& path,
                                            const std::string& body, bool mutates, RequestLog& log,
-                                           std::chrono::milliseconds timeout) {
+                                           std::chrono::milliseconds timeout, size_t max_answer_bytes) {
   const std::vector<std::string> endpoints =
       only.empty() ? config_.endpoints : std::vector<std::string>{only};
   if (endpoints.empty()) return Error{ErrorCode::kInvalidArgument, "no etcd endpoint is configured", {}};
@@ -139,7 +201,11 @@ Result<EtcdClient::Reply> EtcdClient::Call(const std::string& only, const std::s
   Error last{ErrorCode::kUnavailable, "", {}};
   for (const std::string& endpoint : endpoints) {
     const std::string url = endpoint + path;
-    auto response = http_.Send("POST", url, body, timeout.count() > 0 ? timeout : config_.timeout);
+    const HttpLimits limits{
+        .max_body_bytes = max_answer_bytes,
+        .name = max_answer_bytes == kEtcdShortAnswerBytes ? "etcd's short answers" : "etcd's range answers"};
+    auto response =
+        http_.Send("POST", url, body, timeout.count() > 0 ? timeout : config_.timeout, {}, limits);
     if (!response.ok()) {
       last = response.error();
     } else if (response->status != 200) {
@@ -164,10 +230,9 @@ EtcdClient::EtcdClient(const EtcdClient& other) : EtcdClient(other.config_) {}
 Result<std::vector<EtcdMember>> EtcdClient::MemberList(RequestLog& log) {
   auto reply = Call("", "/v3/cluster/member/list", "{}", false, log);
   if (!reply.ok()) return reply.error();
-  std::vector<EtcdMember> members;
-  if (const Value* list = Field(reply->body, "members"); list != nullptr && list->is_list()) {
-    for (const Value& item : list->list_value()) members.push_back(MemberFrom(item));
-  }
+  if (!reply->sent) return std::vector<EtcdMember>{};
+  auto members = MemberListFrom(reply->body);
+  if (!members.ok()) return AnswerError(config_.endpoints.front() + ": " + members.error().message);
   return members;
 }
 
@@ -198,22 +263,13 @@ Status EtcdClient::MemberPromote(uint64_t id, RequestLog& log) {
 Result<EtcdStatus> EtcdClient::MemberStatus(const std::string& endpoint, RequestLog& log) {
   auto reply = Call(endpoint, "/v3/maintenance/status", "{}", false, log);
   if (!reply.ok()) return reply.error();
-  EtcdStatus status;
-  status.endpoint = endpoint;
-  const Value& body = reply->body;
-  const Value* header = Field(body, "header");
-  if (header != nullptr) {
-    status.member_id = Unsigned(*header, "member_id");
-    status.cluster_id = Unsigned(*header, "cluster_id");
-    status.revision = Signed(*header, "revision");
+  if (!reply->sent) {
+    EtcdStatus status;
+    status.endpoint = endpoint;
+    return status;
   }
-  status.version = Text(body, "version");
-  status.leader = Unsigned(body, "leader");
-  status.raft_index = Unsigned(body, "raftIndex");
-  status.raft_term = Unsigned(body, "raftTerm");
-  status.db_size = Signed(body, "dbSize");
-  status.is_learner = Flag(body, "isLearner");
-  status.errors = Texts(body, "errors");
+  auto status = StatusFrom(reply->body, endpoint);
+  if (!status.ok()) return AnswerError(endpoint + ": " + status.error().message);
   return status;
 }
 
@@ -230,7 +286,8 @@ Result<std::pair<int64_t, std::vector<KeyValue>>> EtcdClient::Range(const std::s
   if (!range_end.empty()) body += ",\"range_end\":\"" + Base64Encode(range_end) + "\"";
   if (revision > 0) body += ",\"revision\":\"" + std::to_string(revision) + "\"";
   body += "}";
-  auto reply = Call("", "/v3/kv/range", body, false, log);
+  auto reply =
+      Call("", "/v3/kv/range", body, false, log, std::chrono::milliseconds(0), kEtcdRangeAnswerBytes);
   if (!reply.ok()) return reply.error();
   std::pair<int64_t, std::vector<KeyValue>> result;
   if (const Value* header = Field(reply->body, "header")) result.first = Signed(*header, "revision");
@@ -284,41 +341,38 @@ Result<int64_t> EtcdClient::Snapshot(const std::string& endpoint, const std::str
   const std::string part = destination + ".part";
   FILE* file = std::fopen(part.c_str(), "wb");
   if (file == nullptr) return Error{ErrorCode::kIo, "cannot create " + part, {}};
-  // The stream is newline-delimited JSON: {"result":{"remaining_bytes":..,"blob":"<base64>"}}, a
-  // message per 32 KiB. The blob is taken straight from the line (base64 has
-  // no character JSON escapes); any other line is parsed to say what it is.
-  std::string pending, blob;
-  std::optional<Error> failure;
+  // The database as etcd sent it, bounded by what it said its size was (it
+  // may grow a little while it is sent).
+  const uint64_t max_bytes =
+      2 * static_cast<uint64_t>(std::max<int64_t>(status->db_size, 0)) + 64 * 1024 * 1024;
+  SnapshotStreamParser parser;
   SnapshotTrailerCheck trailer;
-  auto on_data = [&](std::string_view data) {
-    pending.append(data);
-    size_t begin = 0, end;
-    while ((end = pending.find('\n', begin)) != std::string::npos) {
-      const std::string_view line = std::string_view(pending).substr(begin, end - begin);
-      begin = end + 1;
-      constexpr std::string_view kBlob = "\"blob\":\"";
-      const size_t at = line.find(kBlob);
-      const size_t close = at == std::string_view::npos ? at : line.find('"', at + kBlob.size());
-      blob.clear();
-      if (close == std::string_view::npos ||
-          !Base64DecodeAppend(line.substr(at + kBlob.size(), close - at - kBlob.size()), blob)) {
-        auto message = ParseJson(line);
-        const std::string why = message.ok() && Field(*message, "error") != nullptr
-                                    ? FormatJson(*Field(*message, "error"))
-                                    : "an unexpected message";
-        failure = Error{ErrorCode::kUnavailable, "POST " + url + ": " + why + " in the snapshot stream", {}};
-        return false;
-      }
-      trailer.Update(blob);
-      if (std::fwrite(blob.data(), 1, blob.size(), file) != blob.size()) {
-        failure = Error{ErrorCode::kIo, "cannot write " + part, {}};
-        return false;
-      }
+  std::string head;  // the answer's first bytes, for the error of an answer that is not 200
+  Status failure;
+  auto sink = [&](std::string_view blob) -> Status {
+    if (parser.blob_bytes() > max_bytes) {
+      return Error{ErrorCode::kUnavailable,
+                   "the snapshot stream is longer than " + std::to_string(max_bytes) +
+                       " bytes (the bound: twice the dbSize etcd reported, " +
+                       std::to_string(status->db_size) + ", plus 64 MiB); stopped there",
+                   {}};
     }
-    pending.erase(0, begin);
-    return true;
+    trailer.Update(blob);
+    if (std::fwrite(blob.data(), 1, blob.size(), file) != blob.size())
+      return Error{ErrorCode::kIo, "cannot write " + part, {}};
+    return {};
   };
-  auto streamed = http_.Stream("POST", url, "{}", config_.timeout * 30, on_data);
+  auto on_data = [&](std::string_view data) {
+    if (head.size() < 4096) head.append(data.substr(0, 4096 - head.size()));
+    failure = parser.Feed(data, sink);
+    return failure.ok();
+  };
+  const HttpLimits limits{.max_body_bytes = 0,
+                          .name = "etcd's snapshot stream",
+                          .low_speed_bytes_per_second = config_.snapshot_low_speed_bytes_per_second,
+                          .low_speed_window = config_.snapshot_low_speed_window};
+  auto streamed = http_.Stream("POST", url, "{}", config_.timeout * 30, on_data, {}, limits);
+  if (streamed.ok() && *streamed == 200 && failure.ok()) failure = parser.Finish(sink);
   const bool flushed = std::fflush(file) == 0 && fsync(fileno(file)) == 0;
   std::fclose(file);
   auto discard = [&](Error error) {
@@ -326,8 +380,12 @@ Result<int64_t> EtcdClient::Snapshot(const std::string& endpoint, const std::str
     return error;
   };
   if (!streamed.ok()) return discard(streamed.error());
-  if (*streamed != 200) return discard(ErrorFromReply(*streamed, "POST " + url, pending));
-  if (failure) return discard(*failure);
+  if (*streamed != 200) return discard(ErrorFromReply(*streamed, "POST " + url, head));
+  if (!failure.ok()) {
+    Error error = failure.error();
+    if (error.code == ErrorCode::kUnavailable) error.message = "POST " + url + ": " + error.message;
+    return discard(error);
+  }
   if (!flushed) return discard(Error{ErrorCode::kIo, "cannot write " + part, {}});
   if (Status verified = trailer.Finish("the snapshot from " + endpoint); !verified.ok()) {
     return discard(verified.error());
@@ -350,52 +408,58 @@ Result<int64_t> EtcdClient::Watch(int64_t start_revision, std::chrono::milliseco
   for (const std::string& endpoint : config_.endpoints) {
     const std::string url = endpoint + "/v3/watch";
     int64_t delivered = start_revision - 1;
-    std::string pending;
+    LineSplitter lines(kEtcdWatchLineBytes, "etcd's watch stream");
+    std::string head;  // the answer's first bytes, for the error of an answer that is not 200
     std::optional<Error> failure;
-    auto on_data = [&](std::string_view data) {
-      pending.append(data);
-      size_t end;
-      while ((end = pending.find('\n')) != std::string::npos) {
-        auto message = ParseJson(std::string_view(pending).substr(0, end));
-        pending.erase(0, end + 1);
-        const Value* result = message.ok() ? Field(*message, "result") : nullptr;
-        if (result == nullptr) {
-          failure = Error{
-              ErrorCode::kUnavailable, "POST " + url + ": an unexpected message in the watch stream", {}};
-          return false;
-        }
-        if (Signed(*result, "compact_revision") > 0) {
-          failure =
-              Error{ErrorCode::kFailedPrecondition,
-                    "revision " + std::to_string(start_revision) + " is compacted (the oldest kept is " +
-                        std::to_string(Signed(*result, "compact_revision")) + "): take a full snapshot",
-                    {}};
-          return false;
-        }
-        if (Flag(*result, "canceled")) {
-          failure = Error{ErrorCode::kUnavailable,
-                          "POST " + url + ": the watch was canceled: " + Text(*result, "cancel_reason"),
-                          {}};
-          return false;
-        }
-        const Value* list = Field(*result, "events");
-        if (list == nullptr || !list->is_list() || list->list_value().empty()) continue;
-        std::vector<EtcdEvent> events;
-        for (const Value& item : list->list_value()) {
-          EtcdEvent event;
-          event.type = Text(item, "type") == "DELETE" ? EtcdEvent::Type::kDelete : EtcdEvent::Type::kPut;
-          if (const Value* kv = Field(item, "kv")) event.kv = KeyValueFrom(*kv);
-          events.push_back(std::move(event));
-        }
-        delivered = events.back().kv.mod_revision;
-        if (!on_events(events)) return false;
+    auto on_line = [&](std::string_view line) {
+      auto message = ParseJson(line);
+      const Value* result = message.ok() ? Field(*message, "result") : nullptr;
+      if (result == nullptr) {
+        failure =
+            Error{ErrorCode::kUnavailable, "POST " + url + ": an unexpected message in the watch stream", {}};
+        return false;
       }
-      return true;
+      if (Signed(*result, "compact_revision") > 0) {
+        failure = Error{ErrorCode::kFailedPrecondition,
+                        "revision " + std::to_string(start_revision) + " is compacted (the oldest kept is " +
+                            std::to_string(Signed(*result, "compact_revision")) + "): take a full snapshot",
+                        {}};
+        return false;
+      }
+      if (Flag(*result, "canceled")) {
+        failure = Error{ErrorCode::kUnavailable,
+                        "POST " + url + ": the watch was canceled: " + Text(*result, "cancel_reason"),
+                        {}};
+        return false;
+      }
+      const Value* list = Field(*result, "events");
+      if (list == nullptr || !list->is_list() || list->list_value().empty()) return true;
+      std::vector<EtcdEvent> events;
+      for (const Value& item : list->list_value()) {
+        EtcdEvent event;
+        event.type = Text(item, "type") == "DELETE" ? EtcdEvent::Type::kDelete : EtcdEvent::Type::kPut;
+        if (const Value* kv = Field(item, "kv")) event.kv = KeyValueFrom(*kv);
+        events.push_back(std::move(event));
+      }
+      delivered = events.back().kv.mod_revision;
+      return on_events(events);
+    };
+    auto on_data = [&](std::string_view data) {
+      if (head.size() < 4096) head.append(data.substr(0, 4096 - head.size()));
+      auto fed = lines.Feed(data, on_line);
+      if (!fed.ok()) failure = Error{ErrorCode::kUnavailable, "POST " + url + ": " + fed.error().message, {}};
+      return fed.ok() && *fed;
     };
     auto streamed = http_.Stream("POST", url, body, timeout, on_data);
-    if (failure) return *failure;
-    if (streamed.ok() && *streamed == 200) return delivered;
-    last = streamed.ok() ? ErrorFromReply(*streamed, "POST " + url, pending) : streamed.error();
+    if (streamed.ok() && *streamed != 200) {
+      last = ErrorFromReply(*streamed, "POST " + url, head);
+    } else if (failure) {
+      return *failure;
+    } else if (streamed.ok()) {
+      return delivered;
+    } else {
+      last = streamed.error();
+    }
     if (delivered >= start_revision) return delivered;  // some events arrived: the caller decides
     if (last.code != ErrorCode::kUnavailable && last.code != ErrorCode::kDeadlineExceeded) break;
   }

@@ -13,6 +13,23 @@
 //
 // etcd's gateway encodes int64 as JSON strings and bytes as base64; this
 // class hides both.
+//
+// Bounds on etcd's answers (an endpoint may be anyone's; README, "Network
+// bounds"), each checked while the answer arrives and failing the call with
+// kUnavailable naming the bound:
+//   - short answers (member list, status, member add/remove/promote, put,
+//     txn, compaction, defragment, any error): 1 MiB (kEtcdShortAnswerBytes;
+//     a member is ~200 bytes, a status ~500); time: the call's timeout;
+//   - Range: 64 MiB (kEtcdRangeAnswerBytes); time: the call's timeout;
+//   - the snapshot stream: one message 4 MiB (kMaxSnapshotLineBytes), the
+//     whole stream twice the dbSize etcd reported just before plus 64 MiB,
+//     fewer than 1 KiB/s over 15 s ends it (EtcdClientConfig), 30 timeouts in
+//     all;
+//   - the watch stream: one message 64 MiB (kEtcdWatchLineBytes), no speed
+//     bound (a watch is quiet while nothing changes), the caller's timeout.
+// The member list and status answers are checked as they are read
+// (ParseMemberList, ParseEtcdStatus): a list without members, a member
+// without a valid ID, an answer that is not an object is kUnavailable.
 #pragma once
 
 #include <atomic>
@@ -31,8 +48,15 @@ namespace ruleplane {
 struct EtcdClientConfig {
   std::vector<std::string> endpoints;  // client URLs, "http://127.0.0.1:2379"
   TlsConfig tls;
-  std::chrono::milliseconds timeout{std::chrono::seconds(10)};  // per call (a snapshot: 10x)
+  std::chrono::milliseconds timeout{std::chrono::seconds(10)};  // per call (defragment: 10x, a snapshot: 30x)
+  // A snapshot stream slower than this on average over the window fails.
+  long snapshot_low_speed_bytes_per_second = 1024;
+  std::chrono::seconds snapshot_low_speed_window{15};
 };
+
+inline constexpr size_t kEtcdShortAnswerBytes = 1024 * 1024;
+inline constexpr size_t kEtcdRangeAnswerBytes = 64 * 1024 * 1024;
+inline constexpr size_t kEtcdWatchLineBytes = 64 * 1024 * 1024;
 
 struct EtcdMember {
   uint64_t id = 0;
@@ -126,11 +150,19 @@ class EtcdClient {
  private:
   struct Reply;
   Result<Reply> Call(const std::string& only, const std::string& path, const std::string& body, bool mutates,
-                     RequestLog& log, std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
+                     RequestLog& log, std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
+                     size_t max_answer_bytes = kEtcdShortAnswerBytes);
 
   EtcdClientConfig config_;
   HttpClient http_;
 };
+
+// etcd's answers to /v3/cluster/member/list and /v3/maintenance/status
+// (what MemberList and MemberStatus return), from the answer's text.
+// kUnavailable naming what is wrong: not JSON, not an object, no member
+// list, a member that is not an object or has no valid ID.
+Result<std::vector<EtcdMember>> ParseMemberList(std::string_view answer);
+Result<EtcdStatus> ParseEtcdStatus(std::string_view answer, const std::string& endpoint);
 
 // "8e9e05c52164694d": lower-case hex without padding, as etcd and
 // etcd-druid print member IDs (strconv.FormatUint(id, 16)), and back.

@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <ctime>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "adapters/file_input.h"
+#include "adapters/line_splitter.h"
 #include "engine/common/json_value.h"
 
 namespace ruleplane {
@@ -119,7 +119,7 @@ Result<std::string> KubeClient::BearerToken() {
 
 Result<Value> KubeClient::Call(const std::string& method, const KubeResource& resource,
                                const std::string& query, const std::string& body, bool mutates,
-                               RequestLog& log) {
+                               RequestLog& log, size_t max_answer_bytes) {
   std::string full_query = query;
   if (mutates && server_dry_run_) full_query += std::string(full_query.empty() ? "" : "&") + "dryRun=All";
   const std::string url = config_.server + resource.Path() + (full_query.empty() ? "" : "?" + full_query);
@@ -134,7 +134,10 @@ Result<Value> KubeClient::Call(const std::string& method, const KubeResource& re
     if (guard_) {
       if (Status allowed = guard_(); !allowed.ok()) return allowed.error();
     }
-    auto response = http_.Send(method, url, body, timeout_, headers);
+    const HttpLimits limits{
+        .max_body_bytes = max_answer_bytes,
+        .name = max_answer_bytes == kKubeListPageBytes ? "an API-server list page" : "an API-server object"};
+    auto response = http_.Send(method, url, body, timeout_, headers, limits);
     if (!response.ok()) {
       // Cancelled in flight: say why.
       if (guard_) {
@@ -171,7 +174,7 @@ Result<Value> KubeClient::List(const KubeResource& collection, const std::string
     if (!label_selector.empty()) query += "&labelSelector=" + Escape(label_selector);
     if (!field_selector.empty()) query += "&fieldSelector=" + Escape(field_selector);
     if (!continue_token.empty()) query += "&continue=" + Escape(continue_token);
-    auto page = Call("GET", collection, query, "", false, log);
+    auto page = Call("GET", collection, query, "", false, log, kKubeListPageBytes);
     if (!page.ok()) return page.error();
     if (!page->is_map())
       return Error{ErrorCode::kUnavailable, "list " + collection.plural + ": not a list", {}};
@@ -205,37 +208,38 @@ Result<KubeClient::WatchEnd> KubeClient::Watch(const KubeResource& collection,
   if (!token->empty()) headers.push_back("Authorization: Bearer " + *token);
 
   WatchEnd end{resource_version, false};
-  std::string pending, error_body;
+  LineSplitter lines(kKubeWatchEventBytes, "the API server's watch stream");
+  std::string error_body;
   std::optional<Error> failure;
-  auto on_data = [&](std::string_view data) {
-    pending.append(data);
-    size_t line_end;
-    while ((line_end = pending.find('\n')) != std::string::npos) {
-      auto event = ParseJson(std::string_view(pending).substr(0, line_end));
-      pending.erase(0, line_end + 1);
-      const Value* type = event.ok() && event->is_map() ? event->Find("type") : nullptr;
-      const Value* object = event.ok() && event->is_map() ? event->Find("object") : nullptr;
-      if (type == nullptr || !type->is_string() || object == nullptr) {
-        error_body = event.ok() ? FormatJson(*event) : std::string();
-        continue;  // a Status instead of an event: the HTTP status says what it is
-      }
-      if (type->string_value() == "ERROR") {
-        const Value* code = object->is_map() ? object->Find("code") : nullptr;
-        if (code != nullptr && code->is_int() && code->int_value() == 410) {
-          end.expired = true;
-        } else {
-          failure = KubeStatusError(code != nullptr && code->is_int() ? code->int_value() : 500, "watch",
-                                    collection, FormatJson(*object));
-        }
-        return false;
-      }
-      const Value* metadata = object->is_map() ? object->Find("metadata") : nullptr;
-      const Value* version =
-          metadata != nullptr && metadata->is_map() ? metadata->Find("resourceVersion") : nullptr;
-      if (version != nullptr && version->is_string()) end.resource_version = version->string_value();
-      if (!on_event(type->string_value(), *object)) return false;
+  auto on_line = [&](std::string_view line) {
+    auto event = ParseJson(line);
+    const Value* type = event.ok() && event->is_map() ? event->Find("type") : nullptr;
+    const Value* object = event.ok() && event->is_map() ? event->Find("object") : nullptr;
+    if (type == nullptr || !type->is_string() || object == nullptr) {
+      error_body = event.ok() ? FormatJson(*event).substr(0, 4096) : std::string(line.substr(0, 4096));
+      return true;  // a Status instead of an event: the HTTP status says what it is
     }
-    return true;
+    if (type->string_value() == "ERROR") {
+      const Value* code = object->is_map() ? object->Find("code") : nullptr;
+      if (code != nullptr && code->is_int() && code->int_value() == 410) {
+        end.expired = true;
+      } else {
+        failure = KubeStatusError(code != nullptr && code->is_int() ? code->int_value() : 500, "watch",
+                                  collection, FormatJson(*object));
+      }
+      return false;
+    }
+    const Value* metadata = object->is_map() ? object->Find("metadata") : nullptr;
+    const Value* version =
+        metadata != nullptr && metadata->is_map() ? metadata->Find("resourceVersion") : nullptr;
+    if (version != nullptr && version->is_string()) end.resource_version = version->string_value();
+    return on_event(type->string_value(), *object);
+  };
+  auto on_data = [&](std::string_view data) {
+    auto fed = lines.Feed(data, on_line);
+    if (!fed.ok())
+      failure = Error{ErrorCode::kUnavailable, "watch " + collection.plural + ": " + fed.error().message, {}};
+    return fed.ok() && *fed;
   };
   // The server ends the watch after timeoutSeconds; the transfer gets a little longer.
   auto status = http_.Stream("GET", url, "", timeout + std::chrono::seconds(10), on_data, headers);
@@ -243,7 +247,8 @@ Result<KubeClient::WatchEnd> KubeClient::Watch(const KubeResource& collection,
   if (failure) return *failure;
   if (*status == 410) end.expired = true;
   if (*status != 200 && *status != 410)
-    return KubeStatusError(*status, "watch", collection, pending + error_body);
+    return KubeStatusError(*status, "watch", collection,
+                           std::string(lines.pending().substr(0, 4096)) + error_body);
   return end;
 }
 

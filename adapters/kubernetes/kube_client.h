@@ -18,6 +18,16 @@
 // kDeadlineExceeded, 401/403 kPermissionDenied naming the verb, resource and
 // namespace and the Role rule that would allow it, 404 kNotFound, 422 and
 // other 4xx kInvalidArgument with the field causes.
+//
+// Bounds on the API server's answers (README, "Network bounds"), checked
+// while they arrive, each failing the call with kUnavailable naming it:
+// one object (get, create, patch, delete, any error) 16 MiB
+// (kKubeObjectAnswerBytes; etcd stores an object of 1.5 MiB at most), one
+// page of a list 256 MiB (kKubeListPageBytes; `limit` items a page, 500 by
+// default), one event of a watch 16 MiB (kKubeWatchEventBytes); headers 64
+// KiB. Time: the client's timeout (15 s by default) a request; a watch, the
+// timeout it asks the server for plus 10 s. The token file: a regular file
+// of 1 MiB at most (kMaxTokenFileBytes, adapters/file_input.h).
 #pragma once
 
 #include <array>
@@ -33,6 +43,10 @@
 #include "engine/common/value.h"
 
 namespace ruleplane {
+
+inline constexpr size_t kKubeObjectAnswerBytes = 16 * 1024 * 1024;
+inline constexpr size_t kKubeListPageBytes = 256 * 1024 * 1024;
+inline constexpr size_t kKubeWatchEventBytes = 16 * 1024 * 1024;
 
 // Which objects a request is about.
 struct KubeResource {
@@ -105,7 +119,8 @@ class KubeClient {
 
  private:
   Result<Value> Call(const std::string& method, const KubeResource& resource, const std::string& query,
-                     const std::string& body, bool mutates, RequestLog& log);
+                     const std::string& body, bool mutates, RequestLog& log,
+                     size_t max_answer_bytes = kKubeObjectAnswerBytes);
   Result<std::string> BearerToken();
 
   KubeConfig config_;

@@ -1,13 +1,21 @@
 #include "adapters/kubernetes/kube_config.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "adapters/base64.h"
+#include "adapters/file_input.h"
 
 namespace ruleplane {
 namespace {
@@ -47,13 +55,49 @@ Result<std::string> DecodedData(const std::string& kubeconfig, const std::string
 
 }  // namespace
 
+Result<std::string> ReadKubeFile(const std::string& path, int64_t max_bytes, const std::string& what) {
+  auto text = ReadRegularFile(path, max_bytes);
+  if (text.ok()) return text;
+  if (text.error().code == ErrorCode::kNotFound)
+    return Error{ErrorCode::kNotFound, "no " + what + " at " + path, {}};
+  return ConfigError(path, what + ": " + text.error().message);
+}
+
 Result<KubeConfig> LoadKubeconfig(const std::string& path, const std::string& context_name) {
-  if (!fs::is_regular_file(path)) return Error{ErrorCode::kNotFound, "no kubeconfig at " + path, {}};
+  auto text = ReadKubeFile(path, kMaxKubeconfigBytes, "the kubeconfig");
+  if (!text.ok() && text.error().code == ErrorCode::kNotFound)
+    return Error{ErrorCode::kNotFound, "no kubeconfig at " + path, {}};
+  if (!text.ok()) return text.error();
+  return ParseKubeconfig(*text, path, context_name);
+}
+
+Result<KubeConfig> ParseKubeconfig(std::string_view text, const std::string& path,
+                                   const std::string& context_name) {
+  if (text.size() > kMaxKubeconfigBytes) {
+    return ConfigError(path, "the kubeconfig is " + std::to_string(text.size()) +
+                                 " bytes, over the bound of " +
+                                 FormatBytes(static_cast<int64_t>(kMaxKubeconfigBytes)));
+  }
+  const size_t nodes = static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return c == ',' || c == ':' || c == '-' || c == '[' || c == '{' || c == '?' || c == '*';
+  }));
+  if (nodes > kMaxKubeconfigNodes) {
+    return ConfigError(path,
+                       "the kubeconfig has " + std::to_string(nodes) +
+                           " characters that can begin a YAML node (, : - [ { ? *), over the bound of " +
+                           std::to_string(kMaxKubeconfigNodes));
+  }
   YAML::Node file;
   try {
-    file = YAML::LoadFile(path);
+    file = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& error) {
+    return Error{ErrorCode::kParse,
+                 path + ": nested deeper than yaml-cpp's bound of 2,000 levels (line " +
+                     std::to_string(error.mark.line + 1) + ", column " +
+                     std::to_string(error.mark.column + 1) + ")",
+                 {}};
   } catch (const YAML::Exception& error) {
-    return Error{ErrorCode::kParse, path + ": " + error.what(), {}};
+    return Error{ErrorCode::kParse, path + ": not YAML: " + error.what(), {}};
   }
   try {
     const std::string name = context_name.empty() ? Text(file, "current-context") : context_name;
@@ -127,9 +171,12 @@ Result<KubeConfig> InClusterConfig(const std::string& secrets_dir) {
                   std::string(port);
   config.token_file = secrets_dir + "/token";
   config.tls.ca_file = secrets_dir + "/ca.crt";
-  std::ifstream in(secrets_dir + "/namespace");
-  std::string namespace_name;
-  if (in >> namespace_name) config.namespace_name = namespace_name;
+  // A namespace name is 63 characters at most.
+  if (auto text = ReadKubeFile(secrets_dir + "/namespace", 4096, "the namespace file"); text.ok()) {
+    const size_t begin = text->find_first_not_of(" \t\r\n");
+    const size_t end = text->find_last_not_of(" \t\r\n");
+    if (begin != std::string::npos) config.namespace_name = text->substr(begin, end - begin + 1);
+  }
   if (!fs::is_regular_file(config.token_file)) {
     return Error{ErrorCode::kNotFound, "no service-account token at " + config.token_file, {}};
   }
