@@ -1,5 +1,7 @@
 #include "cli/plan_batch.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -13,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "adapters/file_input.h"
+#include "cli/line_reader.h"
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
 #include "cli/snapshot_input.h"
@@ -37,7 +41,9 @@ skipped. A line that fails does not stop the batch:
   {"line":2,"error":"invalid JSON at line 1, column 13 (byte 13): ..."}
 A rule set whose hit policy is violated has "violation" instead of its
 matched rules, one that could not be evaluated "error", and neither
-contributes steps; the other rule sets of the line are planned.
+contributes steps; the other rule sets of the line are planned. A line
+longer than 256 MiB (the bound of one snapshot file) is reported on its line
+and skipped.
 
 Exit codes: 0 every line planned, 1 a line failed (bad or malformed JSON, an
 evaluation error, a hit-policy violation), 2 bad usage or an unreadable input
@@ -47,38 +53,6 @@ or rule file.
 namespace {
 
 using RuleSets = std::vector<std::shared_ptr<const CompiledRuleSet>>;
-
-// Splits a stream into lines, reading large blocks: std::getline on a stream
-// tied to stdio reads one character at a time.
-class LineReader {
- public:
-  explicit LineReader(std::istream& in) : in_(in), block_(1 << 20) {}
-
-  bool Next(std::string& line) {
-    line.clear();
-    while (true) {
-      const char* begin = block_.data() + position_;
-      const char* newline = static_cast<const char*>(std::memchr(begin, '\n', end_ - position_));
-      if (newline != nullptr) {
-        line.append(begin, newline);
-        position_ = newline - block_.data() + 1;
-        return true;
-      }
-      line.append(begin, end_ - position_);
-      position_ = end_ = 0;
-      if (!in_) return !line.empty();
-      in_.read(block_.data(), static_cast<std::streamsize>(block_.size()));
-      end_ = static_cast<size_t>(in_.gcount());
-      if (end_ == 0) return !line.empty();
-    }
-  }
-
- private:
-  std::istream& in_;
-  std::vector<char> block_;
-  size_t position_ = 0;
-  size_t end_ = 0;
-};
 
 // Builds the output in a buffer written out in large pieces.
 class JsonLineWriter {
@@ -304,22 +278,39 @@ int RunPlanBatch(const Args& args, std::istream& in, std::ostream& out, std::ost
       err << "ruleplane: " << error->message << "\n";
       return kExitUsage;
     }
+    // A named file is a regular file (a device such as /dev/zero never ends);
+    // a stream comes on standard input.
+    auto regular = OpenRegularFile(parsed->snapshot_path);
+    if (!regular.ok()) {
+      err << "ruleplane: " << regular.error().message
+          << " (a stream can be given on standard input: --batch -)\n";
+      return kExitUsage;
+    }
+    close(*regular);
     file.open(parsed->snapshot_path, std::ios::binary);
     if (!file) {
       err << "ruleplane: cannot read " << parsed->snapshot_path << ": " << std::strerror(errno) << "\n";
       return kExitUsage;
     }
   }
-  LineReader reader(parsed->snapshot_path == "-" ? in : file);
+  LineReader reader(parsed->snapshot_path == "-" ? in : file, kMaxCliInputBytes);
   JsonLineWriter writer(out);
   long long number = 0, planned = 0, failed = 0;
-  for (std::string line; reader.Next(line);) {
+  std::string line;
+  for (LineReader::Read read; (read = reader.Next(line)) != LineReader::Read::kEnd;) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (read == LineReader::Read::kLine && line.find_first_not_of(" \t") == std::string::npos) continue;
     ++planned;
     writer.Raw("{\"line\":").Number(number);
-    if (!PlanLine(*rules, line, writer)) ++failed;
+    if (read == LineReader::Read::kTooLong) {
+      writer.Raw(",\"error\":")
+          .Text("the line is longer than " + FormatBytes(kMaxCliInputBytes) +
+                ", the bound of one snapshot; skipped");
+      ++failed;
+    } else if (!PlanLine(*rules, line, writer)) {
+      ++failed;
+    }
     writer.Raw("}").EndLine();
   }
   writer.Flush();

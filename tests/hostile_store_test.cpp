@@ -32,6 +32,7 @@
 #include "adapters/local/backup_store.h"
 #include "adapters/local/compression.h"
 #include "adapters/local/delta_file.h"
+#include "adapters/local/snapshot_file.h"
 #include "adapters/member_observer.h"
 #include "cli/commands.h"
 #include "engine/common/json_value.h"
@@ -142,6 +143,26 @@ TEST(FileInput, RefusesDevicesAndFifosByTypeWithoutBlocking) {
   auto refused = ReadRegularFile(dir.path() + "/link", 4096, Links::kRefuse);
   ASSERT_FALSE(refused.ok());
   EXPECT_TRUE(Contains(refused.error().message, "symbolic link")) << refused.error().message;
+}
+
+// A full backup of a stopped member copies its member/snap/db: a FIFO there
+// blocked the copy for ever, /dev/zero filled the disk.
+TEST(FileInput, TheDatabaseCopiedIntoAFullSnapshotIsARegularFile) {
+  TempDir dir("snapshot-stream");
+  const std::string fifo = dir.path() + "/db";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const auto started = std::chrono::steady_clock::now();
+  Status piped = WriteSnapshotStream(fifo, dir.path() + "/out");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2)) << "blocked on the FIFO";
+  ASSERT_FALSE(piped.ok());
+  EXPECT_TRUE(Contains(piped.error().message, "a FIFO, not a regular file")) << piped.error().message;
+  Status zero = WriteSnapshotStream("/dev/zero", dir.path() + "/out");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_TRUE(Contains(zero.error().message, "a character device")) << zero.error().message;
+
+  Put(dir.path() + "/real-db", "bbolt pages");
+  ASSERT_TRUE(WriteSnapshotStream(dir.path() + "/real-db", dir.path() + "/out").ok());
+  EXPECT_EQ(Slurp(dir.path() + "/out"), "bbolt pages" + Sha256Digest("bbolt pages"));
 }
 
 // member-init and `observe member` read the Etcd, a Lease and the etcd

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/line_reader.h"
 #include "tests/run_ruleplane.h"
 
 namespace {
@@ -157,6 +158,52 @@ TEST(PlanBatch, BadUsageAndUnreadableInputExit2) {
   CommandResult help = Ruleplane("plan --batch --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(Contains(help.out, "one JSON snapshot per input line")) << help.out;
+}
+
+TEST(PlanBatch, ANamedInputMustBeARegularFileSoThatADeviceCannotRunForEver) {
+  CommandResult zero = Ruleplane("plan --batch /dev/zero");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_TRUE(Contains(zero.err, "/dev/zero: a character device, not a regular file")) << zero.err;
+  EXPECT_TRUE(Contains(zero.err, "--batch -")) << zero.err;
+  EXPECT_EQ(zero.out, "");
+}
+
+// The batch's line reader holds at most one line of the bound, whatever the
+// input; `plan --batch` gives it 256 MiB, the bound of one snapshot file.
+std::vector<std::string> ReadAll(const std::string& input, size_t bound, std::vector<int>* too_long) {
+  std::istringstream in(input);
+  ruleplane::cli::LineReader reader(in, bound);
+  std::vector<std::string> lines;
+  std::string line;
+  for (ruleplane::cli::LineReader::Read read;
+       (read = reader.Next(line)) != ruleplane::cli::LineReader::Read::kEnd;) {
+    if (read == ruleplane::cli::LineReader::Read::kTooLong)
+      too_long->push_back(static_cast<int>(lines.size()));
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+TEST(PlanBatchLineReader, ALineOverTheBoundIsSkippedToItsNewlineAndReportedAndTheNextLinesAreRead) {
+  std::vector<int> too_long;
+  const auto lines = ReadAll("abc\n" + std::string(100, 'x') + "\nde\n\nfgh", 8, &too_long);
+  EXPECT_EQ(lines, (std::vector<std::string>{"abc", "", "de", "", "fgh"}));
+  EXPECT_EQ(too_long, std::vector<int>{1});
+
+  too_long.clear();
+  EXPECT_EQ(ReadAll("12345678\n123456789", 8, &too_long), (std::vector<std::string>{"12345678", ""}));
+  EXPECT_EQ(too_long, std::vector<int>{1}) << "a last line without a newline is bounded too";
+}
+
+TEST(PlanBatchLineReader, AnEndlessLineThatCrossesManyBlocksIsBoundedByItsBoundNotByItsLength) {
+  // 3 MiB without a newline crosses several of the reader's 1 MiB blocks.
+  std::vector<int> too_long;
+  const auto lines = ReadAll(std::string(3 << 20, '{') + "\n{}\n", 1 << 20, &too_long);
+  EXPECT_EQ(lines, (std::vector<std::string>{"", "{}"}));
+  EXPECT_EQ(too_long, std::vector<int>{0});
+  too_long.clear();
+  EXPECT_EQ(ReadAll(std::string(3 << 20, 'a'), 4 << 20, &too_long).at(0).size(), size_t{3} << 20);
+  EXPECT_TRUE(too_long.empty());
 }
 
 TEST(PlanBatch, TheComparisonTablesPassTheirOwnTests) {

@@ -1,9 +1,14 @@
 #include "adapters/local/snapshot_file.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "adapters/file_input.h"
 #include "adapters/process.h"
 #include "adapters/sha256_stream.h"
 #include "engine/common/json_value.h"
@@ -103,18 +108,27 @@ Result<int64_t> SnapshotFileRevision(const std::string& path, std::chrono::milli
 }
 
 Status WriteSnapshotStream(const std::string& database, const std::string& destination) {
-  std::ifstream in(database, std::ios::binary);
-  if (!in) return Error{ErrorCode::kIo, "cannot read " + database, {}};
+  // A regular file only: a device or a FIFO in the data directory would copy
+  // without end or block.
+  auto fd = OpenRegularFile(database);
+  if (!fd.ok()) return fd.error();
   std::ofstream out(destination, std::ios::binary | std::ios::trunc);
   Sha256Stream hash;
   std::string chunk(1 << 20, '\0');
-  while (in && out) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    const std::string_view piece(chunk.data(), static_cast<size_t>(in.gcount()));
+  ssize_t got = 0;
+  while (out && (got = read(*fd, chunk.data(), chunk.size())) != 0) {
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    const std::string_view piece(chunk.data(), static_cast<size_t>(got));
     hash.Update(piece);
     out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
   }
-  if (in.bad()) return Error{ErrorCode::kIo, "cannot read " + database, {}};
+  const int read_error = got < 0 ? errno : 0;
+  close(*fd);
+  if (read_error != 0)
+    return Error{ErrorCode::kIo, "cannot read " + database + ": " + std::strerror(read_error), {}};
   out << hash.Finish();
   if (!out.flush()) return Error{ErrorCode::kIo, "cannot write " + destination, {}};
   return {};
