@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -161,6 +162,54 @@ TEST(HostileNetwork, AnEndlessApiServerAnswerStopsAtTheObjectBound) {
       << pod.error().message;
   EXPECT_LT(SecondsSince(start), 4.0);
   EXPECT_LT(server->bytes_sent(), kKubeObjectAnswerBytes + kSocketSlack);
+}
+
+// A list is many pages: a server that hands out continue tokens without end
+// kept the client asking (and its items in memory) for ever.
+TEST(HostileNetwork, AListOfContinueTokensWithoutEndStopsAtThePageBound) {
+  std::atomic<int> page{0};
+  auto server = Serve([&](const std::string&, const std::string&) {
+    const int number = ++page;
+    return HostileHttpServer::Fixed(
+        200, R"({"kind":"PodList","metadata":{"continue":"t)" + std::to_string(number) + R"("},"items":[]})");
+  });
+  KubeClient client = KubeAt(*server);
+  RequestLog log;
+  auto pods = client.List({"v1", "pods", "default", "", ""}, "", log);
+  ASSERT_FALSE(pods.ok());
+  EXPECT_NE(pods.error().message.find("more than 1000 pages (the bound for one list)"), std::string::npos)
+      << pods.error().message;
+  EXPECT_EQ(server->requests(), kKubeListPages);
+}
+
+TEST(HostileNetwork, AContinueTokenHandedOutTwiceEndsTheList) {
+  auto server = Serve([](const std::string&, const std::string&) {
+    return HostileHttpServer::Fixed(200, R"({"kind":"PodList","metadata":{"continue":"same"},"items":[{}]})");
+  });
+  KubeClient client = KubeAt(*server);
+  RequestLog log;
+  auto pods = client.List({"v1", "pods", "default", "", ""}, "", log);
+  ASSERT_FALSE(pods.ok());
+  EXPECT_NE(pods.error().message.find("handed out a continue token again"), std::string::npos)
+      << pods.error().message;
+  EXPECT_EQ(server->requests(), 2);
+}
+
+TEST(HostileNetwork, AListStopsAtTheItemBound) {
+  std::atomic<int> page{0};
+  std::string items = "{}";
+  for (int i = 1; i < 500; ++i) items += ",{}";
+  auto server = Serve([&](const std::string&, const std::string&) {
+    const int number = ++page;
+    return HostileHttpServer::Fixed(200, R"({"kind":"PodList","metadata":{"continue":"t)" +
+                                             std::to_string(number) + R"("},"items":[)" + items + "]}");
+  });
+  KubeClient client = KubeAt(*server);
+  RequestLog log;
+  auto pods = client.List({"v1", "pods", "default", "", ""}, "", log);
+  ASSERT_FALSE(pods.ok());
+  EXPECT_NE(pods.error().message.find("more than 100000 items"), std::string::npos) << pods.error().message;
+  EXPECT_EQ(server->requests(), static_cast<int>(kKubeListItems / 500) + 1);
 }
 
 // A watch event line that never ends: stopped at 16 MiB, not at the cap.

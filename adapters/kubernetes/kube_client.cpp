@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "adapters/file_input.h"
@@ -169,7 +170,18 @@ Result<Value> KubeClient::List(const KubeResource& collection, const std::string
   Value::List items;
   Value first = Value::Null();
   std::string continue_token;
+  std::set<std::string> tokens_asked;
+  int pages = 0;
   do {
+    if (++pages > kKubeListPages || !tokens_asked.insert(continue_token).second) {
+      return Error{
+          ErrorCode::kUnavailable,
+          "list " + collection.plural + ": " +
+              (pages > kKubeListPages ? "more than " + std::to_string(kKubeListPages) + " pages"
+                                      : std::string("the server handed out a continue token again")) +
+              " (the bound for one list); stopped there",
+          {}};
+    }
     std::string query = "limit=" + std::to_string(page_size_);
     if (!label_selector.empty()) query += "&labelSelector=" + Escape(label_selector);
     if (!field_selector.empty()) query += "&fieldSelector=" + Escape(field_selector);
@@ -179,6 +191,12 @@ Result<Value> KubeClient::List(const KubeResource& collection, const std::string
     if (!page->is_map())
       return Error{ErrorCode::kUnavailable, "list " + collection.plural + ": not a list", {}};
     if (const Value* page_items = page->Find("items"); page_items != nullptr && page_items->is_list()) {
+      if (items.size() + page_items->list_value().size() > kKubeListItems) {
+        return Error{ErrorCode::kUnavailable,
+                     "list " + collection.plural + ": more than " + std::to_string(kKubeListItems) +
+                         " items (the bound for one list); stopped there",
+                     {}};
+      }
       items.insert(items.end(), page_items->list_value().begin(), page_items->list_value().end());
     }
     const Value* metadata = page->Find("metadata");

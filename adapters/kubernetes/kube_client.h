@@ -25,7 +25,10 @@
 // (kKubeObjectAnswerBytes; etcd stores an object of 1.5 MiB at most), one
 // page of a list 256 MiB (kKubeListPageBytes; `limit` items a page, 500 by
 // default), one event of a watch 16 MiB (kKubeWatchEventBytes); headers 64
-// KiB. Time: the client's timeout (15 s by default) a request; a watch, the
+// KiB; a whole list (every page) 100,000 items and 1,000 pages
+// (kKubeListItems, kKubeListPages: a server that hands out continue tokens
+// without end is stopped), and a continue token is never asked for twice.
+// Time: the client's timeout (15 s by default) a request; a watch, the
 // timeout it asks the server for plus 10 s. The token file: a regular file
 // of 1 MiB at most (kMaxTokenFileBytes, adapters/file_input.h).
 #pragma once
@@ -47,6 +50,8 @@ namespace ruleplane {
 inline constexpr size_t kKubeObjectAnswerBytes = 16 * 1024 * 1024;
 inline constexpr size_t kKubeListPageBytes = 256 * 1024 * 1024;
 inline constexpr size_t kKubeWatchEventBytes = 16 * 1024 * 1024;
+inline constexpr size_t kKubeListItems = 100'000;
+inline constexpr int kKubeListPages = 1'000;
 
 // Which objects a request is about.
 struct KubeResource {
