@@ -41,6 +41,7 @@ refused, 2 bad usage or nothing to observe.
 }  // namespace
 
 int RunApply(const Args& args, std::ostream& out, std::ostream& err) {
+  if (HelpRequested(args)) return PrintUsage(kApplyUsage, out);
   Flags flags({{"--cluster"},
                {"--kubeconfig"},
                {"--context"},

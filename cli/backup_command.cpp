@@ -65,6 +65,7 @@ class StopOnSignal {
 }  // namespace
 
 int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
+  if (HelpRequested(args)) return PrintUsage(kBackupUsage, out);
   if (args.empty() || (args[0] != "full" && args[0] != "delta")) {
     err << kBackupUsage;
     return kExitUsage;

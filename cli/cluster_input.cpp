@@ -60,6 +60,7 @@ Result<Snapshot> ObserveClusterSnapshot(const ClusterSource& source) {
 }
 
 int RunObserveCluster(const Args& args, std::ostream& out, std::ostream& err) {
+  if (HelpRequested(args)) return PrintUsage(kObserveClusterUsage, out);
   Flags flags({{"--kubeconfig"}, {"--context"}, {"-n"}});
   if (!flags.Parse(args, err, kObserveClusterUsage)) return kExitUsage;
   if (flags.positional().size() != 1) {

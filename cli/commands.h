@@ -6,6 +6,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ruleplane::cli {
@@ -13,6 +14,11 @@ namespace ruleplane::cli {
 using Args = std::vector<std::string>;
 
 enum ExitCode { kExitOk = 0, kExitFinding = 1, kExitUsage = 2 };
+
+// Every command asks this first: with -h or --help before "--" it prints its
+// usage on standard output and exits 0 (kExitOk), as kubectl does.
+bool HelpRequested(const Args& args);
+int PrintUsage(std::string_view usage, std::ostream& out);
 
 int RunEval(const Args& args, std::ostream& out, std::ostream& err);
 int RunLint(const Args& args, std::ostream& out, std::ostream& err);

@@ -149,6 +149,7 @@ bool IsEqualitySelector(std::string_view selector) {
 }  // namespace
 
 int RunController(const Args& args, std::ostream& out, std::ostream& err) {
+  if (HelpRequested(args)) return PrintUsage(kControllerUsage, out);
   Flags flags({{"--kubeconfig"},
                {"--context"},
                {"-n"},

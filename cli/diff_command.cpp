@@ -277,6 +277,7 @@ bool ParseCount(const std::string& option, const std::string& value, int64_t& co
 }
 
 int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
+  if (HelpRequested(args)) return PrintUsage(kDiffUsage, out);
   std::vector<std::string> sides, rules_paths;
   std::string snapshots_dir, journal_path;
   ParamOverrides overrides;
@@ -291,10 +292,6 @@ int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
     if (arg == "--") {
       options_ended = true;
       continue;
-    }
-    if (arg == "--help" || arg == "-h") {
-      out << kDiffUsage;
-      return kExitOk;
     }
     const bool takes_value = arg == "--param" || arg == "--rules" || arg == "--snapshots" ||
                              arg == "--journal" || arg == "--max-regions" || arg == "--max-evaluations";

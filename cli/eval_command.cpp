@@ -109,10 +109,8 @@ void PrintExpressionError(const Error& error, std::string_view expression, std::
 }  // namespace
 
 int RunEval(const Args& args, std::ostream& out, std::ostream& err) {
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-    out << kUsage;
-    return kExitOk;
-  }
+  // Only as the first argument: "-h" later is an expression (eval '1 - -h').
+  if (!args.empty() && HelpRequested({args[0]})) return PrintUsage(kUsage, out);
   const std::optional<EvalArgs> parsed = ParseArgs(args, err);
   if (!parsed) return kExitUsage;
 

@@ -250,10 +250,7 @@ std::string RuleSetIds(const std::vector<const CompiledRuleSet*>& rule_sets) {
 }  // namespace
 
 int RunExplain(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
-  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-    out << kExplainUsage;
-    return kExitOk;
-  }
+  if (HelpRequested(args)) return PrintUsage(kExplainUsage, out);
   auto parsed = ParseEvaluationArgs(args, {"--rule", "--fact", "-o"}, kExplainUsage, err);
   if (!parsed) return kExitUsage;
   if (!parsed->rule.empty() && !parsed->fact.empty()) {

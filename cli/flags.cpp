@@ -4,6 +4,19 @@
 
 namespace ruleplane::cli {
 
+bool HelpRequested(const Args& args) {
+  for (const std::string& arg : args) {
+    if (arg == "--") return false;
+    if (arg == "-h" || arg == "--help") return true;
+  }
+  return false;
+}
+
+int PrintUsage(std::string_view usage, std::ostream& out) {
+  out << usage;
+  return kExitOk;
+}
+
 bool Flags::Parse(const Args& args, std::ostream& err, const char* usage) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];

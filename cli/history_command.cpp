@@ -80,6 +80,7 @@ void PrintPlan(const PlanRecord& plan, bool requests, std::ostream& out) {
 }  // namespace
 
 int RunHistory(const Args& args, std::ostream& out, std::ostream& err) {
+  if (HelpRequested(args)) return PrintUsage(kHistoryUsage, out);
   Flags flags({{"--journal"}, {"--limit"}, {"--plan"}, {"-o"}});
   if (!flags.Parse(args, err, kHistoryUsage)) return kExitUsage;
   const char* from_environment = std::getenv("RULEPLANE_JOURNAL");

@@ -6,14 +6,22 @@
 
 namespace ruleplane::cli {
 
+namespace {
+constexpr const char* kLintUsage =
+    "usage: ruleplane lint [--] [PATH...]\n\nLoads rule files and reports every problem as file:line:column. "
+    "Without a\n"
+    "path, every bundled file. Exit codes: 0 no error, 1 errors, 2 bad usage or an unreadable path.\n";
+}  // namespace
+
 int RunLint(const Args& args, std::ostream& out, std::ostream& err) {
+  if (HelpRequested(args)) return PrintUsage(kLintUsage, out);
   Args paths;
   bool options_ended = false;
   for (const std::string& arg : args) {
     if (!options_ended && arg == "--") {
       options_ended = true;
     } else if (!options_ended && arg.starts_with("-")) {
-      err << "usage: ruleplane lint [--] [PATH...]\n";
+      err << "ruleplane: unknown flag " << arg << "\n" << kLintUsage;
       return kExitUsage;
     } else {
       paths.push_back(arg);

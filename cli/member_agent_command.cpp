@@ -52,6 +52,7 @@ bool WaitUntilNext(std::chrono::steady_clock::time_point started, std::chrono::s
 }  // namespace
 
 int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
+  if (HelpRequested(args)) return PrintUsage(kMemberAgentUsage, out);
   Flags flags({{"--name"},
                {"--client-url"},
                {"--endpoints"},

@@ -212,6 +212,7 @@ int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostre
   const std::string usage = std::string(kObserveUsage) + kMemberFlagsHelp;
   if (!args.empty() && args[0] == "cluster")
     return RunObserveCluster(Args(args.begin() + 1, args.end()), out, err);
+  if (HelpRequested(args)) return PrintUsage(usage, out);
   if (args.empty() || args[0] != "member") {
     err << usage;
     return kExitUsage;
@@ -231,6 +232,7 @@ int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostre
 
 int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
   const std::string usage = std::string(kMemberInitUsage) + kMemberFlagsHelp;
+  if (HelpRequested(args)) return PrintUsage(usage, out);
   Flags flags(
       WithMemberFlags({{"--rules"}, {"--journal"}, {"--dry-run", false}, {"--retry-deadline"}, {"-o"}}));
   if (!flags.Parse(args, err, usage.c_str())) return kExitUsage;

@@ -262,10 +262,7 @@ bool PlanLine(const BatchRules& rules, std::string_view line, JsonLineWriter& wr
 }  // namespace
 
 int RunPlanBatch(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
-  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-    out << kPlanBatchUsage;
-    return kExitOk;
-  }
+  if (HelpRequested(args)) return PrintUsage(kPlanBatchUsage, out);
   auto parsed = ParseBatchArgs(args, err);
   if (!parsed) return kExitUsage;
   int exit_code = kExitOk;

@@ -64,12 +64,9 @@ Exit codes: 0 a plan, 1 a hit-policy violation or an evaluation error,
 }  // namespace
 
 int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
-  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-    out << kPlanUsage;
-    return kExitOk;
-  }
   const auto options_end = std::find(args.begin(), args.end(), "--");
   if (std::find(args.begin(), options_end, "--batch") != options_end) return RunPlanBatch(args, in, out, err);
+  if (HelpRequested(args)) return PrintUsage(kPlanUsage, out);
   auto parsed = ParseEvaluationArgs(args, {"-o", "--cluster", "--kubeconfig", "--context"}, kPlanUsage, err);
   if (!parsed) return kExitUsage;
   int exit_code = kExitOk;

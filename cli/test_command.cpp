@@ -36,6 +36,7 @@ std::string MinimumText(double percent) {
 
 int RunTest(const Args& args, std::ostream& out, std::ostream& err) {
   constexpr const char* kUsage = "usage: ruleplane test [--coverage] [--min-coverage PERCENT] [PATH...]\n";
+  if (HelpRequested(args)) return PrintUsage(kUsage, out);
   std::vector<std::string> references;
   bool show_coverage = false;
   double min_coverage = -1;
@@ -55,7 +56,7 @@ int RunTest(const Args& args, std::ostream& out, std::ostream& err) {
         return kExitUsage;
       }
     } else if (args[i].starts_with("-")) {
-      err << kUsage;
+      err << "ruleplane: unknown flag " << args[i] << "\n" << kUsage;
       return kExitUsage;
     } else {
       references.push_back(args[i]);

@@ -41,6 +41,7 @@ std::string Seconds(std::chrono::steady_clock::duration elapsed) {
 }  // namespace
 
 int RunVerify(const Args& args, std::ostream& out, std::ostream& err) {
+  if (HelpRequested(args)) return PrintUsage(kVerifyUsage, out);
   std::vector<std::string> references;
   ParamOverrides overrides;
   int max_regions = 3;
@@ -54,10 +55,6 @@ int RunVerify(const Args& args, std::ostream& out, std::ostream& err) {
     if (arg == "--") {
       options_ended = true;
       continue;
-    }
-    if (arg == "--help" || arg == "-h") {
-      out << kVerifyUsage;
-      return kExitOk;
     }
     if ((arg == "--param" || arg == "--max-regions") && i + 1 < args.size()) {
       const std::string& value = args[++i];

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ruleplane needs, only those that are missing.
 set -euo pipefail
-# libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (only recommended by clang).
-packages=(
-  build-essential cmake pkg-config clang clang-format libclang-rt-dev
+#   bash scripts/install-deps.sh            # everything: build, tests, benchmarks, fuzzing, real etcd
+#   bash scripts/install-deps.sh --binary   # only what building the ruleplane binary needs (scripts/run.sh)
+binary=(
+  build-essential cmake pkg-config
   libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libsimdjson-dev libsqlite3-dev
-  libgtest-dev libgmock-dev googletest libbenchmark-dev
-  python3 zlib1g-dev etcd-server etcd-client
+  zlib1g-dev
 )
+# libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (only recommended by clang).
+everything=(
+  clang clang-format libclang-rt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev python3 etcd-server
+  etcd-client
+)
+packages=("${binary[@]}")
+[ "${1:-}" = --binary ] || packages+=("${everything[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
