@@ -1,5 +1,5 @@
 // Adapter: performs the catalogue's actions of one kind (`adapter:` in
-// actions/catalogue.yaml): "etcd", "local", "kubernetes". The executor calls
+// execution/catalogue.yaml): "etcd", "local", "kubernetes". The executor calls
 // it; an embedding program may implement its own (its own backup store, its
 // own transport) and register it under the same kind.
 //

@@ -33,13 +33,13 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/backup_taker.h"
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/local/backup_store.h"
 #include "adapters/local/delta_file.h"
 #include "adapters/local/local_adapter.h"
 #include "adapters/local/snapshot_file.h"
-#include "adapters/process.h"
+#include "member/backup_taker.h"
+#include "platform/process.h"
 
 namespace ruleplane {
 namespace {

@@ -40,10 +40,10 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/http_client.h"
 #include "adapters/kubernetes/kube_client.h"
-#include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "platform/http_client.h"
+#include "platform/process.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/temp_dir.h"

@@ -3,8 +3,6 @@
 #include <filesystem>
 #include <iostream>
 
-#include "actions/executor.h"
-#include "actions/journal.h"
 #include "adapters/kubernetes/kubernetes_adapter.h"
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
@@ -12,6 +10,8 @@
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
 #include "engine/common/json_value.h"
+#include "execution/executor.h"
+#include "execution/journal.h"
 
 namespace ruleplane::cli {
 namespace {

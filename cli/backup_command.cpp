@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "adapters/backup_taker.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output_format.h"
+#include "member/backup_taker.h"
 
 namespace ruleplane::cli {
 namespace {

@@ -1,5 +1,5 @@
 // The rule files and action catalogue built into the binary (rules/**.yaml,
-// actions/*.yaml), so that ruleplane works from any directory.
+// execution/catalogue.yaml), so that ruleplane works from any directory.
 #pragma once
 
 #include <string>

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <ostream>
 
-#include "adapters/kubernetes/cluster_observer.h"
 #include "cli/flags.h"
 #include "engine/common/json_value.h"
+#include "observers/cluster_observer.h"
 
 namespace ruleplane::cli {
 namespace {

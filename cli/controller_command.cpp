@@ -4,28 +4,16 @@
 
 #include <atomic>
 #include <csignal>
-#include <cstdlib>
-#include <iostream>
-#include <memory>
-#include <string_view>
-#include <syncstream>
-#include <thread>
+#include <optional>
+#include <string>
 #include <vector>
 
-#include "actions/controller_metrics.h"
-#include "actions/controller_shard.h"
-#include "actions/etcd_reconciler.h"
-#include "actions/reconcile_workers.h"
-#include "actions/work_queue.h"
-#include "adapters/http_server.h"
-#include "adapters/kubernetes/leader_election.h"
-#include "adapters/kubernetes/object_cache.h"
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/param_option.h"
 #include "cli/rule_library.h"
-#include "engine/common/json_value.h"
+#include "controller/manager.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -94,58 +82,6 @@ listed everything) on --metrics-bind-address (default 0.0.0.0:8080).
 
 std::atomic<bool> stopping{false};  // lock-free: set from the signal handler
 
-std::string OwnerName(const Value& object, std::string_view kind) {
-  const Value* metadata = object.is_map() ? object.Find("metadata") : nullptr;
-  const Value* owners =
-      metadata != nullptr && metadata->is_map() ? metadata->Find("ownerReferences") : nullptr;
-  if (owners == nullptr || !owners->is_list()) return "";
-  for (const Value& owner : owners->list_value()) {
-    const Value* owner_kind = owner.is_map() ? owner.Find("kind") : nullptr;
-    const Value* name = owner.is_map() ? owner.Find("name") : nullptr;
-    if (owner_kind != nullptr && owner_kind->is_string() && owner_kind->string_value() == kind &&
-        name != nullptr && name->is_string()) {
-      return name->string_value();
-    }
-  }
-  return "";
-}
-
-std::string MetadataText(const Value& object, std::string_view field) {
-  const Value* metadata = object.is_map() ? object.Find("metadata") : nullptr;
-  const Value* value = metadata != nullptr && metadata->is_map() ? metadata->Find(field) : nullptr;
-  return value != nullptr && value->is_string() ? value->string_value() : "";
-}
-
-// The Etcd an object belongs to ("namespace/name"), or "".
-std::string EtcdKeyOf(const std::string& plural, const Value& object) {
-  std::string name;
-  if (plural == "etcds") {
-    name = MetadataText(object, "name");
-  } else if (plural == "pods") {
-    name = OwnerName(object, "StatefulSet");  // etcd-druid names the StatefulSet as its Etcd
-  } else {
-    name = OwnerName(object, "Etcd");
-  }
-  return name.empty() ? "" : MetadataText(object, "namespace") + "/" + name;
-}
-
-// "" or LABEL=VALUE terms separated by commas: what --selector accepts (the
-// API server would answer anything else with 400 on every list, silently here).
-bool IsEqualitySelector(std::string_view selector) {
-  if (selector.empty()) return true;
-  while (true) {
-    const std::string_view term = selector.substr(0, selector.find(','));
-    const size_t equals = term.find('=');
-    if (equals == 0 || equals == std::string_view::npos ||
-        term.find_first_of(" !") != std::string_view::npos ||
-        term.find('=', equals + 1) != std::string_view::npos) {
-      return false;
-    }
-    if (term.size() == selector.size()) return true;
-    selector.remove_prefix(term.size() + 1);
-  }
-}
-
 }  // namespace
 
 int RunController(const Args& args, std::ostream& out, std::ostream& err) {
@@ -192,7 +128,7 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
     err << "ruleplane: controller: --leader-elect is true or false\n";
     return kExitUsage;
   }
-  ControllerShard shard;
+  std::optional<ControllerShard> shard;
   if (flags.Has("--shard")) {
     auto parsed = ControllerShard::Parse(flags.Get("--shard"));
     if (!parsed.ok()) {
@@ -224,171 +160,39 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
     if (!ParseParamOption(param, overrides, err)) return kExitUsage;
   }
   if (!OverridesAreDeclared(*library, overrides, err)) return kExitUsage;
-  auto rule_sets = SelectForSubject(*library, "EtcdCluster", err);
-  // One connection per worker (SQLite serialises the writers).
-  std::vector<std::unique_ptr<Journal>> journals;
-  for (int64_t i = 0; i < worker_count; ++i) {
-    auto journal = Journal::Open(flags.Get("--journal", "ruleplane-controller-journal.db"));
-    if (!journal.ok()) {
-      err << "ruleplane: controller: " << journal.error().message << "\n";
-      return kExitUsage;
-    }
-    journals.push_back(std::move(*journal));
-  }
-
-  KubeClient client(*config);
-  // Kubernetes serves PodDisruptionBudgets as policy/v1 from 1.21 on, before as policy/v1beta1.
-  RequestLog probe;
-  const bool policy_v1 = client.Get({"policy/v1", "poddisruptionbudgets", "", "", ""}, probe).ok();
-  WorkQueue queue;
-  ControllerMetrics metrics;
-  ObjectCache cache(
-      *config,
-      {{{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, "", ""}, etcd_selector},
-       {{"apps/v1", "statefulsets", namespace_name, "", ""}, ""},
-       {{"coordination.k8s.io/v1", "leases", namespace_name, "", ""}, ""},
-       {{"v1", "pods", namespace_name, "", ""}, ""},
-       {{policy_v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", namespace_name, "", ""}, ""}},
-      [&](const std::string& plural, const Value& object) {
-        const std::string key = EtcdKeyOf(plural, object);
-        if (!key.empty() && shard.Owns(key)) queue.Add(key);
-      });
-  // A reader gone from a socket or from stdout fails that write (EPIPE)
-  // instead of killing the leader.
-  std::signal(SIGPIPE, SIG_IGN);
-  auto server =
-      HttpServer::Start(flags.Get("--metrics-bind-address", "0.0.0.0:8080"), [&](const std::string& path) {
-        if (path == "/metrics") {
-          const ObjectCache::Counters counters = cache.counters();
-          metrics.SetApiRequests(counters.lists, counters.watches, counters.events);
-          metrics.SetQueueDepth(static_cast<int64_t>(queue.Depth()));
-          return HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", metrics.Text()};
-        }
-        if (path == "/healthz") return HttpAnswer{200, "text/plain", "ok\n"};
-        if (path == "/readyz") {
-          return cache.synced() ? HttpAnswer{200, "text/plain", "ok\n"}
-                                : HttpAnswer{503, "text/plain", "the cache has not listed everything yet\n"};
-        }
-        return HttpAnswer{404, "text/plain", "not found\n"};
-      });
-  if (!server.ok()) {
-    err << "ruleplane: controller: " << server.error().message << "\n";
-    return kExitUsage;
-  }
-  std::signal(SIGTERM, [](int) { stopping = true; });
-  std::signal(SIGINT, [](int) { stopping = true; });
-
-  // Leader election: the cache fills on every replica; only the one holding
-  // the Lease reconciles. The Lease is not a fence: every write still carries
-  // the resourceVersion it observed.
+  ManagerOptions options;
+  options.kube = *config;
+  options.namespace_name = namespace_name;
+  options.etcd_selector = etcd_selector;
+  options.shard = shard;
+  options.rule_sets = SelectForSubject(*library, "EtcdCluster", err);
+  options.catalogue = library->catalogue.get();
+  options.journal_path = flags.Get("--journal", "ruleplane-controller-journal.db");
+  options.workers = worker_count;
+  options.reconciler.dry_run = flags.Has("--dry-run");
+  options.reconciler.allow_disruptive = flags.Has("--allow-disruptive");
+  options.reconciler.auto_recover_quorum_loss = flags.Has("--auto-recover-quorum-loss");
+  options.reconciler.min_disruptive_interval = std::chrono::seconds(interval_seconds);
+  options.reconciler.evaluation.param_overrides = overrides;
+  options.resync_period = std::chrono::seconds(resync_seconds);
+  options.metrics_bind_address = flags.Get("--metrics-bind-address", "0.0.0.0:8080");
   // A dry run never holds the Lease: it would keep the replicas that act from acting.
-  const bool elect = leader_elect == "true" && !flags.Has("--dry-run");
-  std::atomic<bool> leading{!elect}, workers_done{false}, lost{false};
-  metrics.SetLeader(leading);
+  options.leader_elect = leader_elect == "true" && !flags.Has("--dry-run");
   char host[256] = "";
   gethostname(host, sizeof host - 1);
-  LeaderElectionConfig election;
-  election.namespace_name = flags.Get("--leader-elect-resource-namespace", config->namespace_name);
-  election.lease_name = flags.Get("--leader-elect-resource-name", "ruleplane-controller");
-  if (flags.Has("--shard")) election.lease_name = shard.LeaseName(election.lease_name);
-  election.identity = std::string(host) + "_" + std::to_string(getpid());
-  election.lease_duration = std::chrono::seconds(lease_seconds);
-  election.renew_deadline = std::chrono::seconds(renew_seconds);
-  election.retry_period = std::chrono::seconds(retry_seconds);
-  // Each request ends well before the renew deadline.
-  KubeClient election_client(*config, std::chrono::milliseconds(election.renew_deadline / 2));
-  LeaderElector elector(election_client, election);
-  // What the workers' clients ask before each request: nothing goes out
-  // unless the lease was renewed within the renew deadline.
-  auto may_act = [&]() -> Status {
-    if (!elect || elector.HoldsLease()) return {};
-    return Error{ErrorCode::kFailedPrecondition,
-                 "not sent: this replica does not hold the lease " + election.namespace_name + "/" +
-                     election.lease_name + " (not renewed within " + std::to_string(renew_seconds) + " s)",
-                 {}};
-  };
-  std::thread elect_thread;
-  if (elect) {
-    elect_thread = std::thread([&] {
-      // Released only once the workers have stopped: no write after it.
-      Status ended = elector.Run([&] { return workers_done.load(); },
-                                 [&](bool now_leading) {
-                                   leading = now_leading;
-                                   metrics.SetLeader(now_leading);
-                                 });
-      if (!ended.ok()) {
-        lost = true;  // the workers' requests in flight end now
-        std::osyncstream(out) << FormatJson(Value::MakeMap(
-                                     {{Value::String("msg"), Value::String("stopped leading")},
-                                      {Value::String("error"), Value::String(ended.error().message)}}))
-                              << std::endl;
-        out.flush();
-        // As controller-runtime: a replica that lost its lease ends at once,
-        // without a graceful shutdown (which would go on acting).
-        std::_Exit(kExitFinding);
-      }
-    });
+  options.election.namespace_name = flags.Get("--leader-elect-resource-namespace", config->namespace_name);
+  options.election.lease_name = flags.Get("--leader-elect-resource-name", "ruleplane-controller");
+  options.election.identity = std::string(host) + "_" + std::to_string(getpid());
+  options.election.lease_duration = std::chrono::seconds(lease_seconds);
+  options.election.renew_deadline = std::chrono::seconds(renew_seconds);
+  options.election.retry_period = std::chrono::seconds(retry_seconds);
+
+  std::signal(SIGTERM, [](int) { stopping = true; });
+  std::signal(SIGINT, [](int) { stopping = true; });
+  if (Status ran = RunManager(options, stopping, out); !ran.ok()) {
+    err << "ruleplane: controller: " << ran.error().message << "\n";
+    return kExitUsage;
   }
-  cache.Start();
-  ReconcilerOptions options;
-  options.dry_run = flags.Has("--dry-run");
-  options.allow_disruptive = flags.Has("--allow-disruptive");
-  options.auto_recover_quorum_loss = flags.Has("--auto-recover-quorum-loss");
-  options.min_disruptive_interval = std::chrono::seconds(interval_seconds);
-  options.evaluation.param_overrides = overrides;
-  options.cancelled = [&] { return !may_act().ok(); };
-  // Each worker has its own connection and journal handle over the shared cache.
-  std::vector<std::unique_ptr<KubeClient>> clients;
-  std::vector<std::unique_ptr<EtcdReconciler>> reconcilers;
-  std::vector<ReconcileFunction> workers;
-  for (int64_t i = 0; i < worker_count; ++i) {
-    clients.push_back(std::make_unique<KubeClient>(*config));
-    clients.back()->set_cancel(&lost);
-    clients.back()->set_guard(may_act);
-    reconcilers.push_back(std::make_unique<EtcdReconciler>(cache, *clients.back(), rule_sets,
-                                                           library->catalogue.get(), journals[i].get(),
-                                                           options, metrics, out));
-    workers.push_back([&, reconciler = reconcilers.back().get()](const std::string& key) {
-      if (!cache.synced()) return Result<ReconcileResult>(ReconcileResult{std::chrono::seconds(1)});
-      Result<ReconcileResult> outcome = reconciler->Reconcile(key);
-      if (!outcome.ok() && outcome.error().code != ErrorCode::kNotFound) {
-        std::osyncstream(out) << FormatJson(Value::MakeMap(
-                                     {{Value::String("etcd"), Value::String(key)},
-                                      {Value::String("error"), Value::String(outcome.error().message)},
-                                      {Value::String("retries"), Value::Int(queue.Failures(key) + 1)}}))
-                              << std::endl;
-      }
-      return outcome;
-    });
-  }
-  // Time moves decisions too (a lease expires without an event): queue every Etcd now and then.
-  std::thread resync([&] {
-    auto next = std::chrono::steady_clock::now();
-    while (!stopping) {
-      if (std::chrono::steady_clock::now() >= next && cache.synced()) {
-        for (const Value& etcd : cache.List("etcds", namespace_name)) {
-          const std::string key = EtcdKeyOf("etcds", etcd);
-          if (shard.Owns(key)) queue.Add(key);
-        }
-        next = std::chrono::steady_clock::now() + std::chrono::seconds(resync_seconds);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    queue.ShutDown();
-  });
-  std::osyncstream(out) << FormatJson(Value::MakeMap(
-                               {{Value::String("msg"), Value::String("started")},
-                                {Value::String("namespace"), Value::String(namespace_name)},
-                                {Value::String("workers"), Value::Int(worker_count)},
-                                {Value::String("metricsPort"), Value::Int((*server)->port())}}))
-                        << std::endl;
-  while (!leading && !stopping) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  if (!stopping) RunReconcileWorkers(queue, workers);
-  stopping = true;
-  resync.join();
-  workers_done = true;
-  if (elect_thread.joinable()) elect_thread.join();
-  cache.Stop();
   return kExitOk;
 }
 

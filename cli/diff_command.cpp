@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "actions/journal.h"
 #include "cli/commands.h"
 #include "cli/param_option.h"
 #include "cli/read_file.h"
@@ -19,6 +18,7 @@
 #include "engine/plan/plan.h"
 #include "engine/verify/plan_difference.h"
 #include "engine/verify/rule_set_diff.h"
+#include "execution/journal.h"
 
 namespace ruleplane::cli {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "adapters/http_client.h"
 #include "cli/commands.h"
+#include "platform/http_client.h"
 
 namespace ruleplane::cli {
 

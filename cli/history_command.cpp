@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <ostream>
 
-#include "actions/journal.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output_format.h"
 #include "engine/common/json_value.h"
+#include "execution/journal.h"
 
 namespace ruleplane::cli {
 namespace {

@@ -5,12 +5,12 @@
 #include <mutex>
 #include <thread>
 
-#include "adapters/member_agent.h"
-#include "adapters/member_backups.h"
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "engine/common/json_value.h"
+#include "member/member_agent.h"
+#include "member/member_backups.h"
 
 namespace ruleplane::cli {
 namespace {

@@ -5,12 +5,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "actions/executor.h"
-#include "actions/journal.h"
 #include "adapters/etcd/etcd_adapter.h"
-#include "adapters/file_input.h"
 #include "adapters/kubernetes/kube_client.h"
-#include "adapters/member_observer.h"
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -18,6 +14,10 @@
 #include "cli/rule_library.h"
 #include "engine/common/json_value.h"
 #include "engine/common/time_util.h"
+#include "execution/journal.h"
+#include "member/member_init.h"
+#include "observers/member_observer.h"
+#include "platform/file_input.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -255,24 +255,19 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     return kExitUsage;
   }
 
-  auto snapshot = Observe(*context);
-  if (!snapshot.ok()) {
-    err << "ruleplane: member-init: observing " << context->member.name << ": " << snapshot.error().message
-        << "\n";
+  const MemberObservationSources sources = {context->member, context->cluster.get(), context->store.get(),
+                                            context->etcd, context->lease};
+  auto decision = DecideMemberInit(sources, rule_sets, library->catalogue.get());
+  if (!decision.ok()) {
+    err << "ruleplane: member-init: " << decision.error().message << "\n";
     return kExitFinding;
   }
-  auto plan = MakePlan(rule_sets, *snapshot, {}, library->catalogue.get());
-  if (!plan.ok()) {
-    err << "ruleplane: member-init: " << plan.error().message << "\n";
-    return kExitFinding;
-  }
-
-  ExecutorOptions options;
-  options.dry_run = flags.Has("--dry-run");
+  MemberInitExecution execution;
+  execution.dry_run = flags.Has("--dry-run");
   // A dry run changes nothing, the journal included: it is not even opened
   // (SQLite would create the file, and the executor records every run).
   std::unique_ptr<Journal> journal;
-  if (!options.dry_run) {
+  if (!execution.dry_run) {
     const std::string journal_path = flags.Get(
         "--journal",
         (std::filesystem::path(context->member.data_dir).parent_path() / "ruleplane-journal.db").string());
@@ -282,30 +277,14 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
       return kExitUsage;
     }
     journal = std::move(*opened);
+    execution.journal = journal.get();
   }
-  options.command = "member-init";
-  options.subject = context->member.name;
-  const std::string self = context->member.name;
-  options.gate = [self](const PlanStep& step) {
-    if (step.target != self) {
-      return GateDecision{true, false, "member-init acts on its own member (" + self + ") only"};
-    }
-    return GateDecision{false, true, "a member's own initialization"};
-  };
-  int64_t deadline_seconds =
-      std::chrono::duration_cast<std::chrono::seconds>(options.retry.step_deadline).count();
+  int64_t deadline_seconds = 0;
   if (!flags.GetCount("--retry-deadline", deadline_seconds, err)) return kExitUsage;
-  options.retry.step_deadline = std::chrono::seconds(deadline_seconds);
-  AdapterSet adapters;
-  LocalAdapter local(context->member, context->store.get(), context->cluster.get());
-  adapters.Add(&local);
-  std::unique_ptr<EtcdAdapter> etcd;
-  if (context->cluster) {
-    etcd = std::make_unique<EtcdAdapter>(*context->cluster);
-    adapters.Add(etcd.get());
-  }
-  Executor executor(adapters, journal.get(), options);
-  ExecutionReport report = executor.Run(*plan, *snapshot, rule_sets, {});
+  execution.step_deadline = std::chrono::seconds(deadline_seconds);
+  const ExecutionReport report = ExecuteMemberInit(*decision, sources, rule_sets, execution);
+  const Plan* plan = &decision->plan;
+  const std::string& self = context->member.name;
 
   if (format == "json") {
     out << FormatJson(Value::MakeMap({{Value::String("plan"), PlanToValue(*plan)},
@@ -318,8 +297,8 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     for (const PlannedRuleSet& planned : plan->rule_sets) {
       for (const std::string& rule : planned.matched_rules) out << " " << rule;
     }
-    out << (options.dry_run ? " (dry run: nothing is changed)\n" : "\n");
-    out << FormatExecutionReport(report, options.dry_run);
+    out << (execution.dry_run ? " (dry run: nothing is changed)\n" : "\n");
+    out << FormatExecutionReport(report, execution.dry_run);
   }
   if (!report.ok()) {
     err << "ruleplane: member-init: " << report.error->message << "\n";

@@ -15,7 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include "adapters/file_input.h"
 #include "cli/line_reader.h"
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
@@ -23,6 +22,7 @@
 #include "engine/common/json_value.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/snapshot_projection.h"
+#include "platform/file_input.h"
 
 namespace ruleplane::cli {
 

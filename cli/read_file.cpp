@@ -5,7 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "adapters/file_input.h"
+#include "platform/file_input.h"
 
 namespace ruleplane::cli {
 namespace {

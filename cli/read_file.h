@@ -2,7 +2,7 @@
 // an Error naming the path and why: a missing file, a directory where a file
 // is expected, a loop of symbolic links, a FIFO or device (refused by type),
 // a file or standard input over kMaxCliInputBytes (256 MiB,
-// adapters/file_input.h).
+// platform/file_input.h).
 #pragma once
 
 #include <iosfwd>

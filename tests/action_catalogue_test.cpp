@@ -26,8 +26,8 @@ std::string Messages(const CatalogueLoadResult& result, std::string_view text) {
 }
 
 TEST(ActionCatalogueTest, RepoCatalogueLoadsAndHasTheStatusActions) {
-  std::string text = ReadRepoFile("actions/catalogue.yaml");
-  CatalogueLoadResult result = LoadActionCatalogue(text, "actions/catalogue.yaml");
+  std::string text = ReadRepoFile("execution/catalogue.yaml");
+  CatalogueLoadResult result = LoadActionCatalogue(text, "execution/catalogue.yaml");
   ASSERT_TRUE(result.catalogue) << Messages(result, text);
   EXPECT_TRUE(result.diagnostics.empty());
   const ActionCatalogue& catalogue = *result.catalogue;
@@ -64,8 +64,8 @@ TEST(ActionCatalogueTest, RepoCatalogueLoadsAndHasTheStatusActions) {
 // Issue 23, hazard 4: every write is fenced by what the plan observed, or is
 // idempotent by construction, and the catalogue says which.
 TEST(ActionCatalogueTest, EveryBundledActionSaysHowItsWritesAreFenced) {
-  std::string text = ReadRepoFile("actions/catalogue.yaml");
-  CatalogueLoadResult result = LoadActionCatalogue(text, "actions/catalogue.yaml");
+  std::string text = ReadRepoFile("execution/catalogue.yaml");
+  CatalogueLoadResult result = LoadActionCatalogue(text, "execution/catalogue.yaml");
   ASSERT_TRUE(result.catalogue) << Messages(result, text);
   for (const ActionDefinition& action : result.catalogue->actions) {
     const std::string kind = action.fencing.substr(0, action.fencing.find(':'));

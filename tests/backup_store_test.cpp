@@ -11,12 +11,12 @@
 #include <regex>
 #include <sstream>
 
-#include "adapters/base64.h"
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/compression.h"
 #include "adapters/local/delta_file.h"
-#include "adapters/sha256_stream.h"
 #include "engine/common/sha256.h"
+#include "platform/base64.h"
+#include "platform/sha256_stream.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane {

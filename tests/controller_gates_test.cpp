@@ -1,6 +1,6 @@
 // The controller's gates and the status it keeps, on DEP-01's examples
 // (examples/snapshots) planned with the bundled etcd-druid rules.
-#include "actions/controller_gates.h"
+#include "controller/controller_gates.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "actions/last_operation.h"
 #include "cli/rule_library.h"
+#include "controller/last_operation.h"
 #include "engine/common/json_value.h"
 #include "engine/common/snapshot.h"
 #include "engine/common/time_util.h"

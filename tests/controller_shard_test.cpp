@@ -1,4 +1,4 @@
-#include "actions/controller_shard.h"
+#include "controller/controller_shard.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The executor's own logic (order, checks before acting, retries, refusals,
 // resuming from the journal), through an adapter that records what it is
 // asked to do; the real adapters are tested against real etcd in tests/etcd/.
-#include "actions/executor.h"
+#include "execution/executor.h"
 
 #include <gtest/gtest.h>
 

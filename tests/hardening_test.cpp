@@ -15,8 +15,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "adapters/http_client.h"
-#include "adapters/process.h"
+#include "platform/http_client.h"
+#include "platform/process.h"
 #include "tests/run_ruleplane.h"
 
 namespace ruleplane {

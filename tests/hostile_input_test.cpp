@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "actions/journal.h"
-#include "adapters/http_client.h"
 #include "adapters/local/initial_cluster.h"
 #include "adapters/local/local_adapter.h"
+#include "execution/journal.h"
+#include "platform/http_client.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/temp_dir.h"
 

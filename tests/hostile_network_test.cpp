@@ -19,13 +19,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "adapters/base64.h"
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/etcd/snapshot_stream.h"
-#include "adapters/file_input.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/kubernetes/kube_config.h"
-#include "adapters/sha256_stream.h"
+#include "platform/base64.h"
+#include "platform/file_input.h"
+#include "platform/sha256_stream.h"
 #include "tests/support/hostile_http_server.h"
 #include "tests/support/temp_dir.h"
 

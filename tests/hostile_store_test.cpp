@@ -28,16 +28,16 @@
 #include <sstream>
 #include <thread>
 
-#include "adapters/file_input.h"
 #include "adapters/local/backup_store.h"
 #include "adapters/local/compression.h"
 #include "adapters/local/delta_file.h"
 #include "adapters/local/snapshot_file.h"
-#include "adapters/member_observer.h"
 #include "cli/commands.h"
 #include "engine/common/json_value.h"
 #include "engine/common/sha256.h"
 #include "engine/common/time_util.h"
+#include "observers/member_observer.h"
+#include "platform/file_input.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane {

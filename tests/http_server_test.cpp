@@ -3,7 +3,7 @@
 // and a client that goes away mid-answer cannot kill the process (SIGPIPE).
 // The server runs in the test's own process: if a write raised SIGPIPE, the
 // test binary would die.
-#include "adapters/http_server.h"
+#include "platform/http_server.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>

@@ -3,7 +3,7 @@
 // journal of the previous schema opens and keeps its plans, and a write lock
 // held by another process past the busy timeout is an error that names it,
 // with nothing half recorded.
-#include "actions/journal.h"
+#include "execution/journal.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "adapters/base64.h"
 #include "adapters/kubernetes/kube_client.h"
+#include "platform/base64.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane {

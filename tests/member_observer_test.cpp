@@ -1,7 +1,7 @@
 // How member-init finds the cluster without --endpoints: the client URLs of
 // the members its configuration's initial-cluster lists. And an observation
 // whose database could not be checked fails rather than saying "corrupt".
-#include "adapters/member_observer.h"
+#include "observers/member_observer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "actions/reconcile_workers.h"
+#include "controller/reconcile_workers.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Which member left behind by a scale-down the leading member-agent removes:
 // learners first, the leader last, the highest ordinal first, never itself;
 // and the quorum a removal leaves, counted exactly.
-#include "adapters/surplus_members.h"
+#include "member/surplus_members.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "actions/work_queue.h"
+#include "controller/work_queue.h"
 
 #include <gtest/gtest.h>
 

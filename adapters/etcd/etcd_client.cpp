@@ -6,13 +6,12 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "adapters/base64.h"
 #include "adapters/etcd/snapshot_stream.h"
-#include "adapters/line_splitter.h"
-#include "adapters/local/atomic_file.h"
-#include "adapters/local/backup_store.h"
-#include "adapters/sha256_stream.h"
 #include "engine/common/json_value.h"
+#include "platform/base64.h"
+#include "platform/directory_sync.h"
+#include "platform/line_splitter.h"
+#include "platform/sha256_stream.h"
 
 namespace ruleplane {
 namespace {

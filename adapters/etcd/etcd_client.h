@@ -39,9 +39,9 @@
 #include <string>
 #include <vector>
 
-#include "adapters/http_client.h"
 #include "adapters/request.h"
 #include "engine/common/error.h"
+#include "platform/http_client.h"
 
 namespace ruleplane {
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "adapters/process.h"
+#include "platform/process.h"
 
 namespace ruleplane {
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "adapters/http_client.h"
 #include "engine/common/error.h"
+#include "platform/http_client.h"
 
 namespace ruleplane {
 

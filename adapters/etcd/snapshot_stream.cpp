@@ -1,7 +1,7 @@
 #include "adapters/etcd/snapshot_stream.h"
 
-#include "adapters/base64.h"
 #include "engine/common/json_value.h"
+#include "platform/base64.h"
 
 namespace ruleplane {
 namespace {

@@ -22,8 +22,8 @@
 #include <string>
 #include <string_view>
 
-#include "adapters/line_splitter.h"
 #include "engine/common/error.h"
+#include "platform/line_splitter.h"
 
 namespace ruleplane {
 

@@ -9,9 +9,9 @@
 #include <set>
 #include <thread>
 
-#include "adapters/file_input.h"
-#include "adapters/line_splitter.h"
 #include "engine/common/json_value.h"
+#include "platform/file_input.h"
+#include "platform/line_splitter.h"
 
 namespace ruleplane {
 namespace {

@@ -30,7 +30,7 @@
 // without end is stopped), and a continue token is never asked for twice.
 // Time: the client's timeout (15 s by default) a request; a watch, the
 // timeout it asks the server for plus 10 s. The token file: a regular file
-// of 1 MiB at most (kMaxTokenFileBytes, adapters/file_input.h).
+// of 1 MiB at most (kMaxTokenFileBytes, platform/file_input.h).
 #pragma once
 
 #include <array>
@@ -39,11 +39,11 @@
 #include <optional>
 #include <string>
 
-#include "adapters/http_client.h"
 #include "adapters/kubernetes/kube_config.h"
 #include "adapters/request.h"
 #include "engine/common/error.h"
 #include "engine/common/value.h"
+#include "platform/http_client.h"
 
 namespace ruleplane {
 

@@ -14,8 +14,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "adapters/base64.h"
-#include "adapters/file_input.h"
+#include "platform/base64.h"
+#include "platform/file_input.h"
 
 namespace ruleplane {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "adapters/http_client.h"
 #include "engine/common/error.h"
+#include "platform/http_client.h"
 
 namespace ruleplane {
 
@@ -47,7 +47,7 @@ Result<KubeConfig> ParseKubeconfig(std::string_view text, const std::string& pat
                                    const std::string& context);
 
 // A small file the client reads (a kubeconfig, the namespace file), through
-// ReadRegularFile (adapters/file_input.h: a regular file of at most
+// ReadRegularFile (platform/file_input.h: a regular file of at most
 // `max_bytes`); kNotFound when absent, else an error naming `what` and the path.
 Result<std::string> ReadKubeFile(const std::string& path, int64_t max_bytes, const std::string& what);
 

@@ -56,15 +56,6 @@ Status ReplaceFile(const std::string& path, Fill fill) {
 
 }  // namespace
 
-Status SyncDirectory(const std::string& path) {
-  const int fd = open(path.empty() ? "." : path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return IoError("cannot open the directory", path);
-  const int synced = fsync(fd);
-  close(fd);
-  if (synced != 0) return IoError("cannot fsync the directory", path);
-  return {};
-}
-
 Status WriteFileAtomically(const std::string& path, std::string_view content, RequestLog& log) {
   if (!log.Record(Request{
           Request::Kind::kFile, "write", path, {}, std::to_string(content.size()) + " bytes", true})) {

@@ -9,6 +9,7 @@
 
 #include "adapters/request.h"
 #include "engine/common/error.h"
+#include "platform/directory_sync.h"  // SyncDirectory, used with these
 
 namespace ruleplane {
 
@@ -40,8 +41,5 @@ Status MoveFileDurably(const std::string& source, const std::string& destination
 // path}). In a dry run, returns the name it would use.
 Result<std::string> MoveAside(const std::string& path, std::chrono::system_clock::time_point now,
                               RequestLog& log, const std::string& base = "");
-
-// fsync of a directory (after a rename in it).
-Status SyncDirectory(const std::string& path);
 
 }  // namespace ruleplane

@@ -7,14 +7,14 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "adapters/file_input.h"
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/compression.h"
 #include "adapters/local/delta_file.h"
-#include "adapters/sha256_stream.h"
 #include "engine/common/sha256.h"
 #include "engine/common/time_util.h"
 #include "engine/extensions/backup_listing.h"
+#include "platform/file_input.h"
+#include "platform/sha256_stream.h"
 
 namespace ruleplane {
 namespace {

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "adapters/file_input.h"
 #include "adapters/request.h"
 #include "engine/common/error.h"
 #include "engine/common/value.h"
+#include "platform/file_input.h"
 
 namespace ruleplane {
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <string_view>
 
-#include "adapters/file_input.h"
 #include "engine/common/error.h"
+#include "platform/file_input.h"
 
 namespace ruleplane {
 

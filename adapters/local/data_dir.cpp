@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "adapters/etcd/etcd_client.h"
-#include "adapters/file_input.h"
 #include "adapters/local/snapshot_file.h"
+#include "platform/file_input.h"
 
 namespace ruleplane {
 namespace {

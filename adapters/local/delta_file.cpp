@@ -1,8 +1,8 @@
 #include "adapters/local/delta_file.h"
 
-#include "adapters/base64.h"
 #include "engine/common/json_value.h"
 #include "engine/common/sha256.h"
+#include "platform/base64.h"
 
 namespace ruleplane {
 namespace {

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <sstream>
 
-#include "adapters/http_client.h"
+#include "platform/http_client.h"
 
 namespace ruleplane {
 namespace {

@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <thread>
 
-#include "adapters/failure_point.h"
-#include "adapters/file_input.h"
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/delta_file.h"
 #include "adapters/local/initial_cluster.h"
 #include "adapters/local/snapshot_file.h"
-#include "adapters/process.h"
+#include "platform/failure_point.h"
+#include "platform/file_input.h"
+#include "platform/process.h"
 
 namespace ruleplane {
 namespace fs = std::filesystem;

@@ -8,10 +8,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "adapters/file_input.h"
-#include "adapters/process.h"
-#include "adapters/sha256_stream.h"
 #include "engine/common/json_value.h"
+#include "platform/file_input.h"
+#include "platform/process.h"
+#include "platform/sha256_stream.h"
 
 namespace ruleplane {
 

@@ -48,8 +48,8 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "platform/process.h"
 #include "tests/support/audit_log.h"
 #include "tests/support/chaos_campaign.h"
 #include "tests/support/e2e_world.h"

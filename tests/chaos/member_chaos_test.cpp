@@ -33,10 +33,10 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/failure_point.h"
 #include "adapters/local/backup_store.h"
-#include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "platform/failure_point.h"
+#include "platform/process.h"
 #include "tests/support/chaos_campaign.h"
 #include "tests/support/member_harness.h"
 
@@ -57,7 +57,7 @@ constexpr milliseconds kInitPause = milliseconds(1000);
 constexpr seconds kSettle = seconds(90);
 
 // 843272643 found two members restarting on their valid data waiting forever
-// for a quorum only they could bring back (adapters/member_observer.cpp);
+// for a quorum only they could bring back (observers/member_observer.cpp);
 // seeds 3 and 8 restart two members once the one left has no leader.
 const std::vector<uint64_t> kCiSeeds = {1, 3, 8, 843272643};
 constexpr int kCiFaults = 8;  // about 2 minutes on 2 shared cores
@@ -120,7 +120,7 @@ std::vector<std::string> PlanActions(const std::string& json) {
   return actions;
 }
 
-// Every failure point a run of this plan passes (adapters/failure_point.h).
+// Every failure point a run of this plan passes (platform/failure_point.h).
 std::vector<std::string> FailurePointsOf(const std::vector<std::string>& actions) {
   std::vector<std::string> points;
   for (const std::string& action : actions) {

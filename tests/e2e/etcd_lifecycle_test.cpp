@@ -13,9 +13,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "adapters/failure_point.h"
-#include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "platform/failure_point.h"
+#include "platform/process.h"
 #include "tests/support/e2e_world.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/eventually.h"
@@ -47,7 +47,7 @@ class EtcdLifecycle : public ::testing::Test {
   }
 
   // Controller `i` (a second one only waits for the Lease), as deploy/controller.yaml runs it;
-  // `failpoint`: RULEPLANE_FAILPOINT (adapters/failure_point.h), where it dies.
+  // `failpoint`: RULEPLANE_FAILPOINT (platform/failure_point.h), where it dies.
   void StartController(int i, const std::string& failpoint = "", const std::vector<std::string>& more = {}) {
     if (controllers_.size() <= static_cast<size_t>(i)) controllers_.resize(i + 1);
     auto started = world_->StartController(std::to_string(i), "operator", more, failpoint);

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "adapters/backup_taker.h"
 #include "adapters/local/delta_file.h"
+#include "member/backup_taker.h"
 #include "tests/support/etcd_cluster.h"
 
 namespace ruleplane::testing {

@@ -14,9 +14,9 @@
 #include <gtest/gtest.h>
 
 #include "adapters/etcd/etcdctl_hashkv.h"
-#include "adapters/failure_point.h"
 #include "adapters/local/data_dir.h"
 #include "adapters/local/snapshot_file.h"
+#include "platform/failure_point.h"
 #include "tests/support/member_harness.h"
 
 namespace ruleplane::testing {

@@ -1,5 +1,5 @@
 // The process helpers the etcd tests and the local adapter run programs with.
-#include "adapters/process.h"
+#include "platform/process.h"
 
 #include <signal.h>
 #include <sys/wait.h>

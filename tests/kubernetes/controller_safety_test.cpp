@@ -15,9 +15,9 @@
 #include <csignal>
 #include <thread>
 
-#include "adapters/http_client.h"
-#include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "platform/http_client.h"
+#include "platform/process.h"
 #include "tests/support/audit_log.h"
 #include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"

@@ -12,10 +12,10 @@
 #include <sstream>
 #include <thread>
 
-#include "actions/controller_shard.h"
-#include "adapters/http_client.h"
-#include "adapters/process.h"
+#include "controller/controller_shard.h"
 #include "engine/common/json_value.h"
+#include "platform/http_client.h"
+#include "platform/process.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"

@@ -9,10 +9,10 @@
 #include <sstream>
 #include <thread>
 
-#include "adapters/http_client.h"
 #include "adapters/kubernetes/manifests.h"
-#include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "platform/http_client.h"
+#include "platform/process.h"
 #include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"

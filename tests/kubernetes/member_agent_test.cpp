@@ -16,12 +16,12 @@
 #include <sstream>
 #include <thread>
 
-#include "adapters/agent_lease.h"
+#include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/kubernetes/manifests.h"
-#include "adapters/process.h"
 #include "engine/common/json_value.h"
 #include "engine/common/time_util.h"
+#include "platform/process.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/eventually.h"

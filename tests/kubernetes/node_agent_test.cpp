@@ -15,10 +15,10 @@
 #include <sstream>
 #include <thread>
 
-#include "adapters/base64.h"
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/json_value.h"
+#include "platform/base64.h"
 #include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/temp_dir.h"

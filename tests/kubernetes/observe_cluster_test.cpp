@@ -12,10 +12,10 @@
 #include <set>
 #include <sstream>
 
-#include "adapters/kubernetes/cluster_observer.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/manifests.h"
 #include "engine/common/json_value.h"
+#include "observers/cluster_observer.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"

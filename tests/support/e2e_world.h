@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "adapters/kubernetes/kube_client.h"
-#include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "platform/process.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/node_agent.h"
 
@@ -54,7 +54,7 @@ class E2eWorld {
   // ControllerLog(name)) as `user`: --allow-disruptive, resync 2 s, minimum
   // disruptive interval 5 s, Lease 6 s / renew deadline 4 s / retry 1 s;
   // `more` flags after those; `failpoint`: RULEPLANE_FAILPOINT
-  // (adapters/failure_point.h), where it dies.
+  // (platform/failure_point.h), where it dies.
   Result<ChildProcess> StartController(const std::string& name, const std::string& user,
                                        const std::vector<std::string>& more = {},
                                        const std::string& failpoint = "") const;

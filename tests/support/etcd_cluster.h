@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "adapters/etcd/etcd_client.h"
-#include "adapters/process.h"
+#include "platform/process.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane::testing {

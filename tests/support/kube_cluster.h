@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "adapters/kubernetes/kube_config.h"
-#include "adapters/process.h"
+#include "platform/process.h"
 
 namespace ruleplane::testing {
 

@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/base64.h"
-#include "adapters/http_client.h"
 #include "adapters/kubernetes/kube_client.h"
-#include "adapters/process.h"
 #include "engine/common/json_value.h"
+#include "platform/base64.h"
+#include "platform/http_client.h"
+#include "platform/process.h"
 
 namespace ruleplane::testing {
 namespace {

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "adapters/http_client.h"
+#include "platform/http_client.h"
 #include "tests/support/raw_http.h"
 
 namespace ruleplane::testing {

@@ -1,0 +1,52 @@
+#include "adapters/kubernetes/agent_lease.h"
+
+namespace ruleplane {
+namespace {
+
+// The Lease patched with `spec` (null: left alone) and the revision
+// annotations, fenced as FencedMergePatch fences by the resourceVersion just read.
+Status PatchAgentLease(KubeClient& kube, const std::string& namespace_name, const std::string& name,
+                       std::chrono::system_clock::time_point now, int64_t revision, Value spec) {
+  RequestLog log;
+  const KubeResource lease{"coordination.k8s.io/v1", "leases", namespace_name, name, ""};
+  auto current = kube.Get(lease, log);
+  if (!current.ok()) {
+    if (current.error().code == ErrorCode::kNotFound) {
+      return Error{ErrorCode::kFailedPrecondition,
+                   "the Lease " + name + " does not exist (etcd-druid creates it)",
+                   {}};
+    }
+    return current.error();
+  }
+  Value::Map metadata = {{Value::String("resourceVersion"), Value::String(ResourceVersionOf(*current))}};
+  if (revision >= 0) {
+    metadata.emplace_back(
+        Value::String("annotations"),
+        Value::MakeMap({{Value::String(kRevisionAnnotation), Value::String(std::to_string(revision))},
+                        {Value::String(kRevisionTimeAnnotation), Value::String(FormatMicroTime(now))}}));
+  }
+  Value::Map patch = {{Value::String("metadata"), Value::MakeMap(std::move(metadata))}};
+  if (!spec.is_null()) patch.emplace_back(Value::String("spec"), std::move(spec));
+  auto patched = kube.MergePatch(lease, Value::MakeMap(std::move(patch)), log);
+  if (!patched.ok()) return patched.error();
+  return {};
+}
+
+}  // namespace
+
+Status RenewAgentLease(KubeClient& kube, const std::string& namespace_name, const std::string& name,
+                       const std::string& holder, std::chrono::system_clock::time_point now,
+                       int64_t duration_seconds, int64_t revision) {
+  return PatchAgentLease(
+      kube, namespace_name, name, now, revision,
+      Value::MakeMap({{Value::String("holderIdentity"), Value::String(holder)},
+                      {Value::String("renewTime"), Value::String(FormatMicroTime(now))},
+                      {Value::String("leaseDurationSeconds"), Value::Int(duration_seconds)}}));
+}
+
+Status RecordAgentRevision(KubeClient& kube, const std::string& namespace_name, const std::string& name,
+                           std::chrono::system_clock::time_point now, int64_t revision) {
+  return PatchAgentLease(kube, namespace_name, name, now, revision, Value::Null());
+}
+
+}  // namespace ruleplane

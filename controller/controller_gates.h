@@ -1,0 +1,70 @@
+// The controller's safety gates on top of the rules: what `ruleplane
+// controller` checks about a step before it runs, from the observed
+// EtcdClusterSnapshot alone (no I/O here).
+//
+//   - Quorum-loss recovery (the StatefulSet scaled to 0, to re-bootstrap from
+//     the backup, while spec.replicas is not 0) waits for an approval: the annotation
+//     ruleplane.dev/approve-plan on the Etcd naming the plan's digest
+//     (PlanDigest), unless the controller runs with --auto-recover-quorum-loss.
+//     An approval runs the step without --allow-disruptive.
+//   - The re-bootstrap marker (MarkRebootstrap) waits until the last
+//     disruptive step on the Etcd's status is this rule's scale to 0, approved
+//     (its plan digest is the approval) or --auto-recover-quorum-loss: a
+//     StatefulSet at 0 for another reason never gets the marker.
+//   - A membership change (a scale to another non-zero size) waits until
+//     every member that stays is Ready in the Etcd's status.members.
+//   - A disruptive step waits until `min_disruptive_interval` has passed since
+//     the last one, whose time the Etcd's status.lastOperation keeps (so a
+//     restarted or new leader keeps to it too).
+//
+// A gate that says wait pauses the plan before the step; the next reconcile
+// decides again.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "adapters/kubernetes/agent_lease.h"
+#include "adapters/kubernetes/kubernetes_adapter.h"
+#include "engine/common/time_util.h"
+#include "engine/common/value.h"
+#include "engine/plan/plan.h"
+#include "execution/executor.h"
+
+namespace ruleplane {
+
+// What a restore from the newest backup loses: the writes after the backup's
+// revision. Known only from below: the highest revision a member agent read
+// from its member (kRevisionAnnotation, also written by a member that answers
+// without a leader after the quorum loss) misses what was acknowledged after
+// that reading.
+struct DataLossBound {
+  int64_t backup_revision = -1;    // the full or delta snapshot Lease's; -1: unknown
+  int64_t observed_revision = -1;  // the highest on a member Lease's annotation; -1: unknown
+  std::string observed_member;     // whose Lease had it
+  std::string observed_time;       // when its agent read it (kRevisionTimeAnnotation), "" if not said
+
+  // At least this many revisions written after the backup are lost (0 when
+  // it is current); -1: unknown.
+  int64_t revisions() const;
+  std::string Describe() const;
+  Value ToValue() const;
+};
+
+DataLossBound DataLossBoundOf(const Value& snapshot);
+
+struct ControllerGateOptions {
+  bool auto_recover_quorum_loss = false;
+  std::chrono::seconds min_disruptive_interval{60};
+};
+
+// The quorum-loss re-bootstrap: ScaleStatefulSet to 0 replicas while the
+// Etcd object `etcd` still wants members. A scale to 0 that its spec.replicas
+// asks for is hibernation: the members keep their data, no approval is needed.
+bool IsQuorumLossRecovery(const PlanStep& step, const Value& etcd);
+
+GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, const std::string& plan_digest,
+                                Timestamp now, const ControllerGateOptions& options);
+
+}  // namespace ruleplane

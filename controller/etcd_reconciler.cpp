@@ -1,0 +1,245 @@
+#include "controller/etcd_reconciler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <syncstream>
+
+#include "adapters/kubernetes/etcd_event.h"
+#include "adapters/kubernetes/kubernetes_adapter.h"
+#include "controller/last_operation.h"
+#include "engine/common/json_value.h"
+#include "engine/common/sha256.h"
+#include "engine/common/time_util.h"
+#include "engine/plan/plan.h"
+#include "observers/cluster_observer.h"
+
+namespace ruleplane {
+namespace {
+
+int64_t Int(const Value& object, std::initializer_list<std::string_view> keys) {
+  const Value* value = ValueAt(object, keys);
+  return value != nullptr && value->is_int() ? value->int_value() : 0;
+}
+
+// What /metrics says about the cluster, from its Etcd's spec and status.
+ControllerMetrics::ClusterState StateOf(const Value& etcd) {
+  ControllerMetrics::ClusterState state;
+  state.desired = Int(etcd, {"spec", "replicas"});
+  const Value* members = ValueAt(etcd, {"status", "members"});
+  if (members != nullptr && members->is_list()) {
+    for (const Value& member : members->list_value()) {
+      const Value* status = ValueAt(member, {"status"});
+      if (status != nullptr && status->is_string() && status->string_value() == "Ready") ++state.ready;
+    }
+  }
+  const int64_t size = ValueAt(etcd, {"status", "clusterSize"}) != nullptr
+                           ? Int(etcd, {"status", "clusterSize"})
+                           : state.desired;
+  state.quorate = size > 0 && 2 * state.ready > size;
+  return state;
+}
+
+}  // namespace
+
+EtcdReconciler::EtcdReconciler(const ObjectCache& cache, KubeClient& client,
+                               std::vector<std::shared_ptr<const CompiledRuleSet>> rule_sets,
+                               const ActionCatalogue* catalogue, Journal* journal, ReconcilerOptions options,
+                               ControllerMetrics& metrics, std::ostream& log)
+    : cache_(cache),
+      client_(client),
+      rule_sets_(std::move(rule_sets)),
+      catalogue_(catalogue),
+      journal_(journal),
+      options_(options),
+      metrics_(metrics),
+      log_(log) {}
+
+ControllerGateOptions EtcdReconciler::GateOptions() const {
+  return {options_.auto_recover_quorum_loss, options_.min_disruptive_interval};
+}
+
+Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
+  const auto started = std::chrono::steady_clock::now();
+  const size_t slash = key.find('/');
+  const std::string namespace_name = key.substr(0, slash), name = key.substr(slash + 1);
+  auto now = TimestampFromUnixSeconds(std::time(nullptr));
+  if (!now.ok()) return now.error();
+  auto snapshot = ObserveClusterFromCache(cache_, namespace_name, name, *now);
+  if (!snapshot.ok()) return snapshot.error();
+  const Value& etcd = *snapshot->document.Find("etcd");
+  ControllerMetrics::ClusterState state = StateOf(etcd);
+
+  auto plan = MakePlan(rule_sets_, *snapshot, options_.evaluation, catalogue_);
+  if (!plan.ok()) return plan.error();
+  const std::string digest = PlanDigest(*plan);
+  ExecutionReport report;
+  report.state = "succeeded";
+  Value intent;  // written before a disruptive step acted, when one did
+  // A rule set that could not decide is a refusal even with no step planned.
+  if (!plan->steps.empty() || plan->has_error() || plan->has_violation()) {
+    KubernetesAdapter kubernetes(client_, *snapshot);
+    AdapterSet adapters;
+    adapters.Add(&kubernetes);
+    ExecutorOptions options;
+    options.dry_run = options_.dry_run;
+    options.allow_disruptive = options_.allow_disruptive;
+    options.command = options_.dry_run ? "controller --dry-run" : "controller";
+    options.subject = "etcd " + key;
+    options.one_disruptive_step = true;
+    options.retry = options_.retry;
+    options.cancelled = options_.cancelled;
+    options.gate = [&](const PlanStep& step) {
+      return GateControllerStep(step, snapshot->document, digest, *now, GateOptions());
+    };
+    // Right before a disruptive step acts: the state it was decided on still
+    // holds, and the intent is on the status first (fenced as the plan's
+    // other writes), so that a crash after the step keeps its time.
+    options.recheck_disruptive = [&](const PlanStep& step) -> Status {
+      if (Status holds = Recheck(namespace_name, name, step); !holds.ok()) return holds;
+      auto at = TimestampFromUnixSeconds(std::time(nullptr));
+      if (!at.ok()) return at.error();
+      const Value fields = DisruptiveStepIntent(step, digest, *at);
+      RequestLog log;
+      if (Status written = kubernetes.PatchEtcdStatus(fields, log); !written.ok()) {
+        Error error = written.error();
+        error.message = "recording the intent on the status before acting: " + error.message;
+        return error;
+      }
+      intent = fields;
+      return {};
+    };
+    options.on_step = [&](const PlanStep& planned, const StepReport& step) {
+      metrics_.Step(step.action, std::string(StepStateName(step.state)), planned.disruptive);
+      std::osyncstream(log_) << FormatJson(Value::MakeMap({
+                                    {Value::String("time"), Value::String(FormatRfc3339(*now))},
+                                    {Value::String("etcd"), Value::String(key)},
+                                    {Value::String("planDigest"), Value::String(digest)},
+                                    {Value::String("snapshot"), Value::String(plan->snapshot_digest)},
+                                    {Value::String("step"), Value::String(step.step_id)},
+                                    {Value::String("action"), Value::String(step.action)},
+                                    {Value::String("target"), Value::String(step.target)},
+                                    {Value::String("state"),
+                                     Value::String(std::string(StepStateName(step.state)))},
+                                    {Value::String("message"), Value::String(step.message)},
+                                }))
+                             << std::endl;
+      RecordEvent(etcd, planned, digest, step, *now);
+    };
+    Executor executor(adapters, journal_, options);
+    report = executor.Run(*plan, *snapshot, rule_sets_, options_.evaluation);
+    if (report.state == "refused") {
+      for (size_t i = 0; i < report.steps.size(); ++i) {
+        if (report.steps[i].state == StepState::kRefused) options.on_step(plan->steps[i], report.steps[i]);
+      }
+    }
+  }
+  Status written;
+  if (!options_.dry_run) {
+    const Value status =
+        LastOperationStatus(etcd, *plan, digest, report, DataLossBoundOf(snapshot->document), *now, intent);
+    if (!status.is_null()) written = WriteStatus(namespace_name, name, status);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!report.ok() || !written.ok()) {
+    const Error& error = report.ok() ? written.error() : *report.error;
+    metrics_.Reconciled(error.code == ErrorCode::kConflict  ? "conflict"
+                        : error.code == ErrorCode::kRefused ? "refused"
+                                                            : "error",
+                        seconds);
+    metrics_.Cluster(key, state);
+    return error;
+  }
+  metrics_.Reconciled(report.state == "paused" ? "paused" : "success", seconds);
+  state.last_success = static_cast<double>(std::time(nullptr));
+  metrics_.Cluster(key, state);
+  return ReconcileResult{report.requeue_after};
+}
+
+Status EtcdReconciler::Recheck(const std::string& namespace_name, const std::string& name,
+                               const PlanStep& step) {
+  auto now = TimestampFromUnixSeconds(std::time(nullptr));
+  if (!now.ok()) return now.error();
+  RequestLog reads;
+  auto fresh = ObserveCluster(client_, namespace_name, name, *now, reads);
+  if (!fresh.ok()) return fresh.error();
+  auto replanned = MakePlan(rule_sets_, *fresh, options_.evaluation, catalogue_);
+  if (!replanned.ok()) return replanned.error();
+  const auto same =
+      std::find_if(replanned->steps.begin(), replanned->steps.end(),
+                   [&](const PlanStep& planned) { return planned.idempotency_key == step.idempotency_key; });
+  if (same == replanned->steps.end()) {
+    return Error{ErrorCode::kConflict,
+                 "re-checked before acting: the state it was decided on no longer holds (a fresh observation "
+                 "does not plan it)",
+                 {}};
+  }
+  const GateDecision gate =
+      GateControllerStep(*same, fresh->document, PlanDigest(*replanned), *now, GateOptions());
+  if (gate.wait || gate.refuse) {
+    return Error{ErrorCode::kConflict, "re-checked before acting: " + gate.reason, {}};
+  }
+  return {};
+}
+
+void EtcdReconciler::RecordEvent(const Value& etcd, const PlanStep& planned, const std::string& digest,
+                                 const StepReport& step, Timestamp now) {
+  const std::string name = ValueAt(etcd, {"metadata", "name"})->string_value();
+  const std::string namespace_name = ValueAt(etcd, {"metadata", "namespace"})->string_value();
+  const std::string about =
+      step.action + " " + step.target + " (step " + step.step_id + ", plan " + digest + ")";
+  std::vector<EtcdEventFields> events;
+  if (options_.dry_run) {
+    // One Event per distinct request: every resync plans the same again.
+    for (const Request& request : step.requests) {
+      if (!request.mutates) continue;
+      const std::string text = DescribeRequest(request);
+      events.push_back({name + ".dryrun." + Sha256Hex(text).substr(0, 16), "Normal", "DryRun",
+                        "would send " + text + " for " + about, step.action});
+    }
+  } else if (step.state == StepState::kSucceeded) {
+    events.push_back({"", "Normal", step.action, "done: " + about, step.action});
+  } else if (step.state == StepState::kFailed) {
+    events.push_back({"", "Warning", "StepFailed", step.message + ": " + about, step.action});
+  } else if (step.state == StepState::kPending && IsQuorumLossRecovery(planned, etcd) &&
+             step.message.rfind("waiting: ", 0) == 0) {
+    // One per plan digest: it waits for an approval of this very plan.
+    events.push_back({name + ".approval." + digest.substr(7, 16), "Warning", "ApprovalRequired", step.message,
+                      step.action});
+  }
+  for (const EtcdEventFields& fields : events) {
+    RequestLog log;
+    auto created =
+        client_.Create({"v1", "events", namespace_name, "", ""}, EtcdEvent(etcd, fields, now), log);
+    // kConflict: an Event of that name exists already.
+    if (!created.ok() && created.error().code != ErrorCode::kConflict) {
+      std::osyncstream(log_) << FormatJson(Value::MakeMap(
+                                    {{Value::String("etcd"), Value::String(namespace_name + "/" + name)},
+                                     {Value::String("event"), Value::String(fields.reason)},
+                                     {Value::String("error"), Value::String(created.error().message)}}))
+                             << std::endl;
+    }
+  }
+}
+
+Status EtcdReconciler::WriteStatus(const std::string& namespace_name, const std::string& name,
+                                   const Value& fields) {
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, name, ""};
+  KubeResource status = etcd;
+  status.subresource = "status";
+  Status written;
+  // A conflict is a write by a step or a member agent in between: read again (at most three times).
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    RequestLog log;
+    auto current = client_.Get(etcd, log);
+    if (!current.ok()) return current.error();
+    auto patched =
+        client_.MergePatch(status, FencedMergePatch(ResourceVersionOf(*current), "status", fields), log);
+    if (patched.ok()) return {};
+    written = patched.error();
+    if (written.error().code != ErrorCode::kConflict) break;
+  }
+  return written;
+}
+
+}  // namespace ruleplane

@@ -1,0 +1,141 @@
+#include "member/member_agent.h"
+
+#include <algorithm>
+
+#include "member/surplus_members.h"
+
+namespace ruleplane {
+Value AgentRound::ToValue() const {
+  return Value::MakeMap({{Value::String("healthy"), Value::Bool(healthy)},
+                         {Value::String("holderIdentity"), Value::String(holder_identity)},
+                         {Value::String("backup"), Value::String(backup)},
+                         {Value::String("removed"),
+                          [&] {
+                            Value::List names;
+                            for (const std::string& name : removed) names.push_back(Value::String(name));
+                            return Value::MakeList(std::move(names));
+                          }()},
+                         {Value::String("kept"),
+                          [&] {
+                            Value::List reasons;
+                            for (const std::string& reason : kept) reasons.push_back(Value::String(reason));
+                            return Value::MakeList(std::move(reasons));
+                          }()},
+                         {Value::String("error"), Value::String(error)}});
+}
+
+MemberAgent::MemberAgent(MemberAgentOptions options, EtcdClient& cluster, KubeClient& kube)
+    : options_(std::move(options)), cluster_(cluster), kube_(kube) {}
+
+std::set<uint64_t> MemberAgent::HealthyMembers(const std::vector<EtcdMember>& members,
+                                               const EtcdStatus& self) {
+  // Short probes: a member that does not answer must not hold up the next heartbeat.
+  EtcdClientConfig config = cluster_.config();
+  config.timeout = std::min<std::chrono::milliseconds>(config.timeout, std::chrono::seconds(2));
+  EtcdClient probe(config);
+  std::set<uint64_t> healthy = {self.member_id};
+  for (const EtcdMember& member : members) {
+    if (member.id == self.member_id) continue;
+    for (const std::string& url : member.client_urls) {
+      RequestLog log;
+      auto status = probe.MemberStatus(url, log);
+      if (!status.ok()) continue;
+      if (status->member_id == member.id && status->cluster_id == self.cluster_id && status->leader != 0)
+        healthy.insert(member.id);
+      break;
+    }
+  }
+  return healthy;
+}
+
+std::string MemberAgent::PodStandsFor(const EtcdMember& member) {
+  RequestLog log;
+  auto pod = kube_.Get({"v1", "pods", options_.namespace_name, member.name, ""}, log);
+  if (!pod.ok()) {
+    if (pod.error().code == ErrorCode::kNotFound) return "";
+    return "its Pod could not be read: " + pod.error().message;
+  }
+  const Value* deleting = ValueAt(*pod, {"metadata", "deletionTimestamp"});
+  if (deleting != nullptr && !deleting->is_null()) return "";
+  return "its Pod runs";
+}
+
+Status MemberAgent::RemoveSurplusMember(const std::vector<EtcdMember>& members, const EtcdStatus& self,
+                                        AgentRound& round) {
+  if (options_.etcd_name.empty()) return {};
+  RequestLog log;
+  auto etcd = kube_.Get(
+      {"druid.gardener.cloud/v1alpha1", "etcds", options_.namespace_name, options_.etcd_name, ""}, log);
+  if (!etcd.ok()) return etcd.error();
+  const Value* replicas = ValueAt(*etcd, {"spec", "replicas"});
+  const Value* cluster_size = ValueAt(*etcd, {"status", "clusterSize"});
+  if (replicas == nullptr || !replicas->is_int() || cluster_size == nullptr || !cluster_size->is_int())
+    return {};
+  const int64_t kept = std::max(replicas->int_value(), cluster_size->int_value());
+  if (kept < 1) return {};  // a scale to zero is not a scale-in
+  const std::vector<EtcdMember> surplus =
+      SurplusMembers(members, options_.etcd_name, kept, self.leader, self.member_id);
+  if (surplus.empty()) return {};
+  const std::set<uint64_t> healthy = HealthyMembers(members, self);
+  for (const EtcdMember& member : surplus) {
+    if (const std::string pod = PodStandsFor(member); !pod.empty()) {
+      round.kept.push_back(member.name + ": " + pod);
+      continue;
+    }
+    const Quorum left = QuorumWithout(members, healthy, member);
+    if (!left.quorate()) {
+      round.kept.push_back(member.name + ": without it " + std::to_string(left.healthy) + " of " +
+                           std::to_string(left.voting) + " voting members would be healthy, no majority");
+      continue;
+    }
+    if (Status removed = cluster_.MemberRemove(member.id, log); !removed.ok()) return removed;
+    round.removed.push_back(member.name);
+    return {};  // one membership change per heartbeat
+  }
+  return {};
+}
+
+AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
+  AgentRound round;
+  RequestLog reads;
+  auto status = cluster_.MemberStatus(options_.client_url, reads);
+  if (!status.ok()) {
+    round.error = "the member does not answer: " + status.error().message;
+    return round;
+  }
+  auto members = cluster_.MemberList(reads);
+  if (!members.ok()) {
+    round.error = "no member list: " + members.error().message;
+    return round;
+  }
+  const bool voting = std::any_of(members->begin(), members->end(), [&](const EtcdMember& member) {
+    return member.id == status->member_id && !member.is_learner;
+  });
+  if (!voting || status->leader == 0) {
+    round.error = voting ? "the member knows no leader" : "the member is not a voting member of the cluster";
+    // Not healthy, so no renewal; its revision still bounds what a re-bootstrap loses.
+    if (Status recorded =
+            RecordAgentRevision(kube_, options_.namespace_name, options_.member_name, now, status->revision);
+        !recorded.ok())
+      round.error += "; revision not recorded: " + recorded.error().message;
+    return round;
+  }
+  round.healthy = true;
+  const bool leads = status->leader == status->member_id;
+  round.holder_identity = MemberIdHex(status->member_id) + (leads ? ":Leader" : ":Member");
+  if (Status renewed =
+          RenewAgentLease(kube_, options_.namespace_name, options_.member_name, round.holder_identity, now,
+                          3 * options_.heartbeat.count(), status->revision);
+      !renewed.ok()) {
+    round.error = renewed.error().message;
+    round.holder_identity.clear();
+  }
+  if (leads) {
+    if (Status cleaned = RemoveSurplusMember(*members, *status, round); !cleaned.ok())
+      round.error +=
+          std::string(round.error.empty() ? "" : "; ") + "surplus members: " + cleaned.error().message;
+  }
+  return round;
+}
+
+}  // namespace ruleplane

@@ -1,0 +1,88 @@
+// MemberAgent: what runs beside each etcd member (etcd-backup-restore's
+// sidecar duties that etcd-druid's decisions read). Its heartbeat, one at a
+// time:
+//
+//   - while the member answers and is a voting member of the cluster, renew
+//     its Lease (named as the member) with holderIdentity
+//     "<memberID hex>:<Leader|Member>" (DEP-01), renewTime now and a duration
+//     of three heartbeats, and the member's revision in the annotation
+//     ruleplane.dev/revision (the controller's data-loss bound compares it
+//     with the backup's); an unhealthy member's lease is left to expire, which
+//     is how etcd-druid notices it;
+//   - when the member leads, remove at most one etcd member a scale-down left
+//     behind (surplus_members.h: learners first, the leader last), only when
+//     no running Pod stands for it and the cluster stays quorate without it,
+//     counting the members healthy now; the next one at a later heartbeat,
+//     decided from the member list as it is then.
+//
+// The leader's backups are MemberBackups' (member_backups.h), run on a thread
+// of their own: a heartbeat never waits for a snapshot.
+//
+// Every Lease write is fenced by the resourceVersion just read. Flags and
+// defaults as etcd-backup-restore names them (--k8s-heartbeat-duration 10s,
+// --schedule, --delta-snapshot-period 20s).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "adapters/etcd/etcd_client.h"
+#include "adapters/kubernetes/agent_lease.h"
+#include "adapters/kubernetes/kube_client.h"
+#include "engine/common/value.h"
+
+namespace ruleplane {
+
+struct MemberAgentOptions {
+  std::string member_name;  // also its Lease's name
+  std::string etcd_name;    // the Etcd object whose BackupReady condition it keeps; "" = none
+  std::string client_url;   // this member's client URL
+  std::string namespace_name;
+  std::string full_snapshot_lease;        // "" = none
+  std::string delta_snapshot_lease;       // "" = none
+  std::string schedule = "0 */24 * * *";  // full snapshots (cron, UTC)
+  std::chrono::seconds delta_period{20};
+  std::chrono::seconds heartbeat{10};
+};
+
+// What one heartbeat did, for the log line.
+struct AgentRound {
+  bool healthy = false;
+  std::string holder_identity;       // written to the member lease; "" when not renewed
+  std::string backup;                // the snapshot taken, "" when none (--once only)
+  std::vector<std::string> removed;  // the surplus member removed from the etcd cluster (at most one)
+  std::vector<std::string> kept;     // surplus members left in place, "<name>: why"
+  std::string error;                 // what went wrong, "" when nothing
+  Value ToValue() const;
+};
+
+class MemberAgent {
+ public:
+  MemberAgent(MemberAgentOptions options, EtcdClient& cluster, KubeClient& kube);
+
+  AgentRound Heartbeat(std::chrono::system_clock::time_point now);
+
+ private:
+  // The leader's cleanup (DEP-01, seeds/000:556, 747): of the etcd members
+  // named <etcd>-<ordinal> with an ordinal >= the larger of the Etcd's
+  // spec.replicas and status.clusterSize (after a scale-down), never this
+  // member itself, the first in SurplusMembers' order that no running Pod
+  // stands for (a Pod named as it that exists and is not being deleted) and
+  // without which a majority of the voting members is healthy is removed.
+  Status RemoveSurplusMember(const std::vector<EtcdMember>& members, const EtcdStatus& self,
+                             AgentRound& round);
+  // The members that answer their status now with this cluster's ID and a
+  // leader (this member included).
+  std::set<uint64_t> HealthyMembers(const std::vector<EtcdMember>& members, const EtcdStatus& self);
+  // Why `member` must stay because of its Pod: "" when no running Pod stands for it.
+  std::string PodStandsFor(const EtcdMember& member);
+
+  MemberAgentOptions options_;
+  EtcdClient& cluster_;
+  KubeClient& kube_;
+};
+
+}  // namespace ruleplane

@@ -1,0 +1,71 @@
+// MemberBackups: the leading member-agent's backups, run apart from its
+// heartbeat (on a thread of their own, with clients of their own) so that a
+// snapshot that takes minutes never delays the member's Lease renewal, whose
+// expiry the status rules read as NotReady.
+//
+// Each round: when this member leads, take the full snapshot the cron
+// schedule asks for (or the first one), else a delta every delta period,
+// into the backup store; renew the full or delta snapshot Lease with the
+// revision it holds (holderIdentity: the revision, decimal); and keep the
+// Etcd's BackupReady condition: True (BackupSucceeded) after a snapshot was
+// uploaded, False (BackupFailed) after one failed, written only when the
+// condition changes. DEP-01 gives that condition to the leading sidecar
+// ("the most recent backup upload (full or incremental) succeeded",
+// seeds/000 lines 169, 251-252); the reasons are etcd-druid's.
+//
+//   EtcdClient cluster(config);          // not shared with the heartbeat
+//   cluster.set_cancel(&stopping);       // SIGTERM ends a snapshot in progress
+//   MemberBackups backups(options, cluster, kube, store, &stopping);
+//   BackupRound round = backups.Run(std::chrono::system_clock::now());
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "adapters/kubernetes/kube_client.h"
+#include "engine/common/value.h"
+#include "member/backup_taker.h"
+#include "member/member_agent.h"
+
+namespace ruleplane {
+
+// What one backup round did, for the log line.
+struct BackupRound {
+  bool leads = false;
+  std::string backup;  // the snapshot taken, "" when none
+  std::string error;   // what went wrong, "" when nothing
+  bool idle() const { return backup.empty() && error.empty(); }
+  Value ToValue() const;
+};
+
+class MemberBackups {
+ public:
+  // While `*stopping` is true, a backup that fails (the clients were
+  // cancelled) is not reported as BackupFailed. May be null.
+  MemberBackups(MemberAgentOptions options, EtcdClient& cluster, KubeClient& kube, BackupStore& store,
+                const std::atomic<bool>* stopping = nullptr);
+
+  BackupRound Run(std::chrono::system_clock::time_point now);
+
+ private:
+  // The backup due now, taken: its name is "" when none was due or the
+  // cluster had not moved; `lease` is the snapshot Lease it renews.
+  struct DueBackup {
+    TakenBackup taken;
+    std::string lease;
+  };
+  Result<DueBackup> TakeDueBackup(std::chrono::system_clock::time_point now);
+  Status SetBackupReady(bool succeeded, const std::string& message,
+                        std::chrono::system_clock::time_point now);
+
+  MemberAgentOptions options_;
+  EtcdClient& cluster_;
+  KubeClient& kube_;
+  BackupStore& store_;
+  const std::atomic<bool>* stopping_;
+  std::optional<std::chrono::system_clock::time_point> last_delta_;
+};
+
+}  // namespace ruleplane

@@ -1,0 +1,89 @@
+#include "observers/cluster_observer.h"
+
+namespace ruleplane {
+namespace {
+
+std::string Uid(const Value& object) {
+  const Value* uid = ValueAt(object, {"metadata", "uid"});
+  return uid != nullptr && uid->is_string() ? uid->string_value() : "";
+}
+
+// The items with an ownerReference to `owner_uid`.
+Value OwnedBy(const Value::List& items, const std::string& owner_uid) {
+  Value::List owned;
+  if (owner_uid.empty()) return Value::MakeList(std::move(owned));
+  for (const Value& item : items) {
+    const Value* owners = ValueAt(item, {"metadata", "ownerReferences"});
+    if (owners == nullptr || !owners->is_list()) continue;
+    for (const Value& owner : owners->list_value()) {
+      const Value* uid = ValueAt(owner, {"uid"});
+      if (uid != nullptr && uid->is_string() && uid->string_value() == owner_uid) {
+        owned.push_back(item);
+        break;
+      }
+    }
+  }
+  return Value::MakeList(std::move(owned));
+}
+
+Value::List Items(const Value& list) {
+  const Value* items = ValueAt(list, {"items"});
+  return items != nullptr && items->is_list() ? items->list_value() : Value::List{};
+}
+
+// The snapshot of these objects (null: absent).
+Result<Snapshot> Assemble(const Value& etcd, const Value& statefulset, const Value::List& leases,
+                          const Value::List& pods, const Value& budget, Timestamp now) {
+  Value::Map document = {{Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
+                         {Value::String("kind"), Value::String("EtcdClusterSnapshot")},
+                         {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
+                         {Value::String("etcd"), etcd}};
+  if (!statefulset.is_null()) document.emplace_back(Value::String("statefulSet"), statefulset);
+  document.emplace_back(Value::String("leases"), OwnedBy(leases, Uid(etcd)));
+  document.emplace_back(Value::String("pods"), OwnedBy(pods, statefulset.is_null() ? "" : Uid(statefulset)));
+  if (!budget.is_null()) document.emplace_back(Value::String("podDisruptionBudget"), budget);
+  return SnapshotFromValue(Value::MakeMap(std::move(document)));
+}
+
+// The object, or null when it does not exist.
+Result<Value> GetIfPresent(KubeClient& client, const KubeResource& resource, RequestLog& log) {
+  auto object = client.Get(resource, log);
+  if (!object.ok() && object.error().code == ErrorCode::kNotFound) return Value::Null();
+  return object;
+}
+
+}  // namespace
+
+Result<Snapshot> ObserveCluster(KubeClient& client, const std::string& namespace_name,
+                                const std::string& name, Timestamp now, RequestLog& log) {
+  auto etcd = client.Get({"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, name, ""}, log);
+  if (!etcd.ok()) return etcd.error();
+  auto statefulset = GetIfPresent(client, {"apps/v1", "statefulsets", namespace_name, name, ""}, log);
+  if (!statefulset.ok()) return statefulset.error();
+  auto leases = client.List({"coordination.k8s.io/v1", "leases", namespace_name, "", ""}, "", log);
+  if (!leases.ok()) return leases.error();
+  auto pods = client.List({"v1", "pods", namespace_name, "", ""}, "", log);
+  if (!pods.ok()) return pods.error();
+  // policy/v1 from Kubernetes 1.21 on; before, policy/v1beta1 (same spec.minAvailable).
+  auto budget = GetIfPresent(client, {"policy/v1", "poddisruptionbudgets", namespace_name, name, ""}, log);
+  if (budget.ok() && budget->is_null()) {
+    budget = GetIfPresent(client, {"policy/v1beta1", "poddisruptionbudgets", namespace_name, name, ""}, log);
+  }
+  if (!budget.ok()) return budget.error();
+
+  return Assemble(*etcd, *statefulset, Items(*leases), Items(*pods), *budget, now);
+}
+
+Result<Snapshot> ObserveClusterFromCache(const ObjectCache& cache, const std::string& namespace_name,
+                                         const std::string& name, Timestamp now) {
+  auto etcd = cache.Get("etcds", namespace_name, name);
+  if (!etcd) return Error{ErrorCode::kNotFound, "etcds " + name + " in namespace " + namespace_name, {}};
+  const Value statefulset = cache.Get("statefulsets", namespace_name, name).value_or(Value::Null());
+  const Value::List leases = cache.ListOwnedBy("leases", namespace_name, Uid(*etcd));
+  const Value::List pods =
+      statefulset.is_null() ? Value::List{} : cache.ListOwnedBy("pods", namespace_name, Uid(statefulset));
+  return Assemble(*etcd, statefulset, leases, pods,
+                  cache.Get("poddisruptionbudgets", namespace_name, name).value_or(Value::Null()), now);
+}
+
+}  // namespace ruleplane
