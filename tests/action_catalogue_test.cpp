@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "adapters/kubernetes/action_handler.h"
+
 namespace ruleplane {
 namespace {
 
@@ -73,6 +75,31 @@ TEST(ActionCatalogueTest, EveryBundledActionSaysHowItsWritesAreFenced) {
         << action.name << ": '" << action.fencing << "'";
     EXPECT_GT(action.fencing.size(), kind.size() + 2) << action.name << " says how";
   }
+}
+
+// One handler per action (adapters/kubernetes/actions/): every action the
+// catalogue gives the kubernetes adapter has one, and every handler performs
+// an action the catalogue gives the kubernetes adapter.
+TEST(ActionCatalogueTest, EveryKubernetesActionHasAHandler) {
+  std::string text = ReadRepoFile("execution/catalogue.yaml");
+  CatalogueLoadResult result = LoadActionCatalogue(text, "execution/catalogue.yaml");
+  ASSERT_TRUE(result.catalogue) << Messages(result, text);
+  int kubernetes_actions = 0;
+  for (const ActionDefinition& action : result.catalogue->actions) {
+    if (action.adapter != "kubernetes") continue;
+    ++kubernetes_actions;
+    const ActionHandler* handler = FindKubernetesActionHandler(action.name);
+    ASSERT_NE(handler, nullptr) << action.name << " has no file in adapters/kubernetes/actions/";
+    EXPECT_NE(handler->is_done, nullptr) << action.name;
+    EXPECT_NE(handler->perform, nullptr) << action.name;
+  }
+  EXPECT_GT(kubernetes_actions, 0);
+  for (const std::string& name : KubernetesActionNames()) {
+    const ActionDefinition* action = result.catalogue->Find(name);
+    ASSERT_NE(action, nullptr) << name << " has a handler but is not in execution/catalogue.yaml";
+    EXPECT_EQ(action->adapter, "kubernetes") << name;
+  }
+  EXPECT_EQ(FindKubernetesActionHandler("NoSuchAction"), nullptr);
 }
 
 TEST(ActionCatalogueTest, ReportsEveryProblemWithItsPosition) {

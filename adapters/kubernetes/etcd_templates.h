@@ -9,13 +9,17 @@
 //   EtcdStatefulSet    <etcd>: the member pods, with ruleplane's member-init
 //                      as init container and member-agent as sidecar
 //   CompactionJob      <etcd>-compactor (controllers/compaction/reconciler.go)
+//   EtcdLease          a member Lease or <etcd>-full-snap / <etcd>-delta-snap
+//   EtcdPodDisruptionBudget
+//                      <etcd>, the budget over the member pods
 //   PodTemplateForSpec the StatefulSet's pod template with what the Etcd's
 //                      spec owns applied: images, resources, labels,
 //                      annotations, priority class
 //
-// Pure functions of the Etcd object as the API returned it: no I/O. An Etcd
-// that lacks what a template needs (no uid, no backup store, no image for the
-// compaction job) is kFailedPrecondition, naming the field.
+// One file per kind in templates/. Pure functions of the Etcd object as the
+// API returned it: no I/O. An Etcd that lacks what a template needs (no uid,
+// no backup store, no image for the compaction job) is kFailedPrecondition,
+// naming the field.
 #pragma once
 
 #include <string>
@@ -75,6 +79,15 @@ std::string CompactionJobName(const Value& etcd);
 // The batch/v1 Job that runs `etcd-backup-restore compact` over the Etcd's
 // backup store, in spec.backup.image.
 Result<Value> CompactionJob(const Value& etcd);
+
+// The Lease `name` owned by the Etcd, labelled app.kubernetes.io/part-of
+// <etcd> and gardener.cloud/purpose `purpose` ("etcd-member-lease",
+// "etcd-snapshot-lease").
+Value EtcdLease(const Value& etcd, const std::string& name, const std::string& purpose);
+
+// The policy/v1beta1 PodDisruptionBudget <etcd> owned by the Etcd, with
+// `min_available` and `selector` (the StatefulSet's).
+Value EtcdPodDisruptionBudget(const Value& etcd, const Value& min_available, const Value& selector);
 
 // `pod_template` (a StatefulSet's spec.template) with the Etcd's spec
 // applied: the "etcd" container's image and resources from spec.etcd, the

@@ -21,9 +21,10 @@
 // object than the Etcd (the StatefulSet, Pods, Leases, the ConfigMap, the
 // budget, Services, Jobs) also rests on the Etcd's spec as observed: it reads
 // the Etcd first and is kConflict when its uid or generation changed since
-// the snapshot. IsDone reads the
-// object fresh and compares: a step that took effect (before a crash, or by
-// someone else) is found done.
+// the snapshot. IsDone reads the object fresh and compares: a step that took
+// effect (before a crash, or by someone else) is found done.
+//
+// Each action is one handler, in actions/<action>.cpp (action_handler.h).
 //
 //   ApplyStatefulSetSpec   the pod template from the Etcd's spec and the
 //                          generation annotation, then
@@ -39,10 +40,10 @@
 #pragma once
 
 #include <chrono>
-#include <map>
 #include <string>
 
 #include "adapters/adapter.h"
+#include "adapters/kubernetes/action_context.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/snapshot.h"
 
@@ -66,7 +67,7 @@ class KubernetesAdapter : public Adapter {
   KubernetesAdapter(KubeClient& client, const Snapshot& snapshot);
 
   std::string_view kind() const override { return "kubernetes"; }
-  const std::string& namespace_name() const { return namespace_; }
+  const std::string& namespace_name() const { return context_.namespace_name(); }
   Result<bool> IsDone(const PlanStep& step, RequestLog& log) override;
   Status Perform(const PlanStep& step, RequestLog& log) override;
   std::optional<std::chrono::milliseconds> PollInterval(const PlanStep& step) const override;
@@ -78,24 +79,7 @@ class KubernetesAdapter : public Adapter {
   Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
 
  private:
-  // The object as this adapter last saw it (observed, or returned by its own write).
-  Value& Tracked(const std::string& key, const Value& observed);
-  Status ApplyStatefulSetSpec(const PlanStep& step, RequestLog& log);
-  Result<Value> FreshEtcd(RequestLog& log);
-  // kConflict unless the Etcd is the one observed, at the generation observed.
-  Status CheckEtcdAsObserved(RequestLog& log);
-  Status RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,
-                     const std::string& message, RequestLog& log);
-  Result<bool> EventRecorded(const std::string& reason, const std::string& message, RequestLog& log);
-  Result<bool> PodGone(const std::string& name, RequestLog& log);
-  Result<bool> Exists(const KubeResource& resource, RequestLog& log);
-  // Creates `object` in `collection`; one that exists already is left as it is.
-  Status CreateUnlessPresent(const KubeResource& collection, const Value& object, RequestLog& log);
-
-  KubeClient& client_;
-  Value snapshot_;
-  std::string namespace_, etcd_name_;
-  std::map<std::string, Value> tracked_;
+  ActionContext context_;
 };
 
 }  // namespace ruleplane

@@ -1,0 +1,131 @@
+#include "adapters/kubernetes/action_context.h"
+
+#include <ctime>
+
+#include "adapters/kubernetes/etcd_event.h"
+#include "adapters/kubernetes/object_fields.h"
+#include "engine/common/time_util.h"
+
+namespace ruleplane {
+
+ActionContext::ActionContext(KubeClient& client, const Snapshot& snapshot)
+    : client_(client), snapshot_(snapshot.document) {
+  namespace_ = FieldText(snapshot_, {"etcd", "metadata", "namespace"});
+  etcd_name_ = FieldText(snapshot_, {"etcd", "metadata", "name"});
+}
+
+const Value& ActionContext::observed_etcd() const { return *ValueAt(snapshot_, {"etcd"}); }
+
+Value& ActionContext::Tracked(const std::string& key, const Value& observed) {
+  auto found = tracked_.find(key);
+  if (found == tracked_.end()) found = tracked_.emplace(key, observed).first;
+  return found->second;
+}
+
+Result<Value*> ActionContext::TrackedStatefulSet() {
+  const Value* observed = ValueAt(snapshot_, {"statefulSet"});
+  if (observed == nullptr) return Error{ErrorCode::kFailedPrecondition, "no StatefulSet was observed", {}};
+  return &Tracked("statefulset", *observed);
+}
+
+Result<Value> ActionContext::FreshEtcd(RequestLog& log) {
+  return client_.Get({"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, ""}, log);
+}
+
+Status ActionContext::PatchEtcdStatus(const Value& status_patch, RequestLog& log) {
+  Value& etcd = TrackedEtcd();
+  auto patched = client_.MergePatch(
+      {"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, "status"},
+      FencedMergePatch(FieldText(etcd, {"metadata", "resourceVersion"}), "status", status_patch), log);
+  if (!patched.ok()) return patched.error();
+  if (!patched->is_null()) etcd = *patched;
+  return {};
+}
+
+Status ActionContext::CheckEtcdAsObserved(RequestLog& log) {
+  const Value& observed = observed_etcd();
+  auto fresh = FreshEtcd(log);
+  if (!fresh.ok()) {
+    if (fresh.error().code == ErrorCode::kNotFound)
+      return Error{ErrorCode::kConflict, "the Etcd " + etcd_name_ + " is gone: re-observe", {}};
+    return fresh.error();
+  }
+  if (FieldText(*fresh, {"metadata", "uid"}) != FieldText(observed, {"metadata", "uid"})) {
+    return Error{ErrorCode::kConflict,
+                 "the Etcd " + etcd_name_ + " was replaced (uid " + FieldText(*fresh, {"metadata", "uid"}) +
+                     ", the plan observed " + FieldText(observed, {"metadata", "uid"}) + "): re-observe",
+                 {}};
+  }
+  const int64_t generation = FieldInt(*fresh, {"metadata", "generation"}, -1);
+  const int64_t decided_on = FieldInt(observed, {"metadata", "generation"}, -1);
+  if (generation != decided_on) {
+    return Error{ErrorCode::kConflict,
+                 "the Etcd's spec changed since the plan's observation (generation " +
+                     std::to_string(generation) + ", the plan observed " + std::to_string(decided_on) +
+                     "): re-observe",
+                 {}};
+  }
+  return {};
+}
+
+std::string ActionContext::ObservedUid(std::string_view list, const std::string& name) const {
+  std::string uid;
+  for (const Value& observed : FieldList(snapshot_, {list})) {
+    if (FieldText(observed, {"metadata", "name"}) == name) uid = FieldText(observed, {"metadata", "uid"});
+  }
+  return uid;
+}
+
+Result<bool> ActionContext::Exists(const KubeResource& resource, RequestLog& log) {
+  auto object = client_.Get(resource, log);
+  if (!object.ok() && object.error().code != ErrorCode::kNotFound) return object.error();
+  return object.ok();
+}
+
+Status ActionContext::CreateUnlessPresent(const KubeResource& collection, const Value& object,
+                                          RequestLog& log) {
+  auto created = client_.Create(collection, object, log);
+  // 409 AlreadyExists: created before (by an earlier run of this step) or by someone else; IsDone decides.
+  if (!created.ok() && created.error().code != ErrorCode::kConflict) return created.error();
+  return {};
+}
+
+Result<bool> ActionContext::PodGone(const std::string& name, RequestLog& log) {
+  auto pod = client_.Get({"v1", "pods", namespace_, name, ""}, log);
+  if (!pod.ok()) {
+    if (pod.error().code == ErrorCode::kNotFound) return true;
+    return pod.error();
+  }
+  const std::string observed_uid = ObservedUid("pods", name);
+  // Replaced by the StatefulSet controller (a new uid), or on its way out.
+  return (!observed_uid.empty() && FieldText(*pod, {"metadata", "uid"}) != observed_uid) ||
+         ValueAt(*pod, {"metadata", "deletionTimestamp"}) != nullptr;
+}
+
+Status ActionContext::RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,
+                                  const std::string& message, RequestLog& log) {
+  auto now = TimestampFromUnixSeconds(std::time(nullptr));
+  if (!now.ok()) return now.error();
+  const Value event = EtcdEvent(observed_etcd(), {"", type, reason, message, step.action}, *now);
+  auto created = client_.Create({"v1", "events", namespace_, "", ""}, event, log);
+  if (!created.ok()) return created.error();
+  return {};
+}
+
+Result<bool> ActionContext::EventRecorded(const std::string& reason, const std::string& message,
+                                          RequestLog& log) {
+  auto events =
+      client_.List({"v1", "events", namespace_, "", ""}, "", log,
+                   "involvedObject.name=" + etcd_name_ + ",involvedObject.kind=Etcd,reason=" + reason);
+  if (!events.ok()) return events.error();
+  auto hour_ago = TimestampFromUnixSeconds(std::time(nullptr) - 3600);
+  if (!hour_ago.ok()) return hour_ago.error();
+  for (const Value& event : FieldList(*events, {"items"})) {
+    auto last = ParseRfc3339(FieldText(event, {"lastTimestamp"}));
+    if (FieldText(event, {"message"}) == message && last.ok() && last->seconds >= hour_ago->seconds)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace ruleplane

@@ -1,0 +1,72 @@
+// ActionContext: what the action handlers (action_handler.h) share while one
+// KubernetesAdapter performs one plan: the client, the snapshot the plan was
+// made from, the objects as this plan's own writes left them, and the reads
+// and writes several actions make.
+//
+// Fencing: every write carries the resourceVersion the plan was made from
+// (the snapshot's objects); after its own successful write a handler keeps
+// the version that write returned (Tracked), so the steps of one plan follow
+// each other, and any other writer in between makes the next write fail with
+// kConflict.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "adapters/kubernetes/kube_client.h"
+#include "adapters/request.h"
+#include "engine/common/error.h"
+#include "engine/common/snapshot.h"
+#include "engine/plan/plan.h"
+
+namespace ruleplane {
+
+class ActionContext {
+ public:
+  ActionContext(KubeClient& client, const Snapshot& snapshot);
+
+  KubeClient& client() { return client_; }
+  // The EtcdClusterSnapshot document the plan was made from.
+  const Value& snapshot() const { return snapshot_; }
+  const Value& observed_etcd() const;
+  const std::string& namespace_name() const { return namespace_; }
+  const std::string& etcd_name() const { return etcd_name_; }
+
+  // The object as this plan last saw it (observed, or returned by its own write).
+  Value& Tracked(const std::string& key, const Value& observed);
+  // The Etcd as this plan last saw it.
+  Value& TrackedEtcd() { return Tracked("etcd", observed_etcd()); }
+  // The StatefulSet as this plan last saw it; kFailedPrecondition when none was observed.
+  Result<Value*> TrackedStatefulSet();
+
+  Result<Value> FreshEtcd(RequestLog& log);
+  // A merge patch of the Etcd's /status, fenced by its resourceVersion as
+  // observed or as this plan's own last write left it.
+  Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
+  // kConflict unless the Etcd is the one observed, at the generation observed.
+  Status CheckEtcdAsObserved(RequestLog& log);
+
+  // The uid of the object named `name` in the snapshot's `list` ("pods",
+  // "leases"), or "" when it was not observed.
+  std::string ObservedUid(std::string_view list, const std::string& name) const;
+  Result<bool> Exists(const KubeResource& resource, RequestLog& log);
+  // Creates `object` in `collection`; one that exists already is left as it is.
+  Status CreateUnlessPresent(const KubeResource& collection, const Value& object, RequestLog& log);
+  // Whether the pod observed as `name` is gone, replaced or on its way out.
+  Result<bool> PodGone(const std::string& name, RequestLog& log);
+
+  // An Event on the Etcd about `step`.
+  Status RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,
+                     const std::string& message, RequestLog& log);
+  // Whether an Event with this reason and message was recorded in the last hour.
+  Result<bool> EventRecorded(const std::string& reason, const std::string& message, RequestLog& log);
+
+ private:
+  KubeClient& client_;
+  Value snapshot_;
+  std::string namespace_, etcd_name_;
+  std::map<std::string, Value> tracked_;
+};
+
+}  // namespace ruleplane

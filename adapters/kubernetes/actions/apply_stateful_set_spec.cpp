@@ -1,0 +1,60 @@
+// ApplyStatefulSetSpec: the pod template from the Etcd's spec and the
+// generation annotation (etcd_templates.h), fenced by the StatefulSet's
+// resourceVersion, then status.observedGeneration.
+#include "adapters/kubernetes/action_handler.h"
+#include "adapters/kubernetes/etcd_templates.h"
+#include "adapters/kubernetes/object_fields.h"
+
+namespace ruleplane {
+namespace {
+
+Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
+  auto etcd = context.FreshEtcd(log);
+  if (!etcd.ok()) return etcd.error();
+  return FieldInt(*etcd, {"status", "observedGeneration"}, 0) >= IntParam(step, "generation");
+}
+
+Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
+  const int64_t generation = IntParam(step, "generation");
+  auto fresh = context.FreshEtcd(log);
+  if (!fresh.ok()) return fresh.error();
+  // The spec of this generation is the one observed; a newer one needs a new plan.
+  if (FieldInt(*fresh, {"metadata", "generation"}, -1) != generation ||
+      FieldInt(context.observed_etcd(), {"metadata", "generation"}, -1) != generation) {
+    return Error{ErrorCode::kConflict,
+                 "the Etcd is at generation " +
+                     std::to_string(FieldInt(*fresh, {"metadata", "generation"}, -1)) +
+                     ", the plan applies " + std::to_string(generation) + ": re-observe",
+                 {}};
+  }
+  auto tracked = context.TrackedStatefulSet();
+  if (!tracked.ok()) return tracked.error();
+  Value& statefulset = **tracked;
+  const Value* pod_template = ValueAt(statefulset, {"spec", "template"});
+  if (pod_template == nullptr)
+    return Error{ErrorCode::kFailedPrecondition, "the StatefulSet has no pod template", {}};
+  Value patch = FencedMergePatch(
+      FieldText(statefulset, {"metadata", "resourceVersion"}), "spec",
+      Value::MakeMap(
+          {{Value::String("template"), PodTemplateForSpec(context.observed_etcd(), *pod_template)}}));
+  // The generation it is now rendered from (CreateStatefulSet's check).
+  patch = WithField(patch, "metadata",
+                    WithField(*ValueAt(patch, {"metadata"}), "annotations",
+                              Value::MakeMap({{Value::String(kRenderedGenerationAnnotation),
+                                               Value::String(std::to_string(generation))}})));
+  auto patched = context.client().MergePatch(
+      {"apps/v1", "statefulsets", context.namespace_name(), FieldText(statefulset, {"metadata", "name"}), ""},
+      patch, log);
+  if (!patched.ok()) return patched.error();
+  if (!patched->is_null()) statefulset = *patched;
+  return context.PatchEtcdStatus(
+      Value::MakeMap({{Value::String("observedGeneration"), Value::Int(generation)}}), log);
+}
+
+}  // namespace
+
+ActionHandler ApplyStatefulSetSpecHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = false, .poll_interval = std::nullopt};
+}
+
+}  // namespace ruleplane

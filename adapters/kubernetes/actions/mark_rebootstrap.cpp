@@ -1,0 +1,50 @@
+// MarkRebootstrap: the Etcd's kRebootstrapAnnotation, "<backup revision>:<approval>".
+#include "adapters/kubernetes/action_handler.h"
+#include "adapters/kubernetes/kubernetes_adapter.h"
+#include "adapters/kubernetes/object_fields.h"
+
+namespace ruleplane {
+namespace {
+
+// The marker the step writes: the backup revision and the approval the
+// observed Etcd carries.
+std::string RebootstrapMarker(const PlanStep& step, const Value& observed_etcd) {
+  const std::string approval = FieldText(observed_etcd, {"metadata", "annotations", kApprovePlanAnnotation});
+  return std::to_string(IntParam(step, "backupRevision")) + ":" + (approval.empty() ? "auto" : approval);
+}
+
+Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
+  auto etcd = context.FreshEtcd(log);
+  if (!etcd.ok()) return etcd.error();
+  return FieldText(*etcd, {"metadata", "annotations", kRebootstrapAnnotation}) ==
+         RebootstrapMarker(step, context.observed_etcd());
+}
+
+// Fenced by the Etcd's resourceVersion as observed (or as this plan's own
+// last write left it): a marker written on a stale decision is refused.
+Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
+  Value& etcd = context.TrackedEtcd();
+  const std::string version = FieldText(etcd, {"metadata", "resourceVersion"});
+  if (version.empty())
+    return Error{ErrorCode::kFailedPrecondition, "the Etcd was observed without a resourceVersion", {}};
+  const Value patch = Value::MakeMap(
+      {{Value::String("metadata"),
+        Value::MakeMap({{Value::String("resourceVersion"), Value::String(version)},
+                        {Value::String("annotations"),
+                         Value::MakeMap({{Value::String(kRebootstrapAnnotation),
+                                          Value::String(RebootstrapMarker(step, etcd))}})}})}});
+  auto patched = context.client().MergePatch(
+      {"druid.gardener.cloud/v1alpha1", "etcds", context.namespace_name(), context.etcd_name(), ""}, patch,
+      log);
+  if (!patched.ok()) return patched.error();
+  if (!patched->is_null()) etcd = *patched;
+  return {};
+}
+
+}  // namespace
+
+ActionHandler MarkRebootstrapHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = false, .poll_interval = std::nullopt};
+}
+
+}  // namespace ruleplane

@@ -1,0 +1,39 @@
+// The Services <etcd>-client and the headless <etcd>-peer (etcd_templates.h).
+#include "adapters/kubernetes/etcd_templates.h"
+#include "adapters/kubernetes/object_fields.h"
+#include "adapters/kubernetes/templates/template_parts.h"
+
+namespace ruleplane {
+
+Result<Value::List> EtcdServices(const Value& etcd) {
+  const std::string name = FieldText(etcd, {"metadata", "name"});
+  if (FieldText(etcd, {"metadata", "uid"}).empty()) return Missing(etcd, "metadata.uid", "is not set");
+  const int64_t client_port = FieldInt(etcd, {"spec", "etcd", "clientPort"}, 2379);
+  const int64_t peer_port = FieldInt(etcd, {"spec", "etcd", "serverPort"}, 2380);
+  const Json client = {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata", ObjectMeta(etcd, name + "-client")},
+      {"spec",
+       {{"type", "ClusterIP"},
+        {"selector", SelectorLabels(name)},
+        {"ports", Json::array({{{"name", "client"}, {"port", client_port}, {"targetPort", client_port}}})}}}};
+  const Json peer = {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata", ObjectMeta(etcd, name + "-peer")},
+      {"spec",
+       {{"clusterIP", "None"},
+        {"publishNotReadyAddresses", true},
+        {"selector", SelectorLabels(name)},
+        {"ports", Json::array({{{"name", "peer"}, {"port", peer_port}, {"targetPort", peer_port}}})}}}};
+  Value::List services;
+  for (const Json& service : {client, peer}) {
+    auto value = ToValue(service);
+    if (!value.ok()) return value.error();
+    services.push_back(*std::move(value));
+  }
+  return services;
+}
+
+}  // namespace ruleplane

@@ -1,0 +1,143 @@
+// The StatefulSet <etcd> of the member pods, and its selector (etcd_templates.h).
+#include "adapters/kubernetes/etcd_templates.h"
+#include "adapters/kubernetes/object_fields.h"
+#include "adapters/kubernetes/templates/template_parts.h"
+
+namespace ruleplane {
+namespace {
+
+// "<scheme>://<pod>.<etcd>-peer.<namespace>.svc:<port>", the pod's DNS name
+// through the headless peer Service.
+std::string MemberUrl(const Value& etcd, std::string_view tls_field, int64_t port) {
+  const std::string name = FieldText(etcd, {"metadata", "name"});
+  return Scheme(etcd, tls_field) + "://$(POD_NAME)." + name + "-peer." +
+         FieldText(etcd, {"metadata", "namespace"}) + ".svc:" + std::to_string(port);
+}
+
+}  // namespace
+
+Value EtcdPodSelector(const Value& etcd) {
+  auto selector = ToValue(Json{{"matchLabels", SelectorLabels(FieldText(etcd, {"metadata", "name"}))}});
+  return selector.ok() ? *selector : Value::Null();
+}
+
+int64_t RenderedGeneration(const Value& statefulset) {
+  const std::string text = FieldText(statefulset, {"metadata", "annotations", kRenderedGenerationAnnotation});
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+    return -1;
+  return std::stoll(text);
+}
+
+Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
+  const std::string name = FieldText(etcd, {"metadata", "name"});
+  if (FieldText(etcd, {"metadata", "uid"}).size() < 6) return Missing(etcd, "metadata.uid", "is not set");
+  const int64_t client_port = FieldInt(etcd, {"spec", "etcd", "clientPort"}, 2379);
+  const int64_t peer_port = FieldInt(etcd, {"spec", "etcd", "serverPort"}, 2380);
+  const std::string client_url = MemberUrl(etcd, "clientUrlTls", client_port);
+  const std::string storage = FieldText(etcd, {"spec", "storageCapacity"}, "16Gi");
+  const std::string claim = FieldText(etcd, {"spec", "volumeClaimTemplate"}, name);
+
+  const Json env = {
+      {{"name", "POD_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
+      {{"name", "POD_NAMESPACE"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}};
+  Json mounts = {{{"name", claim}, {"mountPath", "/var/etcd/data"}},
+                 {{"name", "etcd-config"}, {"mountPath", "/var/etcd/config"}}};
+  Json volumes = {{{"name", "etcd-config"},
+                   {"configMap",
+                    {{"name", EtcdConfigMapName(etcd)},
+                     {"items", Json::array({{{"key", "etcd.conf.yaml"}, {"path", "etcd.conf.yaml"}}})}}}}};
+  Json init_args = {"member-init",
+                    "--etcd-name=" + name,
+                    "--name=$(POD_NAME)",
+                    "--namespace=$(POD_NAMESPACE)",
+                    "--peer-url=" + MemberUrl(etcd, "peerUrlTls", peer_port),
+                    "--client-url=" + client_url,
+                    "--data-dir=/var/etcd/data/new.etcd",
+                    "--config-template=/var/etcd/config/etcd.conf.yaml",
+                    "--config-out=/var/etcd/data/etcd.conf.yaml"};
+  Json agent_args = {"member-agent",
+                     "--etcd=" + name,
+                     "--name=$(POD_NAME)",
+                     "--namespace=$(POD_NAMESPACE)",
+                     "--client-url=" + client_url,
+                     "--endpoints=" + client_url};
+  // ruleplane's backup store is a local directory: etcd-druid's Local
+  // provider, a host directory per container. Other providers: no backups.
+  const Value* store = ValueAt(etcd, {"spec", "backup", "store"});
+  auto provider = StorageProvider(store != nullptr ? FieldText(*store, {"provider"}) : "");
+  if (provider.ok() && *provider == "Local") {
+    const std::string container = FieldText(*store, {"container"}, name);
+    volumes.push_back(
+        {{"name", "backup-store"},
+         {"hostPath",
+          {{"path", "/etc/gardener/local-backupbuckets/" + container}, {"type", "DirectoryOrCreate"}}}});
+    mounts.push_back({{"name", "backup-store"}, {"mountPath", "/var/etcd/backup"}});
+    const std::string flag = "--backup-store=/var/etcd/backup/" + FieldText(*store, {"prefix"}, name);
+    init_args.push_back(flag);
+    agent_args.push_back(flag);
+    if (const std::string period = FieldText(etcd, {"spec", "backup", "deltaSnapshotPeriod"});
+        !period.empty()) {
+      // "20s" as etcd-druid writes it; ruleplane takes whole seconds.
+      if (period.back() == 's' && period.find_first_not_of("0123456789") == period.size() - 1)
+        agent_args.push_back("--delta-snapshot-period=" + period.substr(0, period.size() - 1));
+    }
+    if (const std::string schedule = FieldText(etcd, {"spec", "backup", "fullSnapshotSchedule"});
+        !schedule.empty())
+      agent_args.push_back("--schedule=" + schedule);
+  }
+
+  const Json pod_spec = {
+      {"serviceAccountName", "ruleplane-member"},
+      {"terminationGracePeriodSeconds", 30},
+      {"initContainers", Json::array({{{"name", "member-init"},
+                                       {"image", kMemberImage},
+                                       {"command", Json::array({"ruleplane"})},
+                                       {"args", init_args},
+                                       {"env", env},
+                                       {"volumeMounts", mounts}}})},
+      {"containers",
+       Json::array({{{"name", "etcd"},
+                     {"image", kMemberImage},
+                     {"command", Json::array({"etcd", "--config-file=/var/etcd/data/etcd.conf.yaml"})},
+                     {"ports", Json::array({{{"name", "client"}, {"containerPort", client_port}},
+                                            {{"name", "peer"}, {"containerPort", peer_port}}})},
+                     {"readinessProbe",
+                      {{"httpGet",
+                        {{"path", "/health"},
+                         {"port", client_port},
+                         {"scheme", Scheme(etcd, "clientUrlTls") == "https" ? "HTTPS" : "HTTP"}}},
+                       {"periodSeconds", 5}}},
+                     {"volumeMounts", Json::array({mounts[0]})}},
+                    {{"name", "member-agent"},
+                     {"image", kMemberImage},
+                     {"command", Json::array({"ruleplane"})},
+                     {"args", agent_args},
+                     {"env", env},
+                     {"volumeMounts", mounts}}})},
+      {"volumes", volumes}};
+  auto pod_template = ToValue(Json{{"metadata", {{"labels", SelectorLabels(name)}}}, {"spec", pod_spec}});
+  if (!pod_template.ok()) return pod_template.error();
+  // The init container runs the member-agent's image (both are ruleplane).
+  Json rendered = ToJson(PodTemplateForSpec(etcd, *pod_template));
+  rendered["spec"]["initContainers"][0]["image"] = rendered["spec"]["containers"][1]["image"];
+  Json metadata = ObjectMeta(etcd, name);
+  metadata["annotations"] = {
+      {kRenderedGenerationAnnotation, std::to_string(FieldInt(etcd, {"metadata", "generation"}, 0))}};
+  return ToValue(Json{{"apiVersion", "apps/v1"},
+                      {"kind", "StatefulSet"},
+                      {"metadata", metadata},
+                      {"spec",
+                       {{"replicas", replicas},
+                        {"serviceName", name + "-peer"},
+                        {"podManagementPolicy", "Parallel"},
+                        {"updateStrategy", {{"type", "RollingUpdate"}}},
+                        {"selector", ToJson(EtcdPodSelector(etcd))},
+                        {"template", rendered},
+                        {"volumeClaimTemplates",
+                         Json::array({{{"metadata", {{"name", claim}}},
+                                       {"spec",
+                                        {{"accessModes", Json::array({"ReadWriteOnce"})},
+                                         {"resources", {{"requests", {{"storage", storage}}}}}}}}})}}}});
+}
+
+}  // namespace ruleplane
