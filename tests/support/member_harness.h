@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "tests/support/etcd_cluster.h"
-#include "tests/support/eventually.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 
