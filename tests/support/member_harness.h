@@ -100,9 +100,4 @@ class MemberHarness {
   std::string store_;
 };
 
-// Whether `text` contains `part`.
-inline bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 }  // namespace ruleplane::testing
