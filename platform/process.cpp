@@ -10,8 +10,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <mutex>
 #include <thread>
 
 namespace ruleplane {
@@ -206,7 +211,14 @@ int ChildProcess::Stop(std::chrono::milliseconds grace) {
   return status_;
 }
 
-int FreeLoopbackPort() {
+namespace {
+
+std::mutex port_picker_mutex;
+std::function<int()> port_picker;  // empty: the kernel's choice
+
+}  // namespace
+
+int KernelChosenLoopbackPort() {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   sockaddr_in address{};
@@ -221,6 +233,37 @@ int FreeLoopbackPort() {
   }
   close(fd);
   return port;
+}
+
+int FreeLoopbackPort() {
+  std::function<int()> picker;
+  {
+    std::lock_guard<std::mutex> lock(port_picker_mutex);
+    picker = port_picker;
+  }
+  return picker ? picker() : KernelChosenLoopbackPort();
+}
+
+std::function<int()> SetLoopbackPortPicker(std::function<int()> picker) {
+  std::lock_guard<std::mutex> lock(port_picker_mutex);
+  std::swap(port_picker, picker);
+  return picker;
+}
+
+bool LogSaysAddressInUse(const std::string& log_path, std::uintmax_t from) {
+  std::ifstream in(log_path, std::ios::binary);
+  if (!in) return false;
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Go says "bind: address already in use", strerror "Address already in use".
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text.find("address already in use") != std::string::npos;
+}
+
+std::uintmax_t LogSize(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  return error ? 0 : size;
 }
 
 }  // namespace ruleplane

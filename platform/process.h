@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,25 @@ class ChildProcess {
 };
 
 // A TCP port on 127.0.0.1 that was free a moment ago (bound, then closed).
+// Another process may take it before the caller's child binds it: etcd 3.4
+// and kube-apiserver cannot take an inherited socket, so whoever starts one
+// on such ports starts it again on new ones when it could not bind
+// (LogSaysAddressInUse, or an early exit).
 int FreeLoopbackPort();
+
+// Replaces how FreeLoopbackPort picks a port, for tests that hand out a port
+// already taken to prove that the retry works; an empty function restores
+// the default, KernelChosenLoopbackPort. Returns the picker it replaces.
+std::function<int()> SetLoopbackPortPicker(std::function<int()> picker);
+// The kernel's choice of a free loopback port (bound, then closed).
+int KernelChosenLoopbackPort();
+
+// Whether what a process wrote to `log_path` from byte `from` on says that
+// it could not listen on its address ("address already in use", any case).
+bool LogSaysAddressInUse(const std::string& log_path, std::uintmax_t from = 0);
+
+// The size of the file at `path`, 0 when it does not exist: where a process
+// started now begins to append to its log.
+std::uintmax_t LogSize(const std::string& path);
 
 }  // namespace ruleplane

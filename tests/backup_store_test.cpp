@@ -18,27 +18,18 @@
 #include "platform/base64.h"
 #include "platform/sha256_stream.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Put;
+using testing::Slurp;
 using testing::TempDir;
 
 const std::string kGolden = std::string(RULEPLANE_SOURCE_DIR) + "/tests/data/backup-restore/";
 constexpr const char* kDelta = "Incr-00000002-00000005-1714557600";
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-void Put(const std::string& path, const std::string& content) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path, std::ios::binary) << content;
-}
 
 TEST(DeltaFile, ReadsEtcdBackupRestoresFormat) {
   auto events = ParseDelta(Slurp(kGolden + kDelta));

@@ -39,28 +39,16 @@
 #include "observers/member_observer.h"
 #include "platform/file_input.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Contains;
+using testing::Put;
+using testing::Slurp;
 using testing::TempDir;
-
-void Put(const std::string& path, const std::string& content) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path, std::ios::binary) << content;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // LZW in Go's compress/lzw layout (LSB, literal width 8) that decodes to
 // `repeats` copies of the longest run of zeros the 12-bit table holds

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/test_helpers.h"
+
 namespace ruleplane::testing_support {
 
 struct CommandResult {
@@ -21,12 +23,8 @@ struct CommandResult {
   std::string err;
 };
 
-inline std::string Slurp(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream content;
-  content << file.rdbuf();
-  return content.str();
-}
+using ruleplane::testing::Contains;
+using ruleplane::testing::Slurp;
 
 // A temporary file name of the running test's own.
 inline std::string TempPath(const std::string& name) {
@@ -50,10 +48,6 @@ inline CommandResult Ruleplane(const std::string& args, const std::string& stdin
   std::remove(out.c_str());
   std::remove(err.c_str());
   return result;
-}
-
-inline bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 }  // namespace ruleplane::testing_support

@@ -351,43 +351,58 @@ Status LocalAdapter::ApplyIncrementalSnapshots(const PlanStep& step, RequestLog&
   auto listing = store_->List();
   if (!listing.ok()) return listing.error();
 
-  // A single-member etcd on loopback, on the restored data directory.
-  const int client_port = FreeLoopbackPort(), peer_port = FreeLoopbackPort();
-  const std::string client = "http://127.0.0.1:" + std::to_string(client_port);
-  const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port);
-  const std::vector<std::string> argv = {"etcd", "--name", member_.name, "--data-dir", member_.data_dir,
-                                         "--listen-client-urls", client, "--advertise-client-urls", client,
-                                         "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                                         "--initial-cluster", member_.name + "=" + peer,
-                                         // etcd-backup-restore's embedded etcd quota: 3.4's default of
-                                         // 2 GiB would refuse every put on a larger restored database.
-                                         "--quota-backend-bytes", "8589934592"};
+  // A single-member etcd on loopback, on the restored data directory. Its
+  // ports were free when chosen; when another process took one before etcd
+  // bound it, etcd exits saying so, and starts again on new ports.
+  constexpr int kStartAttempts = 4;
+  const std::string replay_log = member_.data_dir + ".replay.log";
   ChildProcess etcd;
-  if (log.Record(Request{Request::Kind::kCommand, argv[0], "", {argv.begin() + 1, argv.end()}, "", true})) {
-    auto started = ChildProcess::Start(argv, member_.data_dir + ".replay.log");
-    if (!started.ok()) return started.error();
-    etcd = std::move(*started);
-  }
-  EtcdClient client_api(EtcdClientConfig{{client}, {}, std::chrono::seconds(10)});
+  std::string client;
   int64_t revision = 0;
-  if (!log.dry_run()) {
+  for (int attempt = 1;; ++attempt) {
+    const int client_port = FreeLoopbackPort(), peer_port = FreeLoopbackPort();
+    client = "http://127.0.0.1:" + std::to_string(client_port);
+    const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port);
+    const std::vector<std::string> argv = {"etcd", "--name", member_.name, "--data-dir", member_.data_dir,
+                                           "--listen-client-urls", client, "--advertise-client-urls", client,
+                                           "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+                                           "--initial-cluster", member_.name + "=" + peer,
+                                           // etcd-backup-restore's embedded etcd quota: 3.4's default of
+                                           // 2 GiB would refuse every put on a larger restored database.
+                                           "--quota-backend-bytes", "8589934592"};
+    const std::uintmax_t log_start = LogSize(replay_log);
+    if (log.Record(Request{Request::Kind::kCommand, argv[0], "", {argv.begin() + 1, argv.end()}, "", true})) {
+      auto started = ChildProcess::Start(argv, replay_log);
+      if (!started.ok()) return started.error();
+      etcd = std::move(*started);
+    }
+    if (log.dry_run()) break;
+    EtcdClient probe_api(EtcdClientConfig{{client}, {}, std::chrono::seconds(10)});
     RequestLog probe;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    bool ready = false, lost_port = false;
     while (true) {
-      auto status = client_api.MemberStatus(client, probe);
+      auto status = probe_api.MemberStatus(client, probe);
       if (status.ok()) {
         revision = status->revision;
+        ready = true;
         break;
       }
-      if (!etcd.running() || std::chrono::steady_clock::now() > deadline) {
-        return Error{
-            ErrorCode::kUnavailable,
-            "the replay etcd on " + member_.data_dir + " did not start (" + member_.data_dir + ".replay.log)",
-            {}};
+      if (!etcd.running()) {
+        lost_port = LogSaysAddressInUse(replay_log, log_start);
+        break;
       }
+      if (std::chrono::steady_clock::now() > deadline) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    if (ready) break;
+    if (!lost_port || attempt == kStartAttempts) {
+      return Error{ErrorCode::kUnavailable,
+                   "the replay etcd on " + member_.data_dir + " did not start (" + replay_log + ")",
+                   {}};
+    }
   }
+  EtcdClient client_api(EtcdClientConfig{{client}, {}, std::chrono::seconds(10)});
   for (const std::string& name : names) {
     const StoredSnapshot* delta = nullptr;
     for (const StoredSnapshot& candidate : listing->snapshots) {

@@ -54,8 +54,8 @@
 #include "tests/support/chaos_campaign.h"
 #include "tests/support/e2e_world.h"
 #include "tests/support/etcd_cluster.h"
-#include "tests/support/eventually.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {

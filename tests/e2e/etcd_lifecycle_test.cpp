@@ -18,8 +18,8 @@
 #include "platform/process.h"
 #include "tests/support/e2e_world.h"
 #include "tests/support/etcd_cluster.h"
-#include "tests/support/eventually.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -353,6 +353,12 @@ TEST_F(EtcdLifecycle, QuorumLostAndRecoveredFromTheBackupOnlyAfterAnApproval) {
   ASSERT_TRUE(statefulset.ok());
   EXPECT_EQ(ValueAt(*statefulset, {"spec", "replicas"})->int_value(), 3);
   writer.Stop();
+  // The members' Leases count as Ready for notReadyGracePeriod after their
+  // last renewal: the status shows the lost quorum before the approval, so
+  // that the healthy status awaited after it is the recovered cluster's
+  // (otherwise the wait could end at once, before any restore).
+  ASSERT_TRUE(Eventually([&] { return !HealthyWith(3); }, std::chrono::seconds(60), std::chrono::seconds(1)))
+      << Describe();
 
   ASSERT_TRUE(admin_
                   ->MergePatch(

@@ -5,7 +5,7 @@
 
 #include "adapters/etcd/etcd_adapter.h"
 #include "tests/support/etcd_cluster.h"
-#include "tests/support/eventually.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {

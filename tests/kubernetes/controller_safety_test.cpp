@@ -19,10 +19,10 @@
 #include "platform/http_client.h"
 #include "platform/process.h"
 #include "tests/support/audit_log.h"
-#include "tests/support/eventually.h"
-#include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
+#include "tests/support/kube_test_bed.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -68,30 +68,17 @@ int64_t Replicas(KubeClient& client, const KubeResource& statefulset) {
 // A replica as `user` (its journal <dir>/journal-<user>.db, its log
 // <dir>/<user>.log), electing through default/ruleplane-controller with a
 // short Lease (3 s / 2 s / 1 s), resync every second; `more` flags after those.
-Result<ChildProcess> StartReplica(const KubeCluster& kube, const std::string& dir, const std::string& user,
+Result<ChildProcess> StartReplica(const KubeTestBed& bed, const std::string& user,
                                   const std::vector<std::string>& more) {
-  std::vector<std::string> argv = {RULEPLANE_BINARY,
-                                   "controller",
-                                   "--kubeconfig",
-                                   kube.WriteKubeconfig(user),
-                                   "-n",
-                                   "default",
-                                   "--journal",
-                                   dir + "/journal-" + user + ".db",
-                                   "--resync-period",
-                                   "1",
-                                   "--leader-elect-resource-namespace",
-                                   "default",
-                                   "--leader-elect-lease-duration",
-                                   "3",
-                                   "--leader-elect-renew-deadline",
-                                   "2",
-                                   "--leader-elect-retry-period",
-                                   "1",
-                                   "--metrics-bind-address",
-                                   "127.0.0.1:" + std::to_string(FreeLoopbackPort())};
-  argv.insert(argv.end(), more.begin(), more.end());
-  return ChildProcess::Start(argv, dir + "/" + user + ".log");
+  ControllerOptions options{.name = user,
+                            .user = user,
+                            .flags = {"--resync-period", "1", "--leader-elect-resource-namespace", "default",
+                                      "--leader-elect-lease-duration", "3", "--leader-elect-renew-deadline",
+                                      "2", "--leader-elect-retry-period", "1"}};
+  options.flags.insert(options.flags.end(), more.begin(), more.end());
+  auto started = bed.StartController(options);
+  if (!started.ok()) return started.error();
+  return std::move(started->process);
 }
 
 // The controller's writes that the API server carried out, as the audit log has them.
@@ -105,19 +92,18 @@ std::vector<AuditEvent> WritesBy(const std::string& audit_log, const std::string
 
 TEST(ControllerSafety, AReplicaPausedPastItsLeaseThatWasTakenOverExitsAndWritesNothingMore) {
   TempDir dir("controller-deposed");
-  auto kube = KubeCluster::Start(dir.path(), KubeClusterOptions{.users = {"controller"}, .audit_log = true});
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
-  auto created = CreateExampleObjects(admin, ExamplePath("quorum-lost.json"), log);
-  ASSERT_TRUE(created.ok()) << created.error().message;
-  ASSERT_TRUE(BindController(admin, **kube, log).ok());
+  auto bed = KubeTestBed::Start(
+      dir.path(), {.cluster = {.users = {"controller"}, .audit_log = true}, .example = "quorum-lost.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeCluster& kube = (*bed)->kube();
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
+  ASSERT_TRUE(BindController(admin, kube, log).ok());
 
   // A quorum-loss recovery (no approval needed), which scales to 0 and then
   // waits for the pods: no kubelet here removes them.
   const std::string controller_log = dir.path() + "/controller.log";
-  auto controller = StartReplica(**kube, dir.path(), "controller", {"--auto-recover-quorum-loss"});
+  auto controller = StartReplica(**bed, "controller", {"--auto-recover-quorum-loss"});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
   ASSERT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 0; }, std::chrono::seconds(60)))
       << Slurp(controller_log);
@@ -160,7 +146,7 @@ TEST(ControllerSafety, AReplicaPausedPastItsLeaseThatWasTakenOverExitsAndWritesN
   // From the audit log: the controller's writes before the takeover (the
   // scale, its Lease renewals), and none carried out after it.
   std::string takeover;
-  for (const AuditEvent& event : ReadAuditLog((*kube)->audit_log_path())) {
+  for (const AuditEvent& event : ReadAuditLog(kube.audit_log_path())) {
     if (event.user == "admin" && event.resource == "leases" && event.name == "ruleplane-controller" &&
         event.verb == "patch" && event.Succeeded())
       takeover = event.received;
@@ -168,7 +154,7 @@ TEST(ControllerSafety, AReplicaPausedPastItsLeaseThatWasTakenOverExitsAndWritesN
   ASSERT_FALSE(takeover.empty()) << "the takeover is in the audit log";
   bool scaled = false;
   std::string after;
-  for (const AuditEvent& event : WritesBy((*kube)->audit_log_path(), "controller")) {
+  for (const AuditEvent& event : WritesBy(kube.audit_log_path(), "controller")) {
     scaled |= event.resource == "statefulsets" && event.subresource == "scale" && event.received < takeover;
     if (event.received >= takeover) after += event.Describe() + "\n";
   }
@@ -179,21 +165,16 @@ TEST(ControllerSafety, AReplicaPausedPastItsLeaseThatWasTakenOverExitsAndWritesN
 
 TEST(ControllerSafety, AQuorumLossPlanWaitingForItsPodsDoesNotHoldTheOnlyWorker) {
   TempDir dir("controller-waiting");
-  auto kube = KubeCluster::Start(dir.path());
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
-  auto created = CreateExampleObjects(admin, ExamplePath("quorum-lost.json"), log);
-  ASSERT_TRUE(created.ok()) << created.error().message;
-  const std::string controller_log = dir.path() + "/controller.log";
-  auto controller = ChildProcess::Start(
-      {RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("admin"), "--all-namespaces",
-       "--workers", "1", "--allow-disruptive", "--auto-recover-quorum-loss", "--leader-elect", "false",
-       "--journal", dir.path() + "/journal.db", "--resync-period", "1", "--metrics-bind-address",
-       "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
-      controller_log);
+  auto bed = KubeTestBed::Start(dir.path(), {.example = "quorum-lost.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
+  auto controller = (*bed)->StartController(
+      {.namespace_name = "",
+       .flags = {"--all-namespaces", "--workers", "1", "--allow-disruptive", "--auto-recover-quorum-loss",
+                 "--leader-elect", "false", "--resync-period", "1"}});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
+  const std::string& controller_log = controller->log;
   ASSERT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 0; }, std::chrono::seconds(60)))
       << Slurp(controller_log);
 
@@ -201,7 +182,7 @@ TEST(ControllerSafety, AQuorumLossPlanWaitingForItsPodsDoesNotHoldTheOnlyWorker)
   auto other_namespace = ParseJson(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"other"}})");
   ASSERT_TRUE(admin.Create({"v1", "namespaces", "", "", ""}, *other_namespace, log).ok());
   ASSERT_TRUE(InstallEtcdCrd(admin, log, "other").ok());
-  created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log, "other");
+  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log, "other");
   ASSERT_TRUE(created.ok()) << created.error().message;
   const KubeResource other{"apps/v1", "statefulsets", "other", "etcd-main", ""};
   EXPECT_TRUE(Eventually([&] { return Replicas(admin, other) == 5; }, std::chrono::seconds(60)))
@@ -224,20 +205,19 @@ TEST(ControllerSafety, AQuorumLossPlanWaitingForItsPodsDoesNotHoldTheOnlyWorker)
 
 TEST(ControllerSafety, KilledRightAfterADisruptiveStepTheStepsTimeIsAlreadyOnTheStatus) {
   TempDir dir("controller-killed");
-  auto kube = KubeCluster::Start(dir.path());
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
-  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
-  ASSERT_TRUE(created.ok()) << created.error().message;
-  const std::string kubeconfig = (*kube)->WriteKubeconfig("admin");
-  auto run = [&](const std::string& name, const std::vector<std::string>& environment) {
-    return ChildProcess::Start({RULEPLANE_BINARY, "controller", "--kubeconfig", kubeconfig, "-n", "default",
-                                "--allow-disruptive", "--leader-elect", "false", "--min-disruptive-interval",
-                                "3600", "--journal", dir.path() + "/journal.db", "--resync-period", "1",
-                                "--metrics-bind-address", "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
-                               dir.path() + "/" + name + ".log", environment);
+  auto bed = KubeTestBed::Start(dir.path(), {.example = "scale-up.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
+  auto run = [&](const std::string& name,
+                 const std::vector<std::string>& environment) -> Result<ChildProcess> {
+    auto started =
+        (*bed)->StartController({.name = name,
+                                 .journal = dir.path() + "/journal.db",
+                                 .flags = {"--allow-disruptive", "--leader-elect", "false",
+                                           "--min-disruptive-interval", "3600", "--resync-period", "1"},
+                                 .environment = environment});
+    if (!started.ok()) return started.error();
+    return std::move(started->process);
   };
   auto killed = run("killed", {"RULEPLANE_FAILPOINT=after:ScaleStatefulSet"});
   ASSERT_TRUE(killed.ok()) << killed.error().message;
@@ -273,17 +253,16 @@ TEST(ControllerSafety, KilledRightAfterADisruptiveStepTheStepsTimeIsAlreadyOnThe
 // wrote nothing but Events.
 TEST(ControllerSafety, ADryRunReplicaTakesNoPartInLeaderElectionAndWritesOnlyEvents) {
   TempDir dir("controller-dry-run-elect");
-  auto kube = KubeCluster::Start(dir.path(),
-                                 KubeClusterOptions{.users = {"controller", "dry-run"}, .audit_log = true});
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
-  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
-  ASSERT_TRUE(created.ok()) << created.error().message;
-  ASSERT_TRUE(BindController(admin, **kube, log).ok());
-  ASSERT_TRUE(BindController(admin, **kube, log, "dry-run").ok());
-  auto dry_run = StartReplica(**kube, dir.path(), "dry-run", {"--dry-run", "--allow-disruptive"});
+  auto bed = KubeTestBed::Start(
+      dir.path(),
+      {.cluster = {.users = {"controller", "dry-run"}, .audit_log = true}, .example = "scale-up.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeCluster& kube = (*bed)->kube();
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
+  ASSERT_TRUE(BindController(admin, kube, log).ok());
+  ASSERT_TRUE(BindController(admin, kube, log, "dry-run").ok());
+  auto dry_run = StartReplica(**bed, "dry-run", {"--dry-run", "--allow-disruptive"});
   ASSERT_TRUE(dry_run.ok()) << dry_run.error().message;
   auto dry_run_events = [&] {
     auto events = admin.List({"v1", "events", "default", "", ""}, "", log, "reason=DryRun");
@@ -291,7 +270,7 @@ TEST(ControllerSafety, ADryRunReplicaTakesNoPartInLeaderElectionAndWritesOnlyEve
   };
   ASSERT_TRUE(Eventually([&] { return dry_run_events() > 0; }, std::chrono::seconds(30)))
       << Slurp(dir.path() + "/dry-run.log");
-  auto acting = StartReplica(**kube, dir.path(), "controller", {"--allow-disruptive"});
+  auto acting = StartReplica(**bed, "controller", {"--allow-disruptive"});
   ASSERT_TRUE(acting.ok()) << acting.error().message;
   EXPECT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 5; }, std::chrono::seconds(30)))
       << "the acting replica scales\n"
@@ -299,7 +278,7 @@ TEST(ControllerSafety, ADryRunReplicaTakesNoPartInLeaderElectionAndWritesOnlyEve
   EXPECT_TRUE(dry_run->running()) << Slurp(dir.path() + "/dry-run.log");
 
   std::string not_events;
-  for (const AuditEvent& event : WritesBy((*kube)->audit_log_path(), "dry-run"))
+  for (const AuditEvent& event : WritesBy(kube.audit_log_path(), "dry-run"))
     if (event.resource != "events") not_events += event.Describe() + "\n";
   EXPECT_EQ(not_events, "") << "written by the dry-run replica";
 }

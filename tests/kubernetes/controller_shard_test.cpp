@@ -17,10 +17,10 @@
 #include "platform/http_client.h"
 #include "platform/process.h"
 #include "tests/run_ruleplane.h"
-#include "tests/support/eventually.h"
-#include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
+#include "tests/support/kube_test_bed.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -87,11 +87,10 @@ struct Replica {
 
 TEST(ControllerShard, EachEtcdIsReconciledByTheLeaderOfItsShardOnly) {
   TempDir dir("controller-shards");
-  auto kube = KubeCluster::Start(dir.path());
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto bed = KubeTestBed::Start(dir.path());
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
   std::set<std::string> expected[2];
   for (const char* name : {"etcd-a", "etcd-b", "etcd-c", "etcd-d", "etcd-e", "etcd-f"}) {
     Status created = CreateHealthyEtcd(admin, dir.path(), name);
@@ -102,37 +101,14 @@ TEST(ControllerShard, EachEtcdIsReconciledByTheLeaderOfItsShardOnly) {
   ASSERT_FALSE(expected[0].empty());
   ASSERT_FALSE(expected[1].empty()) << "the names must fall into both shards";
 
-  const std::string kubeconfig = (*kube)->WriteKubeconfig("admin");
   std::vector<Replica> replicas;
   for (const char* shard : {"0/2", "0/2", "1/2"}) {
-    Replica replica;
-    replica.shard = shard;
-    replica.port = FreeLoopbackPort();
-    replica.log = dir.path() + "/controller-" + std::to_string(replicas.size()) + ".log";
-    auto started = ChildProcess::Start({RULEPLANE_BINARY,
-                                        "controller",
-                                        "--kubeconfig",
-                                        kubeconfig,
-                                        "-n",
-                                        "default",
-                                        "--shard",
-                                        shard,
-                                        "--journal",
-                                        dir.path() + "/journal-" + std::to_string(replicas.size()) + ".db",
-                                        "--resync-period",
-                                        "1",
-                                        "--leader-elect-lease-duration",
-                                        "3",
-                                        "--leader-elect-renew-deadline",
-                                        "2",
-                                        "--leader-elect-retry-period",
-                                        "1",
-                                        "--metrics-bind-address",
-                                        "127.0.0.1:" + std::to_string(replica.port)},
-                                       replica.log);
+    auto started = (*bed)->StartController(
+        {.name = "controller-" + std::to_string(replicas.size()),
+         .flags = {"--shard", shard, "--resync-period", "1", "--leader-elect-lease-duration", "3",
+                   "--leader-elect-renew-deadline", "2", "--leader-elect-retry-period", "1"}});
     ASSERT_TRUE(started.ok()) << started.error().message;
-    replica.process = std::move(*started);
-    replicas.push_back(std::move(replica));
+    replicas.push_back({shard, started->metrics_port, started->log, std::move(started->process)});
   }
   HttpClient http;
   auto logs = [&] {
@@ -180,31 +156,25 @@ TEST(ControllerShard, EachEtcdIsReconciledByTheLeaderOfItsShardOnly) {
 
 TEST(ControllerShard, SelectorTakesOnlyTheEtcdsWithItsLabels) {
   TempDir dir("controller-selector");
-  auto kube = KubeCluster::Start(dir.path());
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto bed = KubeTestBed::Start(dir.path());
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
   ASSERT_TRUE(CreateHealthyEtcd(admin, dir.path(), "etcd-blue", R"({"fleet":"blue"})").ok());
   ASSERT_TRUE(CreateHealthyEtcd(admin, dir.path(), "etcd-green", R"({"fleet":"green"})").ok());
   ASSERT_TRUE(CreateHealthyEtcd(admin, dir.path(), "etcd-blue-too", R"({"fleet":"blue"})").ok());
 
-  const int port = FreeLoopbackPort();
-  const std::string controller_log = dir.path() + "/controller.log";
-  auto controller =
-      ChildProcess::Start({RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("admin"),
-                           "-n", "default", "--leader-elect", "false", "--selector", "fleet=blue,role=main",
-                           "--journal", dir.path() + "/journal.db", "--resync-period", "1",
-                           "--metrics-bind-address", "127.0.0.1:" + std::to_string(port)},
-                          controller_log);
+  auto controller = (*bed)->StartController(
+      {.flags = {"--leader-elect", "false", "--selector", "fleet=blue,role=main", "--resync-period", "1"}});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
+  const std::string& controller_log = controller->log;
+  const int port = controller->metrics_port;
   HttpClient http;
   const std::set<std::string> blue = {"default/etcd-blue", "default/etcd-blue-too"};
   ASSERT_TRUE(Eventually([&] { return Reconciled(http, port) == blue; }, std::chrono::seconds(30)))
       << Slurp(controller_log);
   std::this_thread::sleep_for(std::chrono::seconds(2));
   EXPECT_EQ(Reconciled(http, port), blue) << Slurp(controller_log);
-  EXPECT_EQ(controller->Stop(std::chrono::seconds(10)), 0) << Slurp(controller_log);
+  EXPECT_EQ(controller->process.Stop(std::chrono::seconds(10)), 0) << Slurp(controller_log);
 }
 
 TEST(ControllerShard, AMalformedShardOrSelectorIsAUsageError) {

@@ -13,32 +13,26 @@
 #include "engine/common/json_value.h"
 #include "platform/http_client.h"
 #include "platform/process.h"
-#include "tests/support/eventually.h"
-#include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
+#include "tests/support/kube_test_bed.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
 
 TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
   TempDir dir("controller");
-  auto kube = KubeCluster::Start(dir.path());
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
-  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  auto bed = KubeTestBed::Start(dir.path(), {.example = "scale-up.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
 
-  const int port = FreeLoopbackPort();
-  const std::string controller_log = dir.path() + "/controller.log";
-  auto controller = ChildProcess::Start(
-      {RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("admin"), "-n", "default",
-       "--allow-disruptive", "--leader-elect", "false", "--journal", dir.path() + "/journal.db",
-       "--resync-period", "1", "--metrics-bind-address", "127.0.0.1:" + std::to_string(port)},
-      controller_log);
+  auto controller = (*bed)->StartController(
+      {.flags = {"--allow-disruptive", "--leader-elect", "false", "--resync-period", "1"}});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
+  const std::string& controller_log = controller->log;
+  const int port = controller->metrics_port;
 
   auto get = [&](const KubeResource& resource) {
     auto object = admin.Get(resource, log);
@@ -103,7 +97,7 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
   EXPECT_NE(logged.find("\"action\":\"ScaleStatefulSet\""), std::string::npos) << logged;
 
   const auto stopping = std::chrono::steady_clock::now();
-  EXPECT_EQ(controller->Stop(std::chrono::seconds(10)), 0) << Slurp(controller_log);
+  EXPECT_EQ(controller->process.Stop(std::chrono::seconds(10)), 0) << Slurp(controller_log);
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(5))
       << "SIGTERM ends watches promptly";
 }
@@ -112,27 +106,20 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
 // takes the Lease over and acts.
 TEST(Controller, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies) {
   TempDir dir("controllers");
-  auto kube = KubeCluster::Start(dir.path());
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
-  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
-  ASSERT_TRUE(created.ok()) << created.error().message;
-  const std::string kubeconfig = (*kube)->WriteKubeconfig("admin");
+  auto bed = KubeTestBed::Start(dir.path(), {.example = "scale-up.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
   std::vector<ChildProcess> replicas;
   std::vector<int> ports;
   for (int i = 0; i < 2; ++i) {
-    ports.push_back(FreeLoopbackPort());
-    auto started = ChildProcess::Start(
-        {RULEPLANE_BINARY, "controller", "--kubeconfig", kubeconfig, "-n", "default", "--allow-disruptive",
-         "--journal", dir.path() + "/journal-" + std::to_string(i) + ".db", "--resync-period", "1",
-         "--leader-elect-lease-duration", "3", "--leader-elect-renew-deadline", "2",
-         "--leader-elect-retry-period", "1", "--metrics-bind-address",
-         "127.0.0.1:" + std::to_string(ports[i])},
-        dir.path() + "/controller-" + std::to_string(i) + ".log");
+    auto started = (*bed)->StartController(
+        {.name = "controller-" + std::to_string(i),
+         .flags = {"--allow-disruptive", "--resync-period", "1", "--leader-elect-lease-duration", "3",
+                   "--leader-elect-renew-deadline", "2", "--leader-elect-retry-period", "1"}});
     ASSERT_TRUE(started.ok()) << started.error().message;
-    replicas.push_back(std::move(*started));
+    ports.push_back(started->metrics_port);
+    replicas.push_back(std::move(started->process));
   }
   HttpClient http;
   auto leads = [&](int i) {
@@ -170,11 +157,10 @@ TEST(Controller, OfTwoReplicasOnlyTheLeaderActsAndTheOtherTakesOverWhenItDies) {
 // nothing but the Role it ships: the user "operator" is bound to it alone.
 TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
   TempDir dir("controller-deploy");
-  auto kube = KubeCluster::Start(dir.path(), {"operator"});
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
+  auto bed = KubeTestBed::Start(dir.path(), {.cluster = {.users = {"operator"}}});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
   for (const char* file : {"rbac.yaml", "controller.yaml"}) {
     auto manifests = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/" + file);
     ASSERT_TRUE(manifests.ok()) << manifests.error().message;
@@ -186,21 +172,13 @@ TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
   EXPECT_EQ(ValueAt(*deployment, {"spec", "replicas"})->int_value(), 2);
   EXPECT_EQ(ValueAt(*deployment, {"spec", "template", "spec", "serviceAccountName"})->string_value(),
             "ruleplane");
-  auto binding = ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
-                           R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":)"
-                           R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
-                           R"("subjects":[{"kind":"User","name":"operator"}]})");
-  ASSERT_TRUE(ApplyManifests(admin, {*binding}, "default", log).ok());
+  ASSERT_TRUE(ApplyManifests(admin, {RoleBinding("operator", "ruleplane")}, "default", log).ok());
   auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
   ASSERT_TRUE(created.ok()) << created.error().message;
 
-  const std::string controller_log = dir.path() + "/controller.log";
-  auto controller = ChildProcess::Start(
-      {RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("operator"), "-n", "default",
-       "--allow-disruptive", "--journal", dir.path() + "/journal.db", "--metrics-bind-address",
-       "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
-      controller_log);
+  auto controller = (*bed)->StartController({.user = "operator", .flags = {"--allow-disruptive"}});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
+  const std::string& controller_log = controller->log;
   const bool scaled = Eventually(
       [&] {
         auto sts = admin.Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log);
@@ -242,20 +220,13 @@ TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
 // annotation naming the plan's digest lets the re-bootstrap begin.
 TEST(Controller, QuorumLossRecoveryWaitsForAnApprovalNamingThePlanDigest) {
   TempDir dir("controller-approval");
-  auto kube = KubeCluster::Start(dir.path());
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
-  auto created = CreateExampleObjects(admin, ExamplePath("quorum-lost.json"), log);
-  ASSERT_TRUE(created.ok()) << created.error().message;
-  const std::string controller_log = dir.path() + "/controller.log";
-  auto controller = ChildProcess::Start(
-      {RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("admin"), "-n", "default",
-       "--leader-elect", "false", "--journal", dir.path() + "/journal.db", "--resync-period", "1",
-       "--metrics-bind-address", "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
-      controller_log);
+  auto bed = KubeTestBed::Start(dir.path(), {.example = "quorum-lost.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
+  auto controller = (*bed)->StartController({.flags = {"--leader-elect", "false", "--resync-period", "1"}});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
+  const std::string& controller_log = controller->log;
 
   const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
   auto text = [&](const KubeResource& resource, std::initializer_list<std::string_view> path) {
@@ -329,23 +300,17 @@ TEST(Controller, QuorumLossRecoveryWaitsForAnApprovalNamingThePlanDigest) {
 // of reason DryRun, once per request however often it is planned again.
 TEST(Controller, DryRunRecordsEachWouldBeRequestAsAnEventAndWritesNothingElse) {
   TempDir dir("controller-dry-run");
-  auto kube = KubeCluster::Start(dir.path());
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
-  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  auto bed = KubeTestBed::Start(dir.path(), {.example = "scale-up.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
   const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
   auto before = admin.Get(etcd, log);
   ASSERT_TRUE(before.ok());
-  const std::string controller_log = dir.path() + "/controller.log";
-  auto controller = ChildProcess::Start(
-      {RULEPLANE_BINARY, "controller", "--kubeconfig", (*kube)->WriteKubeconfig("admin"), "-n", "default",
-       "--dry-run", "--allow-disruptive", "--leader-elect", "false", "--journal", dir.path() + "/journal.db",
-       "--resync-period", "1", "--metrics-bind-address", "127.0.0.1:" + std::to_string(FreeLoopbackPort())},
-      controller_log);
+  auto controller = (*bed)->StartController(
+      {.flags = {"--dry-run", "--allow-disruptive", "--leader-elect", "false", "--resync-period", "1"}});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
+  const std::string& controller_log = controller->log;
   auto dry_runs = [&] {
     auto events = admin.List({"v1", "events", "default", "", ""}, "", log, "reason=DryRun");
     return events.ok() ? ValueAt(*events, {"items"})->list_value() : Value::List{};

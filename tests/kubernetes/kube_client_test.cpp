@@ -15,27 +15,12 @@
 
 #include "adapters/kubernetes/manifests.h"
 #include "engine/common/json_value.h"
-#include "tests/support/kube_cluster.h"
+#include "tests/support/kube_test_bed.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
-
-Value Json(const std::string& text) {
-  auto value = ParseJson(text);
-  EXPECT_TRUE(value.ok()) << text;
-  return value.ok() ? *value : Value::Null();
-}
-
-std::string Text(const Value& object, std::initializer_list<const char*> path) {
-  const Value* at = &object;
-  for (const char* key : path) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return "";
-  }
-  if (at->is_string()) return at->string_value();
-  if (at->is_int()) return std::to_string(at->int_value());
-  return FormatJson(*at);
-}
 
 const KubeResource kEtcds{"druid.gardener.cloud/v1alpha1", "etcds", "default", "", ""};
 KubeResource Etcd(const std::string& name, const std::string& subresource = "") {
@@ -46,24 +31,14 @@ class KubeClientTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir("kube-client");
-    auto kube = KubeCluster::Start(dir_->path(), {"limited", "operator"});
-    ASSERT_TRUE(kube.ok()) << kube.error().message;
-    kube_ = kube->release();
-    auto crd = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/etcd-crd.yaml");
-    ASSERT_TRUE(crd.ok()) << crd.error().message;
-    KubeClient admin(kube_->AdminConfig());
-    RequestLog log;
-    Status applied = ApplyManifests(admin, *crd, "default", log);
-    ASSERT_TRUE(applied.ok()) << applied.error().message;
-    // Established within a second here; the first create may still see 404.
-    for (int attempt = 0; attempt < 50; ++attempt) {
-      if (admin.List(kEtcds, "", log).ok()) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    FAIL() << "the Etcd CRD was not established";
+    auto bed = KubeTestBed::Start(dir_->path(), {.cluster = {.users = {"limited", "operator"}}});
+    ASSERT_TRUE(bed.ok()) << bed.error().message;
+    bed_ = bed->release();
+    kube_ = &bed_->kube();
   }
   static void TearDownTestSuite() {
-    delete kube_;
+    delete bed_;
+    kube_ = nullptr;
     delete dir_;
   }
   void SetUp() override {
@@ -83,10 +58,12 @@ class KubeClientTest : public ::testing::Test {
   }
 
   static TempDir* dir_;
+  static KubeTestBed* bed_;
   static KubeCluster* kube_;
 };
 
 TempDir* KubeClientTest::dir_ = nullptr;
+KubeTestBed* KubeClientTest::bed_ = nullptr;
 KubeCluster* KubeClientTest::kube_ = nullptr;
 
 TEST_F(KubeClientTest, WritesAndReadsAnEtcdWithItsStatusAndScale) {
@@ -238,10 +215,7 @@ TEST_F(KubeClientTest, TheShippedRoleAllowsWhatRuleplaneDoesAndNothingElse) {
   auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
   ASSERT_TRUE(rbac.ok()) << rbac.error().message;
   // The Role, bound (besides its ServiceAccount) to the token user "operator".
-  rbac->push_back(
-      Json(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
-           R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",)"
-           R"("kind":"Role","name":"ruleplane"},"subjects":[{"kind":"User","name":"operator"}]})"));
+  rbac->push_back(RoleBinding("operator", "ruleplane"));
   Status applied = ApplyManifests(admin, *rbac, "default", log);
   ASSERT_TRUE(applied.ok()) << applied.error().message;
   ASSERT_TRUE(ApplyManifests(admin, *rbac, "default", log).ok()) << "applying again updates in place";

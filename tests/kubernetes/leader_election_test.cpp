@@ -22,6 +22,7 @@
 #include "engine/common/json_value.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -30,32 +31,12 @@ using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 using std::chrono::system_clock;
 
-std::string Text(const Value& object, std::initializer_list<const char*> path) {
-  const Value* at = &object;
-  for (const char* key : path) {
-    if (!at->is_map() || (at = at->Find(key)) == nullptr) return "";
-  }
-  if (at->is_string()) return at->string_value();
-  if (at->is_int()) return std::to_string(at->int_value());
-  return FormatJson(*at);
-}
-
 KubeResource LeaseResource(const std::string& name) {
   return {"coordination.k8s.io/v1", "leases", "default", name, ""};
 }
 
 LeaderElectionConfig Config(const std::string& lease, const std::string& identity) {
   return {"default", lease, identity, milliseconds(2000), milliseconds(1500), milliseconds(200)};
-}
-
-// Whether `condition` became true within `timeout`.
-bool Eventually(const std::function<bool()>& condition, milliseconds timeout) {
-  const auto deadline = steady_clock::now() + timeout;
-  while (!condition()) {
-    if (steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return true;
 }
 
 // An elector's Run() on a thread of its own, stopped and joined when this
@@ -261,7 +242,8 @@ TEST_F(LeaderElectionTest, RunLosesALeaseSomeoneElseTookAndSaysSo) {
   KubeClient kube_a(kube_->AdminConfig());
   LeaderElector a(kube_a, Config("lost", "a"));
   RunningElector run(a);
-  ASSERT_TRUE(Eventually([&] { return run.changes() == std::vector<bool>{true}; }, milliseconds(5000)));
+  ASSERT_TRUE(Eventually([&] { return run.changes() == std::vector<bool>{true}; }, milliseconds(5000),
+                         milliseconds(20)));
   EXPECT_TRUE(a.IsLeader());
 
   // Someone else takes it over, with a fresh renewTime.
@@ -275,7 +257,7 @@ TEST_F(LeaderElectionTest, RunLosesALeaseSomeoneElseTookAndSaysSo) {
   ASSERT_TRUE(patched.ok()) << patched.error().message;
   const auto taken = steady_clock::now();
 
-  ASSERT_TRUE(Eventually([&] { return run.result().has_value(); }, milliseconds(5000)))
+  ASSERT_TRUE(Eventually([&] { return run.result().has_value(); }, milliseconds(5000), milliseconds(20)))
       << "Run() kept going on a lease someone else holds";
   const auto ended_after = steady_clock::now() - taken;
   const Status ended = *run.result();
@@ -294,10 +276,11 @@ TEST_F(LeaderElectionTest, RunReleasesTheLeaseOnStopAndAnotherTakesItAtOnce) {
   LeaderElector b(kube_b, Config("released", "b"));
   {
     RunningElector run(a);
-    ASSERT_TRUE(Eventually([&] { return run.changes() == std::vector<bool>{true}; }, milliseconds(5000)));
+    ASSERT_TRUE(Eventually([&] { return run.changes() == std::vector<bool>{true}; }, milliseconds(5000),
+                           milliseconds(20)));
     ASSERT_FALSE(Holds(b.TryAcquireOrRenew(system_clock::now())));
     run.Stop();
-    ASSERT_TRUE(Eventually([&] { return run.result().has_value(); }, milliseconds(2000)));
+    ASSERT_TRUE(Eventually([&] { return run.result().has_value(); }, milliseconds(2000), milliseconds(20)));
     const Status ended = *run.result();
     EXPECT_TRUE(ended.ok()) << ended.error().message;
     EXPECT_EQ(run.changes(), (std::vector<bool>{true, false}));

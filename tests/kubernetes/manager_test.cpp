@@ -11,15 +11,13 @@
 #include <sstream>
 #include <thread>
 
-#include "adapters/kubernetes/manifests.h"
 #include "cli/rule_library.h"
 #include "engine/common/json_value.h"
 #include "platform/http_client.h"
 #include "platform/process.h"
-#include "tests/support/eventually.h"
-#include "tests/support/kube_cluster.h"
-#include "tests/support/kube_objects.h"
+#include "tests/support/kube_test_bed.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -48,15 +46,12 @@ Rules ManagerOptionsFor(const KubeConfig& kube, const std::string& journal) {
 
 TEST(Manager, ReconcilesFromItsWatchCacheAndReturnsWhenStopped) {
   TempDir dir("manager");
-  auto kube = KubeCluster::Start(dir.path());
-  ASSERT_TRUE(kube.ok()) << kube.error().message;
-  KubeClient admin((*kube)->AdminConfig());
-  RequestLog log;
-  ASSERT_TRUE(InstallEtcdCrd(admin, log).ok());
-  auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log);
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  auto bed = KubeTestBed::Start(dir.path(), {.example = "scale-up.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
 
-  Rules rules = ManagerOptionsFor((*kube)->AdminConfig(), dir.path() + "/journal.db");
+  Rules rules = ManagerOptionsFor((*bed)->kube().AdminConfig(), dir.path() + "/journal.db");
   std::atomic<bool> stop{false};
   std::ostringstream manager_log;
   Status ran;
@@ -82,7 +77,8 @@ TEST(Manager, ReconcilesFromItsWatchCacheAndReturnsWhenStopped) {
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(5));
   EXPECT_TRUE(ran.ok()) << ran.error().message;
   EXPECT_NE(manager_log.str().find("\"msg\":\"started\""), std::string::npos) << manager_log.str();
-  EXPECT_NE(manager_log.str().find("\"action\":\"ScaleStatefulSet\""), std::string::npos) << manager_log.str();
+  EXPECT_NE(manager_log.str().find("\"action\":\"ScaleStatefulSet\""), std::string::npos)
+      << manager_log.str();
 }
 
 TEST(Manager, AJournalItCannotOpenIsAnErrorBeforeAnythingStarts) {

@@ -24,21 +24,16 @@
 #include "platform/process.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/etcd_cluster.h"
-#include "tests/support/eventually.h"
-#include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
+#include "tests/support/kube_test_bed.h"
 #include "tests/support/slow_snapshot_proxy.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
 
 using testing_support::CommandResult;
 using testing_support::Contains;
-
-std::string Field(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = ValueAt(object, keys);
-  return at != nullptr && at->is_string() ? at->string_value() : "";
-}
 
 // The last revision in a snapshot's name: "Full-00000000-00000042-1700000000" -> 42.
 int64_t LastRevision(const std::string& name) { return std::stoll(name.substr(14, 8)); }
@@ -61,27 +56,14 @@ class MemberAgentTest : public ::testing::Test {
     etcd_ = EtcdCluster::Create(Members(), dir_->path(), "etcd-main-");
     etcd_->set_extra_flags(EtcdFlags());
     ASSERT_TRUE(etcd_->StartAll().ok());
-    auto kube = KubeCluster::Start(dir_->path() + "/kube", {"member"});
-    ASSERT_TRUE(kube.ok()) << kube.error().message;
-    kube_ = std::move(*kube);
-    admin_ = std::make_unique<KubeClient>(kube_->AdminConfig());
-    ASSERT_TRUE(InstallEtcdCrd(*admin_, log_).ok());
-    auto created = CreateExampleObjects(*admin_, ExamplePath("pink-of-health.json"), log_);
-    ASSERT_TRUE(created.ok()) << created.error().message;
     // The agents run as the user "member", bound to the shipped member Role only.
-    auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
-    ASSERT_TRUE(rbac.ok()) << rbac.error().message;
-    rbac->push_back(*ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
-                               R"("metadata":{"name":"ruleplane-member-user"},"roleRef":{"apiGroup":)"
-                               R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane-member"},)"
-                               R"("subjects":[{"kind":"User","name":"member"}]})"));
-    ASSERT_TRUE(ApplyManifests(*admin_, *rbac, "default", log_).ok());
-    KubeClient member(kube_->ConfigFor("member"));
-    for (int attempt = 0; attempt < 50; ++attempt) {  // until the authorizer sees the binding
-      if (member.Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_).ok())
-        break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
+    auto bed = KubeTestBed::Start(dir_->path() + "/bed", {.cluster = {.users = {"member"}},
+                                                          .bindings = {{"member", "ruleplane-member"}},
+                                                          .example = "pink-of-health.json"});
+    ASSERT_TRUE(bed.ok()) << bed.error().message;
+    bed_ = std::move(*bed);
+    kube_ = &bed_->kube();
+    admin_ = &bed_->admin();
     agent_kubeconfig_ = kube_->WriteKubeconfig("member");
     kubeconfig_ = kube_->WriteKubeconfig("admin");
     for (const std::string& url : etcd_->ClientUrls()) endpoints_ += (endpoints_.empty() ? "" : ",") + url;
@@ -107,7 +89,7 @@ class MemberAgentTest : public ::testing::Test {
   Value BackupReady() {
     const Value etcd = Get("etcds", "etcd-main");
     for (const Value& condition : ValueAt(etcd, {"status", "conditions"})->list_value()) {
-      if (Field(condition, {"type"}) == "BackupReady") return condition;
+      if (TextAt(condition, {"type"}) == "BackupReady") return condition;
     }
     return Value::Null();
   }
@@ -126,8 +108,8 @@ class MemberAgentTest : public ::testing::Test {
   static std::vector<std::string> Steps(const Value& plan) {
     std::vector<std::string> steps;
     for (const Value& step : ValueAt(plan, {"steps"})->list_value()) {
-      steps.push_back(Field(step, {"action"}) + " " + Field(step, {"target"}) + " " +
-                      Field(step, {"params", "status"}) + " " + Field(step, {"params", "reason"}));
+      steps.push_back(TextAt(step, {"action"}) + " " + TextAt(step, {"target"}) + " " +
+                      TextAt(step, {"params", "status"}) + " " + TextAt(step, {"params", "reason"}));
     }
     return steps;
   }
@@ -172,8 +154,9 @@ class MemberAgentTest : public ::testing::Test {
 
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<EtcdCluster> etcd_;
-  std::unique_ptr<KubeCluster> kube_;
-  std::unique_ptr<KubeClient> admin_;
+  std::unique_ptr<KubeTestBed> bed_;
+  KubeCluster* kube_ = nullptr;
+  KubeClient* admin_ = nullptr;
   RequestLog log_;
   std::string kubeconfig_, agent_kubeconfig_, endpoints_, store_;
 };
@@ -189,34 +172,34 @@ TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady)
     ASSERT_TRUE(status.ok());
     const bool leads = status->leader == status->member_id;
     const Value renewed = Get("leases", etcd_->member(i).name);
-    EXPECT_EQ(Field(renewed, {"spec", "holderIdentity"}),
+    EXPECT_EQ(TextAt(renewed, {"spec", "holderIdentity"}),
               MemberIdHex(status->member_id) + (leads ? ":Leader" : ":Member"));
-    const std::string renew_time = Field(renewed, {"spec", "renewTime"});
+    const std::string renew_time = TextAt(renewed, {"spec", "renewTime"});
     EXPECT_EQ(renew_time.size(), 27u) << "a MicroTime with six digits: " << renew_time;
     if (leads) {
       leader = i;
-      full = Field(Round(run), {"backup"});
+      full = TextAt(Round(run), {"backup"});
     } else {
-      EXPECT_EQ(Field(Round(run), {"backup"}), "") << "only the leader backs up";
+      EXPECT_EQ(TextAt(Round(run), {"backup"}), "") << "only the leader backs up";
     }
   }
   ASSERT_GE(leader, 0);
   ASSERT_EQ(full.rfind("Full-", 0), 0u) << full;
-  EXPECT_EQ(Field(Get("leases", "etcd-main-full-snap"), {"spec", "holderIdentity"}),
+  EXPECT_EQ(TextAt(Get("leases", "etcd-main-full-snap"), {"spec", "holderIdentity"}),
             std::to_string(LastRevision(full)));
   Value ready = BackupReady();
-  EXPECT_EQ(Field(ready, {"status"}), "True");
-  EXPECT_EQ(Field(ready, {"reason"}), "BackupSucceeded");
-  EXPECT_EQ(Field(ready, {"message"}), "the last snapshot upload succeeded");
+  EXPECT_EQ(TextAt(ready, {"status"}), "True");
+  EXPECT_EQ(TextAt(ready, {"reason"}), "BackupSucceeded");
+  EXPECT_EQ(TextAt(ready, {"message"}), "the last snapshot upload succeeded");
 
   NumberedWriter writer(etcd_->ClientUrls(), "agent/");
   ASSERT_TRUE(writer.WriteSome(25).ok());
   const CommandResult delta = Agent(leader, "--delta-snapshot-period 0");
   ASSERT_EQ(delta.exit_code, 0) << delta.out;
-  const std::string incr = Field(Round(delta), {"backup"});
+  const std::string incr = TextAt(Round(delta), {"backup"});
   ASSERT_EQ(incr.rfind("Incr-", 0), 0u) << delta.out;
   EXPECT_EQ(LastRevision(incr), writer.acknowledged().back().revision);
-  EXPECT_EQ(Field(Get("leases", "etcd-main-delta-snap"), {"spec", "holderIdentity"}),
+  EXPECT_EQ(TextAt(Get("leases", "etcd-main-delta-snap"), {"spec", "holderIdentity"}),
             std::to_string(LastRevision(incr)));
 
   // A failed upload (the store's parent is a file): BackupReady False, and the
@@ -225,11 +208,11 @@ TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady)
   const std::string unwritable = "--backup-store " + dir_->path() + "/not-a-directory/store";
   const CommandResult failed = Agent(leader, unwritable);
   EXPECT_EQ(failed.exit_code, 1) << failed.out;
-  EXPECT_TRUE(Contains(Field(Round(failed), {"error"}), "backup:")) << failed.out;
+  EXPECT_TRUE(Contains(TextAt(Round(failed), {"error"}), "backup:")) << failed.out;
   ready = BackupReady();
-  EXPECT_EQ(Field(ready, {"status"}), "False");
-  EXPECT_EQ(Field(ready, {"reason"}), "BackupFailed");
-  EXPECT_NE(Field(ready, {"message"}), "");
+  EXPECT_EQ(TextAt(ready, {"status"}), "False");
+  EXPECT_EQ(TextAt(ready, {"reason"}), "BackupFailed");
+  EXPECT_NE(TextAt(ready, {"message"}), "");
   const std::vector<std::string> steps = Steps(Plan());
   EXPECT_TRUE(std::any_of(steps.begin(), steps.end(), [](const std::string& step) {
     return step.rfind("RaiseAlert", 0) == 0;
@@ -238,14 +221,14 @@ TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady)
       << ::testing::PrintToString(steps);
 
   // The next successful upload turns it True again, with a new transition time.
-  const std::string failed_at = Field(ready, {"lastTransitionTime"});
+  const std::string failed_at = TextAt(ready, {"lastTransitionTime"});
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   ASSERT_TRUE(writer.WriteSome(5).ok());
   const CommandResult recovered = Agent(leader, "--delta-snapshot-period 0");
   EXPECT_EQ(recovered.exit_code, 0) << recovered.out;
   ready = BackupReady();
-  EXPECT_EQ(Field(ready, {"status"}), "True");
-  EXPECT_NE(Field(ready, {"lastTransitionTime"}), failed_at);
+  EXPECT_EQ(TextAt(ready, {"status"}), "True");
+  EXPECT_NE(TextAt(ready, {"lastTransitionTime"}), failed_at);
 }
 
 // After a scale-down from 5 to 3 (the Etcd says 3, etcd still has 5 members),
@@ -408,7 +391,7 @@ TEST_F(MemberAgentTest, MemberInitReadsTheEtcdAndItsLeaseWithTheRevisionFromTheA
   const CommandResult round = Agent(0);
   ASSERT_EQ(round.exit_code, 0) << round.out << round.err;
   const Value lease = Get("leases", "etcd-main-0");
-  const std::string revision = Field(lease, {"metadata", "annotations", "ruleplane.dev/revision"});
+  const std::string revision = TextAt(lease, {"metadata", "annotations", "ruleplane.dev/revision"});
   ASSERT_FALSE(revision.empty()) << FormatJson(lease);
   EXPECT_GT(std::stoll(revision), 0);
 
@@ -420,10 +403,11 @@ TEST_F(MemberAgentTest, MemberInitReadsTheEtcdAndItsLeaseWithTheRevisionFromTheA
   ASSERT_EQ(observed.exit_code, 0) << observed.out << observed.err;
   auto snapshot = ParseJson(observed.out);
   ASSERT_TRUE(snapshot.ok()) << observed.out;
-  EXPECT_EQ(Field(*snapshot, {"etcd", "metadata", "name"}), "etcd-main");
-  EXPECT_EQ(Field(*snapshot, {"memberLease", "spec", "holderIdentity"}),
-            Field(lease, {"spec", "holderIdentity"}));
-  EXPECT_EQ(Field(*snapshot, {"memberLease", "metadata", "annotations", "ruleplane.dev/revision"}), revision);
+  EXPECT_EQ(TextAt(*snapshot, {"etcd", "metadata", "name"}), "etcd-main");
+  EXPECT_EQ(TextAt(*snapshot, {"memberLease", "spec", "holderIdentity"}),
+            TextAt(lease, {"spec", "holderIdentity"}));
+  EXPECT_EQ(TextAt(*snapshot, {"memberLease", "metadata", "annotations", "ruleplane.dev/revision"}),
+            revision);
 
   const CommandResult missing = testing_support::Ruleplane(
       "observe member --name etcd-main-0 --peer-url " + etcd_->member(0).peer_url + " --data-dir " +
@@ -446,7 +430,7 @@ TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
   const int leader = Leader();
   ASSERT_GE(leader, 0);
   const int stopped = (leader + 1) % 3;
-  const std::string before = Field(Get("leases", etcd_->member(stopped).name), {"spec", "renewTime"});
+  const std::string before = TextAt(Get("leases", etcd_->member(stopped).name), {"spec", "renewTime"});
   etcd_->StopMember(stopped);
   std::this_thread::sleep_for(std::chrono::seconds(7));
   for (int i = 0; i < 3; ++i) {
@@ -456,7 +440,7 @@ TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
       EXPECT_TRUE(Contains(run.out, "does not answer")) << run.out;
     }
   }
-  EXPECT_EQ(Field(Get("leases", etcd_->member(stopped).name), {"spec", "renewTime"}), before)
+  EXPECT_EQ(TextAt(Get("leases", etcd_->member(stopped).name), {"spec", "renewTime"}), before)
       << "a stopped member's lease is not renewed";
 
   const std::vector<std::string> steps = Steps(Plan());
@@ -475,9 +459,9 @@ TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
 // acknowledged after the last renewal count in a re-bootstrap's data-loss bound.
 TEST_F(MemberAgentTest, ASurvivorOfAQuorumLossRecordsItsLiveRevisionWithoutRenewing) {
   for (int i = 0; i < 3; ++i) ASSERT_EQ(Agent(i).exit_code, 0) << i;
-  const std::string renewed = Field(Get("leases", "etcd-main-0"), {"spec", "renewTime"});
+  const std::string renewed = TextAt(Get("leases", "etcd-main-0"), {"spec", "renewTime"});
   const std::string recorded =
-      Field(Get("leases", "etcd-main-0"), {"metadata", "annotations", kRevisionAnnotation});
+      TextAt(Get("leases", "etcd-main-0"), {"metadata", "annotations", kRevisionAnnotation});
   EtcdClient client = etcd_->Client();
   int64_t written = -1;
   for (int i = 0; i < 20; ++i) {
@@ -499,11 +483,11 @@ TEST_F(MemberAgentTest, ASurvivorOfAQuorumLossRecordsItsLiveRevisionWithoutRenew
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "knows no leader")) << run.out;
   const Value lease = Get("leases", "etcd-main-0");
-  EXPECT_EQ(Field(lease, {"spec", "renewTime"}), renewed) << "a member without a leader is not renewed";
+  EXPECT_EQ(TextAt(lease, {"spec", "renewTime"}), renewed) << "a member without a leader is not renewed";
   EXPECT_LT(std::stoll(recorded), written);
-  EXPECT_EQ(Field(lease, {"metadata", "annotations", kRevisionAnnotation}), std::to_string(written))
+  EXPECT_EQ(TextAt(lease, {"metadata", "annotations", kRevisionAnnotation}), std::to_string(written))
       << "the revision after the last renewal";
-  EXPECT_TRUE(ParseRfc3339(Field(lease, {"metadata", "annotations", kRevisionTimeAnnotation})).ok());
+  EXPECT_TRUE(ParseRfc3339(TextAt(lease, {"metadata", "annotations", kRevisionTimeAnnotation})).ok());
 }
 
 // A full snapshot that takes 10 s (the leader reached over a slow link, on
@@ -517,14 +501,14 @@ TEST_F(MemberAgentTest, TheLeaseIsRenewedWhileASlowSnapshotIsTakenAndSigtermEnds
   const std::string lease_name = etcd_->member(leader).name;
   auto slow = SlowSnapshotProxy::Start(etcd_->member(leader).client_url, std::chrono::seconds(10));
   ASSERT_TRUE(slow.ok()) << slow.error().message;
-  const std::string created = Field(Get("leases", lease_name), {"spec", "renewTime"});
+  const std::string created = TextAt(Get("leases", lease_name), {"spec", "renewTime"});
   ChildProcess agent = StartAgent(leader, (*slow)->url(), store_, "agent.log",
                                   {"--k8s-heartbeat-duration", "1", "--delta-snapshot-period", "3600"});
   // From the agent's first renewal on (the snapshot may start before it).
   ASSERT_TRUE(Eventually(
       [&] {
         return (*slow)->snapshot_in_progress() &&
-               Field(Get("leases", lease_name), {"spec", "renewTime"}) != created;
+               TextAt(Get("leases", lease_name), {"spec", "renewTime"}) != created;
       },
       std::chrono::seconds(30), std::chrono::milliseconds(20)))
       << Slurp(dir_->path() + "/agent.log");
@@ -532,7 +516,7 @@ TEST_F(MemberAgentTest, TheLeaseIsRenewedWhileASlowSnapshotIsTakenAndSigtermEnds
   int64_t oldest_ms = 0;  // the longest time since the last renewal, seen while the snapshot ran
   while ((*slow)->snapshot_in_progress()) {
     const Value lease = Get("leases", lease_name);
-    const std::string renewed = Field(lease, {"spec", "renewTime"});
+    const std::string renewed = TextAt(lease, {"spec", "renewTime"});
     auto at = ParseRfc3339(renewed);
     ASSERT_TRUE(at.ok()) << renewed;
     const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -579,7 +563,7 @@ TEST_F(MemberAgentTest, TheLeaseIsRenewedWhileASlowSnapshotIsTakenAndSigtermEnds
   EXPECT_EQ((*slower)->snapshots_abandoned(), 1);
   EXPECT_EQ(::testing::PrintToString(StoreFiles(second_store)), "{}")
       << "no snapshot and no partial download";
-  EXPECT_NE(Field(BackupReady(), {"status"}), "False") << "an interrupted backup is not a failed upload";
+  EXPECT_NE(TextAt(BackupReady(), {"status"}), "False") << "an interrupted backup is not a failed upload";
 }
 
 }  // namespace

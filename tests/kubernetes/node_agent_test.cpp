@@ -19,9 +19,9 @@
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/json_value.h"
 #include "platform/base64.h"
-#include "tests/support/eventually.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -32,27 +32,6 @@ EtcdClient MemberClient(const std::string& endpoint) {
   EtcdClientConfig config;
   config.endpoints = {endpoint};
   return EtcdClient(config);
-}
-
-Value Json(const std::string& text) {
-  auto value = ParseJson(text);
-  EXPECT_TRUE(value.ok()) << text;
-  return value.ok() ? *value : Value::Null();
-}
-
-std::string Text(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* at = ValueAt(object, keys);
-  if (at == nullptr) return "";
-  if (at->is_string()) return at->string_value();
-  if (at->is_int()) return std::to_string(at->int_value());
-  return FormatJson(*at);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
 }
 
 bool Alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
@@ -206,7 +185,7 @@ TEST_F(NodeAgentTest, RunsAStatefulSetOfEtcdMembersAndRecreatesADeletedPodWithIt
   auto still_three = member1.MemberList(log_);
   ASSERT_TRUE(still_three.ok());
   EXPECT_EQ(still_three->size(), 3u);  // the same member came back, none was added
-  EXPECT_NE(ReadFile(dir_->path() + "/node/pods/etcd-1/etcd.log").find("restarting"), std::string::npos)
+  EXPECT_NE(Slurp(dir_->path() + "/node/pods/etcd-1/etcd.log").find("restarting"), std::string::npos)
       << "the recreated member logs to the same file, appended";
 
   agent_.reset();
@@ -281,15 +260,14 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
 
   const std::string scratch = agent_->VolumeDir("worker", "scratch");
   ASSERT_FALSE(scratch.empty());
-  EXPECT_EQ(ReadFile(scratch + "/init").substr(0, 7), "worker ");  // $(POD_NAME) expanded, $$ escaped
+  EXPECT_EQ(Slurp(scratch + "/init").substr(0, 7), "worker ");  // $(POD_NAME) expanded, $$ escaped
   // The DNS stand-in (member-2 is ordinal 2) and the path rewritten to the emptyDir's host directory.
-  EXPECT_EQ(ReadFile(scratch + "/peers"),
+  EXPECT_EQ(Slurp(scratch + "/peers"),
             "peer: http://" + prefix_ + "12:2380\ndata-dir: " + scratch + "/data\n");
   // A --flag=/path env value (expanded from an earlier variable) rewritten; a secretKeyRef decoded.
-  EXPECT_EQ(ReadFile(scratch + "/env"), "--out=" + scratch + "/worker s3cret\n");
+  EXPECT_EQ(Slurp(scratch + "/env"), "--out=" + scratch + "/worker s3cret\n");
   // configMap items: only the listed key, at its path.
-  EXPECT_EQ(ReadFile(agent_->VolumeDir("worker", "picked") + "/nested/peers.txt"),
-            ReadFile(scratch + "/peers"));
+  EXPECT_EQ(Slurp(agent_->VolumeDir("worker", "picked") + "/nested/peers.txt"), Slurp(scratch + "/peers"));
   EXPECT_FALSE(fs::exists(agent_->VolumeDir("worker", "picked") + "/peers"));
 
   // The container's KUBECONFIG: the API server, the ServiceAccount's token, the Pod's namespace.
@@ -297,7 +275,7 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
   ASSERT_TRUE(Alive(pid));
   std::string kubeconfig_path, home;
   {
-    std::string environ_text = ReadFile("/proc/" + std::to_string(pid) + "/environ");
+    std::string environ_text = Slurp("/proc/" + std::to_string(pid) + "/environ");
     std::stringstream entries(environ_text);
     for (std::string entry; std::getline(entries, entry, '\0');) {
       if (entry.starts_with("KUBECONFIG=")) kubeconfig_path = entry.substr(11);
@@ -306,7 +284,7 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
   }
   ASSERT_FALSE(kubeconfig_path.empty());
   EXPECT_TRUE(fs::is_directory(home)) << home;
-  EXPECT_NE(ReadFile(scratch + "/init").find(home), std::string::npos);
+  EXPECT_NE(Slurp(scratch + "/init").find(home), std::string::npos);
   auto config = LoadKubeconfig(kubeconfig_path, "");
   ASSERT_TRUE(config.ok()) << config.error().message;
   EXPECT_EQ(config->server, kube_->server());
@@ -343,9 +321,8 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
         },
         std::chrono::seconds(60)))
         << FormatJson(Get(PodNamed("reader")), 2);
-    EXPECT_NE(
-        ReadFile(dir_->path() + "/node/pods/reader/kubectl.log").find(Text(worker, {"metadata", "uid"})),
-        std::string::npos);
+    EXPECT_NE(Slurp(dir_->path() + "/node/pods/reader/kubectl.log").find(Text(worker, {"metadata", "uid"})),
+              std::string::npos);
   }
 
   // restartPolicy Always: a container that exits is restarted with backoff (1 s, 2 s, ...), its log appended.
@@ -369,8 +346,7 @@ TEST_F(NodeAgentTest, GivesContainersVolumesNamesAndAServiceAccountKubeconfig) {
   EXPECT_TRUE(
       Text(crasher, {"status", "podIP"}).starts_with(prefix_ + "20"));  // the next free one (after reader's)
   EXPECT_NE(Text(crasher, {"status", "podIP"}), Text(worker, {"status", "podIP"}));
-  EXPECT_GE(ReadFile(dir_->path() + "/node/pods/crasher/exits.log").size(),
-            3 * std::string("started\n").size());
+  EXPECT_GE(Slurp(dir_->path() + "/node/pods/crasher/exits.log").size(), 3 * std::string("started\n").size());
 
   // Deleted: stopped, removed from the API, its emptyDir moved aside (not deleted).
   ASSERT_TRUE(admin_->Delete(PodNamed("worker"), {}, std::nullopt, log_).ok());

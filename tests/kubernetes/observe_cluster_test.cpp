@@ -17,10 +17,10 @@
 #include "engine/common/json_value.h"
 #include "observers/cluster_observer.h"
 #include "tests/run_ruleplane.h"
-#include "tests/support/eventually.h"
-#include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
+#include "tests/support/kube_test_bed.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -29,11 +29,11 @@ class ObserveCluster : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::make_unique<TempDir>("observe-cluster");
-    auto kube = KubeCluster::Start(dir_->path(), {"operator"});
-    ASSERT_TRUE(kube.ok()) << kube.error().message;
-    kube_ = std::move(*kube);
-    client_ = std::make_unique<KubeClient>(kube_->AdminConfig());
-    ASSERT_TRUE(InstallEtcdCrd(*client_, log_).ok());
+    auto bed = KubeTestBed::Start(dir_->path(), {.cluster = {.users = {"operator"}}});
+    ASSERT_TRUE(bed.ok()) << bed.error().message;
+    bed_ = std::move(*bed);
+    kube_ = &bed_->kube();
+    client_ = &bed_->admin();
   }
 
   std::string Example(const std::string& name) const { return ExamplePath(name); }
@@ -48,21 +48,8 @@ class ObserveCluster : public ::testing::Test {
   // The user "operator" bound to the shipped Role (deploy/rbac.yaml), and
   // nothing else; returns a kubeconfig for it.
   std::string BindOperatorToShippedRole() {
-    auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
-    EXPECT_TRUE(rbac.ok()) << rbac.error().message;
-    if (!rbac.ok()) return "";
-    rbac->push_back(*ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
-                               R"("metadata":{"name":"ruleplane-operator"},"roleRef":{"apiGroup":)"
-                               R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
-                               R"("subjects":[{"kind":"User","name":"operator"}]})"));
-    EXPECT_TRUE(ApplyManifests(*client_, *rbac, "default", log_).ok());
-    KubeClient operator_client(kube_->ConfigFor("operator"));
-    for (int attempt = 0; attempt < 50; ++attempt) {  // until the authorizer sees the binding
-      if (operator_client.Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_)
-              .ok())
-        break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
+    Status bound = bed_->BindToShippedRole("operator");
+    EXPECT_TRUE(bound.ok()) << bound.error().message;
     return kube_->WriteKubeconfig("operator");
   }
 
@@ -75,8 +62,9 @@ class ObserveCluster : public ::testing::Test {
   }
 
   std::unique_ptr<TempDir> dir_;
-  std::unique_ptr<KubeCluster> kube_;
-  std::unique_ptr<KubeClient> client_;
+  std::unique_ptr<KubeTestBed> bed_;
+  KubeCluster* kube_ = nullptr;
+  KubeClient* client_ = nullptr;
   RequestLog log_;
 };
 

@@ -3,17 +3,9 @@
 #include <fstream>
 
 #include "engine/common/json_value.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
-namespace {
-
-std::string Text(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* value = ValueAt(object, keys);
-  return value != nullptr && value->is_string() ? value->string_value() : "";
-}
-
-}  // namespace
-
 std::string AuditEvent::Describe() const {
   return verb + " " + resource + (subresource.empty() ? "" : "/" + subresource) + " " + namespace_name + "/" +
          name + " " + std::to_string(code) + " by " + user + " at " + received;
@@ -26,17 +18,17 @@ std::vector<AuditEvent> ReadAuditLog(const std::string& path) {
     auto parsed = ParseJson(line);
     if (!parsed.ok() || !parsed->is_map()) continue;
     AuditEvent event;
-    event.user = Text(*parsed, {"user", "username"});
-    event.verb = Text(*parsed, {"verb"});
-    event.resource = Text(*parsed, {"objectRef", "resource"});
-    event.subresource = Text(*parsed, {"objectRef", "subresource"});
-    event.namespace_name = Text(*parsed, {"objectRef", "namespace"});
-    event.name = Text(*parsed, {"objectRef", "name"});
+    event.user = TextAt(*parsed, {"user", "username"});
+    event.verb = TextAt(*parsed, {"verb"});
+    event.resource = TextAt(*parsed, {"objectRef", "resource"});
+    event.subresource = TextAt(*parsed, {"objectRef", "subresource"});
+    event.namespace_name = TextAt(*parsed, {"objectRef", "namespace"});
+    event.name = TextAt(*parsed, {"objectRef", "name"});
     const Value* code = ValueAt(*parsed, {"responseStatus", "code"});
     event.code = code != nullptr && code->is_int() ? static_cast<int>(code->int_value()) : 0;
-    event.received = Text(*parsed, {"requestReceivedTimestamp"});
+    event.received = TextAt(*parsed, {"requestReceivedTimestamp"});
     if (const Value* spec = ValueAt(*parsed, {"responseObject", "spec"}); spec != nullptr && spec->is_map())
-      event.lease_holder = Text(*spec, {"holderIdentity"});
+      event.lease_holder = TextAt(*spec, {"holderIdentity"});
     events.push_back(std::move(event));
   }
   return events;

@@ -7,7 +7,6 @@
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/etcd/etcdctl_hashkv.h"
 #include "adapters/kubernetes/manifests.h"
-#include "tests/support/eventually.h"
 #include "tests/support/kube_objects.h"
 
 namespace ruleplane::testing {
@@ -19,41 +18,22 @@ namespace fs = std::filesystem;
 
 const KubeResource E2eWorld::kEtcdResource{"druid.gardener.cloud/v1alpha1", "etcds", "default", kEtcd, ""};
 
-std::string TextAt(const Value& object, std::initializer_list<std::string_view> keys) {
-  const Value* value = ValueAt(object, keys);
-  return value != nullptr && value->is_string() ? value->string_value() : "";
-}
-
 Result<std::unique_ptr<E2eWorld>> E2eWorld::Start(const std::string& root, const E2eWorldOptions& options) {
   std::unique_ptr<E2eWorld> world(new E2eWorld());
   world->root_ = root;
-  auto kube = KubeCluster::Start(root + "/kube", KubeClusterOptions{.users = options.controller_users,
-                                                                    .controller_manager = true,
-                                                                    .audit_log = options.audit_log});
-  if (!kube.ok()) return kube.error();
-  world->kube_ = std::move(*kube);
-  world->admin_ = std::make_unique<KubeClient>(world->kube_->AdminConfig());
-  RequestLog log;
-  if (Status installed = InstallEtcdCrd(*world->admin_, log); !installed.ok()) return installed.error();
-  auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
-  if (!rbac.ok()) return rbac.error();
   // Each controller user with deploy/'s Role and nothing else.
-  for (const std::string& user : options.controller_users) {
-    auto binding = ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",)"
-                             R"("metadata":{"name":"ruleplane-)" +
-                             user +
-                             R"("},"roleRef":{"apiGroup":)"
-                             R"("rbac.authorization.k8s.io","kind":"Role","name":"ruleplane"},)"
-                             R"("subjects":[{"kind":"User","name":")" +
-                             user + R"("}]})");
-    if (!binding.ok()) return binding.error();
-    rbac->push_back(*binding);
-  }
-  if (Status applied = ApplyManifests(*world->admin_, *rbac, "default", log); !applied.ok())
-    return applied.error();
-  auto agent = NodeAgent::Start(world->kube_->AdminConfig(), {.root = root + "/node",
-                                                              .binaries = {{"ruleplane", RULEPLANE_BINARY}},
-                                                              .ip_prefix = RandomLoopbackPrefix()});
+  KubeTestBedOptions bed_options{.cluster = {.users = options.controller_users,
+                                             .controller_manager = true,
+                                             .audit_log = options.audit_log}};
+  for (const std::string& user : options.controller_users)
+    bed_options.bindings.emplace_back(user, "ruleplane");
+  auto bed = KubeTestBed::Start(root, bed_options);
+  if (!bed.ok()) return bed.error();
+  world->bed_ = std::move(*bed);
+  auto agent =
+      NodeAgent::Start(world->bed_->kube().AdminConfig(), {.root = root + "/node",
+                                                           .binaries = {{"ruleplane", RULEPLANE_BINARY}},
+                                                           .ip_prefix = RandomLoopbackPrefix()});
   if (!agent.ok()) return agent.error();
   world->agent_ = std::move(*agent);
   return world;
@@ -61,38 +41,24 @@ Result<std::unique_ptr<E2eWorld>> E2eWorld::Start(const std::string& root, const
 
 E2eWorld::~E2eWorld() {
   agent_.reset();
-  kube_.reset();
+  bed_.reset();
 }
 
 Result<ChildProcess> E2eWorld::StartController(const std::string& name, const std::string& user,
                                                const std::vector<std::string>& more,
                                                const std::string& failpoint) const {
-  std::vector<std::string> argv = {RULEPLANE_BINARY,
-                                   "controller",
-                                   "--kubeconfig",
-                                   kube_->WriteKubeconfig(user),
-                                   "-n",
-                                   "default",
-                                   "--allow-disruptive",
-                                   "--journal",
-                                   root_ + "/journal-" + name + ".db",
-                                   "--resync-period",
-                                   "2",
-                                   "--min-disruptive-interval",
-                                   "5",
-                                   "--leader-elect-lease-duration",
-                                   "6",
-                                   "--leader-elect-renew-deadline",
-                                   "4",
-                                   "--leader-elect-retry-period",
-                                   "1",
-                                   "--metrics-bind-address",
-                                   "127.0.0.1:" + std::to_string(FreeLoopbackPort())};
-  argv.insert(argv.end(), more.begin(), more.end());
-  return ChildProcess::Start(argv, ControllerLog(name),
-                             failpoint.empty()
-                                 ? std::vector<std::string>{}
-                                 : std::vector<std::string>{"RULEPLANE_FAILPOINT=" + failpoint});
+  ControllerOptions controller{
+      .name = "controller-" + name,
+      .user = user,
+      .journal = root_ + "/journal-" + name + ".db",
+      .flags = {"--allow-disruptive", "--resync-period", "2", "--min-disruptive-interval", "5",
+                "--leader-elect-lease-duration", "6", "--leader-elect-renew-deadline", "4",
+                "--leader-elect-retry-period", "1"}};
+  controller.flags.insert(controller.flags.end(), more.begin(), more.end());
+  if (!failpoint.empty()) controller.environment.push_back("RULEPLANE_FAILPOINT=" + failpoint);
+  auto started = bed_->StartController(controller);
+  if (!started.ok()) return started.error();
+  return std::move(started->process);
 }
 
 std::string E2eWorld::ControllerLog(const std::string& name) const {
@@ -109,12 +75,12 @@ Status E2eWorld::CreateEtcd(int replicas) {
       R"("prefix":"etcd-main"}}}})");
   if (!etcd.ok()) return etcd.error();
   RequestLog log;
-  return ApplyManifests(*admin_, {*etcd}, "default", log);
+  return ApplyManifests(admin(), {*etcd}, "default", log);
 }
 
 Value E2eWorld::Etcd() {
   RequestLog log;
-  auto etcd = admin_->Get(kEtcdResource, log);
+  auto etcd = admin().Get(kEtcdResource, log);
   return etcd.ok() ? *etcd : Value::Null();
 }
 
@@ -150,7 +116,7 @@ std::string E2eWorld::Describe(const std::vector<std::string>& controller_names)
   std::string text = "Etcd: " + (status != nullptr ? FormatJson(*status) : std::string("(no status)")) + "\n";
   const std::string plan = root_ + "/plan.txt";
   auto planned = ChildProcess::Start({RULEPLANE_BINARY, "plan", "--cluster", std::string("default/") + kEtcd,
-                                      "--kubeconfig", kube_->WriteKubeconfig("admin")},
+                                      "--kubeconfig", kube().WriteKubeconfig("admin")},
                                      plan);
   if (planned.ok()) Eventually([&] { return !planned->running(); }, std::chrono::seconds(20));
   text += "a fresh plan:\n" + Slurp(plan);
@@ -159,7 +125,7 @@ std::string E2eWorld::Describe(const std::vector<std::string>& controller_names)
   RequestLog log;
   for (int i = 0; i < 5; ++i) {
     const std::string pod = std::string(kEtcd) + "-" + std::to_string(i);
-    if (auto object = admin_->Get({"v1", "pods", "default", pod, ""}, log); object.ok())
+    if (auto object = admin().Get({"v1", "pods", "default", pod, ""}, log); object.ok())
       text += "pod " + pod + ": uid " + TextAt(*object, {"metadata", "uid"}) + " status " +
               FormatJson(*ValueAt(*object, {"status"})) + "\n";
     for (const char* container : {"member-init", "etcd", "member-agent"}) {

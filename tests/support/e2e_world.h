@@ -23,12 +23,11 @@
 #include "engine/common/json_value.h"
 #include "platform/process.h"
 #include "tests/support/kube_cluster.h"
+#include "tests/support/kube_test_bed.h"
 #include "tests/support/node_agent.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
-
-// The string at `keys` in `object`; "" when absent or not a string.
-std::string TextAt(const Value& object, std::initializer_list<std::string_view> keys);
 
 struct E2eWorldOptions {
   // Users the controller replicas run as, each bound to deploy/rbac.yaml's Role and nothing else.
@@ -46,8 +45,8 @@ class E2eWorld {
   ~E2eWorld();
 
   const std::string& root() const { return root_; }
-  KubeCluster& kube() { return *kube_; }
-  KubeClient& admin() { return *admin_; }
+  KubeCluster& kube() { return bed_->kube(); }
+  KubeClient& admin() { return bed_->admin(); }
   NodeAgent& agent() { return *agent_; }
 
   // A controller replica named `name` (its journal journal-<name>.db, its log
@@ -74,8 +73,7 @@ class E2eWorld {
  private:
   E2eWorld() = default;
   std::string root_;
-  std::unique_ptr<KubeCluster> kube_;
-  std::unique_ptr<KubeClient> admin_;
+  std::unique_ptr<KubeTestBed> bed_;
   std::unique_ptr<NodeAgent> agent_;
 };
 

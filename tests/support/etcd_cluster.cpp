@@ -55,11 +55,43 @@ std::string EtcdCluster::InitialCluster() const {
 }
 
 Status EtcdCluster::StartAll(std::chrono::milliseconds timeout) {
-  for (int i = 0; i < size(); ++i) {
-    if (Status started = StartMember(i); !started.ok()) return started;
+  // The ports were free when Create chose them; another process may have
+  // bound one since. Then that member exits saying so, and the whole cluster
+  // starts again from empty data directories on new ports.
+  constexpr int kStartAttempts = 4;
+  for (int attempt = 1;; ++attempt) {
+    std::vector<std::uintmax_t> log_starts;
+    for (int i = 0; i < size(); ++i) {
+      log_starts.push_back(LogSize(specs_[static_cast<size_t>(i)].log_path));
+      if (Status started = StartMember(i); !started.ok()) return started;
+    }
+    Status ready = WaitAllReady(timeout);
+    if (ready.ok()) return ready;
+    bool lost_port = false;
+    for (int i = 0; i < size(); ++i) {
+      lost_port = lost_port || (!IsRunning(i) && LogSaysAddressInUse(specs_[static_cast<size_t>(i)].log_path,
+                                                                     log_starts[static_cast<size_t>(i)]));
+    }
+    if (!lost_port || attempt == kStartAttempts) return ready;
+    for (int i = 0; i < size(); ++i) {
+      StopMember(i);
+      EtcdMemberSpec& spec = specs_[static_cast<size_t>(i)];
+      std::error_code removed;
+      fs::remove_all(spec.data_dir, removed);
+      spec.client_url = LoopbackUrl(FreeLoopbackPort());
+      spec.peer_url = LoopbackUrl(FreeLoopbackPort());
+    }
   }
+}
+
+Status EtcdCluster::WaitAllReady(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (int i = 0; i < size(); ++i) {
-    if (Status ready = WaitReady(i, timeout); !ready.ok()) return ready;
+    // A member that exited fails the wait at once: the others would wait for it until the deadline.
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (Status ready = WaitReady(i, std::max(left, std::chrono::milliseconds(0)), true); !ready.ok())
+      return ready;
   }
   return {};
 }
@@ -87,6 +119,10 @@ Status EtcdCluster::StartMemberWithConfig(int i, const std::string& config_file)
 }
 
 Status EtcdCluster::WaitReady(int i, std::chrono::milliseconds timeout) {
+  return WaitReady(i, timeout, false);
+}
+
+Status EtcdCluster::WaitReady(int i, std::chrono::milliseconds timeout, bool stop_when_any_exits) {
   const EtcdMemberSpec& spec = specs_[static_cast<size_t>(i)];
   EtcdClient client(EtcdClientConfig{{spec.client_url}, {}, std::chrono::seconds(2)});
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -96,6 +132,12 @@ Status EtcdCluster::WaitReady(int i, std::chrono::milliseconds timeout) {
     // Ready: it answers and knows a leader.
     if (status.ok() && status->leader != 0) return {};
     if (!IsRunning(i)) return Error{ErrorCode::kUnavailable, spec.name + " exited; see " + spec.log_path, {}};
+    for (int j = 0; stop_when_any_exits && j < size(); ++j) {
+      if (!IsRunning(j)) {
+        const EtcdMemberSpec& other = specs_[static_cast<size_t>(j)];
+        return Error{ErrorCode::kUnavailable, other.name + " exited; see " + other.log_path, {}};
+      }
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       return Error{ErrorCode::kDeadlineExceeded,
                    spec.name + " is not ready (" + (status.ok() ? "no leader" : status.error().message) +

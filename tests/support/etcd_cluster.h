@@ -50,7 +50,9 @@ class EtcdCluster {
   void set_extra_flags(std::vector<std::string> flags) { extra_flags_ = std::move(flags); }
 
   // Every member with command-line flags (initial-cluster-state new), then
-  // waits until each answers /v3/maintenance/status.
+  // waits until each answers /v3/maintenance/status. A member that could not
+  // bind a port it was given (taken since Create chose it) starts the whole
+  // cluster again on new ports, from empty data directories (a few times).
   Status StartAll(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // One member with flags, as in StartAll, with this initial-cluster-state.
   Status StartMember(int i, const std::string& initial_cluster_state = "new");
@@ -73,6 +75,8 @@ class EtcdCluster {
 
  private:
   EtcdCluster() = default;
+  Status WaitAllReady(std::chrono::milliseconds timeout);
+  Status WaitReady(int i, std::chrono::milliseconds timeout, bool stop_when_any_exits);
   std::vector<EtcdMemberSpec> specs_;
   std::vector<ChildProcess> processes_;
   std::string token_;

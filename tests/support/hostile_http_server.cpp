@@ -40,43 +40,16 @@ HostileHttpServer::Answer HostileHttpServer::Drip(std::string prefix, std::strin
 Result<std::unique_ptr<HostileHttpServer>> HostileHttpServer::Start(Handler handler) {
   std::unique_ptr<HostileHttpServer> server(new HostileHttpServer());
   server->handler_ = std::move(handler);
-  server->listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (server->listener_ < 0 ||
-      bind(server->listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      listen(server->listener_, 64) != 0) {
-    return Error{
-        ErrorCode::kIo, std::string("the hostile server cannot listen: ") + std::strerror(errno), {}};
-  }
-  socklen_t length = sizeof address;
-  getsockname(server->listener_, reinterpret_cast<sockaddr*>(&address), &length);
-  server->port_ = ntohs(address.sin_port);
-  server->acceptor_ = std::thread([raw = server.get()] { raw->Accept(); });
+  auto listener = LoopbackListener::Start([raw = server.get()](int connection) { raw->Serve(connection); },
+                                          "the hostile server");
+  if (!listener.ok()) return listener.error();
+  server->listener_ = std::move(*listener);
   return server;
 }
 
 HostileHttpServer::~HostileHttpServer() {
   stopping_ = true;
-  if (acceptor_.joinable()) acceptor_.join();
-  if (listener_ >= 0) close(listener_);
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (std::thread& connection : connections_) connection.join();
-}
-
-void HostileHttpServer::Accept() {
-  while (!stopping_) {
-    pollfd ready{listener_, POLLIN, 0};
-    if (poll(&ready, 1, 100) <= 0) continue;
-    const int connection = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (connection < 0) continue;
-    std::lock_guard<std::mutex> lock(mutex_);
-    connections_.emplace_back([this, connection] {
-      Serve(connection);
-      close(connection);
-    });
-  }
+  listener_.reset();
 }
 
 bool HostileHttpServer::Send(int connection, std::string_view data) {

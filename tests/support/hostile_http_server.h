@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "engine/common/error.h"
+#include "tests/support/loopback_listener.h"
 
 namespace ruleplane::testing {
 
@@ -58,25 +59,20 @@ class HostileHttpServer {
   static Result<std::unique_ptr<HostileHttpServer>> Start(Handler handler);
   ~HostileHttpServer();  // stops, ends every answer in progress
 
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(listener_->port()); }
   uint64_t bytes_sent() const { return bytes_sent_; }  // every byte of every answer, headers included
   int requests() const { return requests_; }
 
  private:
   HostileHttpServer() = default;
-  void Accept();
   void Serve(int connection);
   bool Send(int connection, std::string_view data);  // waits while the client reads nothing; false once gone
 
   Handler handler_;
-  int listener_ = -1;
-  int port_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> bytes_sent_{0};
   std::atomic<int> requests_{0};
-  std::thread acceptor_;
-  std::mutex mutex_;
-  std::vector<std::thread> connections_;
+  std::unique_ptr<LoopbackListener> listener_;  // last: its connections use the members above
 };
 
 }  // namespace ruleplane::testing

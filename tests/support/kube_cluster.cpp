@@ -51,6 +51,7 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
   // Its storage: a single-member etcd of its own. A port that was free when
   // it was chosen may be taken before etcd binds it (etcd then exits, and
   // kube-apiserver would give up on its storage 20 s later): choose again.
+  constexpr int kStartAttempts = 4;
   std::string etcd_client;
   for (int attempt = 1;; ++attempt) {
     etcd_client = "http://127.0.0.1:" + std::to_string(FreeLoopbackPort());
@@ -65,7 +66,8 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
     // etcd exits within a moment when it cannot listen.
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     if (kube->etcd_.running()) break;
-    if (attempt == 3) return Error{ErrorCode::kUnavailable, "etcd exited; see " + root + "/etcd.log", {}};
+    if (attempt == kStartAttempts)
+      return Error{ErrorCode::kUnavailable, "etcd exited; see " + root + "/etcd.log", {}};
   }
 
   if (Status key = Run({"openssl", "genrsa", "-out", root + "/sa.key", "2048"}); !key.ok())
@@ -79,8 +81,6 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
     tokens << "admin-token,admin,admin-uid,\"system:masters\"\n";
     for (const std::string& user : users) tokens << user << "-token," << user << "," << user << "-uid\n";
   }
-  const int port = FreeLoopbackPort();
-  kube->server_ = "https://127.0.0.1:" + std::to_string(port);
   const std::string cert_dir = root + "/certs";
   kube->ca_file_ = cert_dir + "/apiserver.crt";
   std::vector<std::string> argv = {apiserver,
@@ -90,7 +90,6 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
                                    "--service-account-key-file=" + root + "/sa.pub",
                                    "--service-account-signing-key-file=" + root + "/sa.key",
                                    "--bind-address=127.0.0.1",
-                                   "--secure-port=" + std::to_string(port),
                                    "--cert-dir=" + cert_dir,
                                    "--advertise-address=127.0.0.1",
                                    "--endpoint-reconciler-type=none",
@@ -117,20 +116,42 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
     argv.push_back("--audit-log-path=" + kube->audit_log_path_);
     argv.push_back("--audit-log-mode=blocking");
   }
-  auto started = ChildProcess::Start(argv, root + "/kube-apiserver.log");
-  if (!started.ok()) return started.error();
-  kube->apiserver_ = std::move(*started);
+  // Its port too may be taken between the choice and the bind: it then
+  // exits saying so, and starts again on another.
+  const std::string apiserver_log = root + "/kube-apiserver.log";
+  for (int attempt = 1;; ++attempt) {
+    const int port = FreeLoopbackPort();
+    kube->server_ = "https://127.0.0.1:" + std::to_string(port);
+    std::vector<std::string> with_port = argv;
+    with_port.push_back("--secure-port=" + std::to_string(port));
+    const std::uintmax_t log_start = LogSize(apiserver_log);
+    auto started = ChildProcess::Start(with_port, apiserver_log);
+    if (!started.ok()) return started.error();
+    kube->apiserver_ = std::move(*started);
+    Status ready = kube->WaitReady();
+    if (ready.ok()) break;
+    if (attempt == kStartAttempts || kube->apiserver_.running() ||
+        !LogSaysAddressInUse(apiserver_log, log_start))
+      return ready.error();
+  }
+  if (options.controller_manager) {
+    if (Status started = kube->StartControllerManager(); !started.ok()) return started.error();
+  }
+  return kube;
+}
 
+Status KubeCluster::WaitReady() {
   // Ready when /readyz answers ok to the admin (4-16 s here).
-  KubeClient probe(kube->AdminConfig(), std::chrono::seconds(2));
+  const std::string log_path = root_ + "/kube-apiserver.log";
+  KubeClient probe(AdminConfig(), std::chrono::seconds(2));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
   while (true) {
     RequestLog reads;
     auto namespaces = probe.Get({"v1", "namespaces", "", "default", ""}, reads);
-    if (namespaces.ok()) break;
-    if (!kube->apiserver_.running()) {
+    if (namespaces.ok()) return {};
+    if (!apiserver_.running()) {
       // The test's directory goes with the test: say why here.
-      std::ifstream log(root + "/kube-apiserver.log");
+      std::ifstream log(log_path);
       std::stringstream text;
       text << log.rdbuf();
       const std::string tail =
@@ -139,16 +160,11 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(const std::string& root,
     }
     if (std::chrono::steady_clock::now() > deadline) {
       return Error{ErrorCode::kDeadlineExceeded,
-                   "kube-apiserver is not ready (" + namespaces.error().message + "); see " + root +
-                       "/kube-apiserver.log",
+                   "kube-apiserver is not ready (" + namespaces.error().message + "); see " + log_path,
                    {}};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
-  if (options.controller_manager) {
-    if (Status started = kube->StartControllerManager(); !started.ok()) return started.error();
-  }
-  return kube;
 }
 
 Status KubeCluster::StartControllerManager() {

@@ -14,6 +14,10 @@
 // ruleplane-controller at RequestResponse, for its holder), once answered. A claim
 // that someone did not write is read from there, not from sleeping and looking.
 //
+// Ports are chosen free and closed before the process binds them (neither
+// etcd 3.4 nor kube-apiserver takes an inherited socket): when one was taken
+// meanwhile, the process exits saying so and starts again on new ports.
+//
 // With `controller_manager`, a kube-controller-manager 1.20.2 runs too
 // (every controller: StatefulSets, service-account tokens, garbage
 // collection, node lifecycle); Start returns once its token controller has
@@ -56,6 +60,7 @@ class KubeCluster {
  private:
   KubeCluster() = default;
   Status StartControllerManager();
+  Status WaitReady();  // until the API server answers the admin; an error when it exited
 
   std::string root_, server_, ca_file_, audit_log_path_;
   ChildProcess etcd_, apiserver_, controller_manager_;

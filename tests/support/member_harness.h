@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "tests/support/etcd_cluster.h"
-#include "tests/support/eventually.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 
@@ -99,10 +99,5 @@ class MemberHarness {
   std::unique_ptr<EtcdCluster> cluster_;
   std::string store_;
 };
-
-// Whether `text` contains `part`.
-inline bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 }  // namespace ruleplane::testing

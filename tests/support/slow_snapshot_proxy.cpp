@@ -27,43 +27,16 @@ Result<std::unique_ptr<SlowSnapshotProxy>> SlowSnapshotProxy::Start(std::string 
   std::unique_ptr<SlowSnapshotProxy> proxy(new SlowSnapshotProxy());
   proxy->member_url_ = std::move(member_url);
   proxy->drip_ = drip;
-  proxy->listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = 0;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (proxy->listener_ < 0 ||
-      bind(proxy->listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      listen(proxy->listener_, 64) != 0) {
-    return Error{ErrorCode::kIo, std::string("the proxy cannot listen: ") + std::strerror(errno), {}};
-  }
-  socklen_t length = sizeof address;
-  getsockname(proxy->listener_, reinterpret_cast<sockaddr*>(&address), &length);
-  proxy->port_ = ntohs(address.sin_port);
-  proxy->acceptor_ = std::thread([raw = proxy.get()] { raw->Accept(); });
+  auto listener =
+      LoopbackListener::Start([raw = proxy.get()](int connection) { raw->Serve(connection); }, "the proxy");
+  if (!listener.ok()) return listener.error();
+  proxy->listener_ = std::move(*listener);
   return proxy;
 }
 
 SlowSnapshotProxy::~SlowSnapshotProxy() {
   stopping_ = true;
-  if (acceptor_.joinable()) acceptor_.join();
-  if (listener_ >= 0) close(listener_);
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (std::thread& connection : connections_) connection.join();
-}
-
-void SlowSnapshotProxy::Accept() {
-  while (!stopping_) {
-    pollfd ready{listener_, POLLIN, 0};
-    if (poll(&ready, 1, 100) <= 0) continue;
-    const int connection = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (connection < 0) continue;
-    std::lock_guard<std::mutex> lock(mutex_);
-    connections_.emplace_back([this, connection] {
-      Serve(connection);
-      close(connection);
-    });
-  }
+  listener_.reset();
 }
 
 void SlowSnapshotProxy::Serve(int connection) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/common/error.h"
+#include "tests/support/loopback_listener.h"
 
 namespace ruleplane::testing {
 
@@ -28,7 +29,7 @@ class SlowSnapshotProxy {
                                                           std::chrono::milliseconds drip);
   ~SlowSnapshotProxy();  // stops, ends a drip in progress
 
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(listener_->port()); }
   // A snapshot is being passed on now.
   bool snapshot_in_progress() const { return in_progress_ > 0; }
   // Snapshots passed on to their end, and ones whose client went away first.
@@ -37,18 +38,13 @@ class SlowSnapshotProxy {
 
  private:
   SlowSnapshotProxy() = default;
-  void Accept();
   void Serve(int connection);
 
   std::string member_url_;
   std::chrono::milliseconds drip_{0};
-  int listener_ = -1;
-  int port_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<int> in_progress_{0}, completed_{0}, abandoned_{0};
-  std::thread acceptor_;
-  std::mutex mutex_;
-  std::vector<std::thread> connections_;
+  std::unique_ptr<LoopbackListener> listener_;  // last: its connections use the members above
 };
 
 }  // namespace ruleplane::testing
