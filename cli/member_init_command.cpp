@@ -1,7 +1,6 @@
 // ruleplane member-init, observe member and backup: what runs in a member's
 // pod. member-init is the init container: observe this member, plan with the
 // initialization rules, execute on this member only, journal every step.
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 
@@ -13,7 +12,6 @@
 #include "cli/output_format.h"
 #include "cli/rule_library.h"
 #include "engine/common/json_value.h"
-#include "engine/common/time_util.h"
 #include "execution/journal.h"
 #include "member/member_init.h"
 #include "observers/member_observer.h"
@@ -107,6 +105,8 @@ struct MemberContext {
   std::unique_ptr<BackupStore> store;
   Value etcd;
   Value lease;
+
+  MemberObservationSources Sources() const { return {member, cluster.get(), store.get(), etcd, lease}; }
 };
 
 // The Etcd and this member's Lease (when it exists) as the API server has them.
@@ -199,13 +199,6 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
   return context;
 }
 
-Result<Snapshot> Observe(const MemberContext& context) {
-  auto now = TimestampFromUnixSeconds(std::time(nullptr));
-  if (!now.ok()) return now.error();
-  return ObserveMember(
-      {context.member, context.cluster.get(), context.store.get(), context.etcd, context.lease}, *now);
-}
-
 }  // namespace
 
 int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -221,7 +214,7 @@ int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostre
   if (!flags.Parse(Args(args.begin() + 1, args.end()), err, usage.c_str())) return kExitUsage;
   auto context = BuildMemberContext(flags, in, err, usage.c_str());
   if (!context) return kExitUsage;
-  auto snapshot = Observe(*context);
+  auto snapshot = ObserveMemberNow(context->Sources());
   if (!snapshot.ok()) {
     err << "ruleplane: observe member: " << snapshot.error().message << "\n";
     return kExitUsage;
@@ -255,8 +248,7 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     return kExitUsage;
   }
 
-  const MemberObservationSources sources = {context->member, context->cluster.get(), context->store.get(),
-                                            context->etcd, context->lease};
+  const MemberObservationSources sources = context->Sources();
   auto decision = DecideMemberInit(sources, rule_sets, library->catalogue.get());
   if (!decision.ok()) {
     err << "ruleplane: member-init: " << decision.error().message << "\n";

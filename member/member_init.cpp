@@ -1,19 +1,14 @@
 #include "member/member_init.h"
 
-#include <ctime>
-
 #include "adapters/etcd/etcd_adapter.h"
 #include "adapters/local/local_adapter.h"
-#include "engine/common/time_util.h"
 
 namespace ruleplane {
 
 Result<MemberInitDecision> DecideMemberInit(
     const MemberObservationSources& sources,
     const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets, const ActionCatalogue* catalogue) {
-  auto now = TimestampFromUnixSeconds(std::time(nullptr));
-  if (!now.ok()) return now.error();
-  auto snapshot = ObserveMember(sources, *now);
+  auto snapshot = ObserveMemberNow(sources);
   if (!snapshot.ok()) {
     return Error{
         snapshot.error().code, "observing " + sources.member.name + ": " + snapshot.error().message, {}};

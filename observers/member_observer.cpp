@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <ctime>
 #include <filesystem>
 #include <sstream>
 
@@ -182,6 +183,12 @@ Result<std::vector<std::string>> ClientEndpointsOfConfig(const std::string& conf
     endpoints.push_back(scheme + "://" + address.substr(0, address.rfind(':')) + ":" + port);
   }
   return endpoints;
+}
+
+Result<Snapshot> ObserveMemberNow(const MemberObservationSources& sources) {
+  auto now = TimestampFromUnixSeconds(std::time(nullptr));
+  if (!now.ok()) return now.error();
+  return ObserveMember(sources, *now);
 }
 
 }  // namespace ruleplane

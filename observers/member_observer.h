@@ -40,6 +40,8 @@ struct MemberObservationSources {
 };
 
 Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestamp now);
+// ObserveMember at the wall clock's time now (member-init, observe member).
+Result<Snapshot> ObserveMemberNow(const MemberObservationSources& sources);
 
 // The client URLs of the members the etcd configuration file at
 // `config_path` lists in initial-cluster: each peer URL's host with the
