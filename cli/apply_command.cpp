@@ -1,17 +1,15 @@
 // ruleplane apply: observe an Etcd on the API server (or take a snapshot
-// file), plan, gate, execute through the Kubernetes adapter, journal.
+// file), plan, and execute the plan (controller/apply_plan.h).
 #include <filesystem>
 #include <iostream>
 
-#include "adapters/kubernetes/kubernetes_adapter.h"
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
+#include "controller/apply_plan.h"
 #include "engine/common/json_value.h"
-#include "execution/executor.h"
-#include "execution/journal.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -97,23 +95,12 @@ int RunApply(const Args& args, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
 
-  KubeClient client(*config);
-  client.set_server_dry_run(dry_run == "server");
-  KubernetesAdapter kubernetes(client, *snapshot);
-  AdapterSet adapters;
-  adapters.Add(&kubernetes);
-  ExecutorOptions options;
-  options.dry_run = dry_run == "client";
+  ApplyOptions options;
+  options.dry_run = dry_run == "client"   ? ApplyOptions::DryRun::kClient
+                    : dry_run == "server" ? ApplyOptions::DryRun::kServer
+                                          : ApplyOptions::DryRun::kNone;
   options.allow_disruptive = flags.Has("--allow-disruptive");
-  options.command = dry_run == "server" ? "apply --dry-run=server" : "apply";
-  // The journal's subject: a resumed run for the same Etcd finds the interrupted one.
-  const Value* name = snapshot->document.Find("etcd");
-  for (const char* key : {"metadata", "name"})
-    name = name != nullptr && name->is_map() ? name->Find(key) : nullptr;
-  options.subject = "etcd " + kubernetes.namespace_name() + "/" +
-                    (name != nullptr && name->is_string() ? name->string_value() : "");
-  Executor executor(adapters, journal->get(), options);
-  ExecutionReport report = executor.Run(*plan, *snapshot, rule_sets, {});
+  const ExecutionReport report = ApplyPlan(*config, *snapshot, *plan, rule_sets, journal->get(), options);
 
   if (format == "json") {
     out << FormatJson(Value::MakeMap({{Value::String("plan"), PlanToValue(*plan)},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/param_option.h"
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
@@ -267,54 +268,23 @@ std::optional<std::vector<SnapshotText>> JournalSnapshots(const std::string& pat
 }  // namespace
 
 // A non-negative number option; false after a usage error.
-bool ParseCount(const std::string& option, const std::string& value, int64_t& count, std::ostream& err) {
-  if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string::npos) {
-    err << "ruleplane: " << option << " expects a number, got '" << value << "'\n";
-    return false;
-  }
-  count = std::stoll(value);
-  return true;
-}
-
 int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
   if (HelpRequested(args)) return PrintUsage(kDiffUsage, out);
-  std::vector<std::string> sides, rules_paths;
-  std::string snapshots_dir, journal_path;
-  ParamOverrides overrides;
-  int64_t max_regions = 3, max_evaluations = 2000000;
-  bool options_ended = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (options_ended) {
-      sides.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      options_ended = true;
-      continue;
-    }
-    const bool takes_value = arg == "--param" || arg == "--rules" || arg == "--snapshots" ||
-                             arg == "--journal" || arg == "--max-regions" || arg == "--max-evaluations";
-    if (takes_value && i + 1 < args.size()) {
-      const std::string& value = args[++i];
-      if (arg == "--param" && !ParseParamOption(value, overrides, err)) return kExitUsage;
-      if (arg == "--rules") rules_paths.push_back(value);
-      if (arg == "--snapshots") snapshots_dir = value;
-      if (arg == "--journal") journal_path = value;
-      if (arg == "--max-regions" && !ParseCount(arg, value, max_regions, err)) return kExitUsage;
-      if (arg == "--max-evaluations" && !ParseCount(arg, value, max_evaluations, err)) return kExitUsage;
-      continue;
-    }
-    if (arg.starts_with("-")) {
-      err << kDiffUsage;
-      return kExitUsage;
-    }
-    sides.push_back(arg);
-  }
-  if (sides.size() != 2) {
-    err << kDiffUsage;
+  Flags flags(
+      {{"--param"}, {"--rules"}, {"--snapshots"}, {"--journal"}, {"--max-regions"}, {"--max-evaluations"}});
+  if (!flags.Parse(args, err, kDiffUsage) || !flags.RequirePositional(2, 2, "two versions", err, kDiffUsage))
     return kExitUsage;
+  const std::vector<std::string>& sides = flags.positional();
+  const std::vector<std::string> rules_paths = flags.GetAll("--rules");
+  const std::string snapshots_dir = flags.Get("--snapshots"), journal_path = flags.Get("--journal");
+  ParamOverrides overrides;
+  for (const std::string& assignment : flags.GetAll("--param")) {
+    if (!ParseParamOption(assignment, overrides, err)) return kExitUsage;
   }
+  int64_t max_regions = 3, max_evaluations = 2000000;
+  if (!flags.GetCount("--max-regions", max_regions, err) ||
+      !flags.GetCount("--max-evaluations", max_evaluations, err))
+    return kExitUsage;
   auto old_side = LoadSide(sides[0], rules_paths, err);
   if (!old_side) return kExitUsage;
   auto new_side = LoadSide(sides[1], rules_paths, err);

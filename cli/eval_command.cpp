@@ -1,7 +1,6 @@
 // ruleplane eval EXPR [--input FILE.json]: evaluates one CEL expression, with
 // the top-level keys of a JSON object as its variables, and prints the result
 // as JSON.
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/read_file.h"
 #include "cli/snapshot_input.h"
 #include "engine/common/json_value.h"
@@ -35,57 +35,14 @@ struct EvalArgs {
   int64_t budget = expr::Budget::kDefaultLimit;
 };
 
-// Whether eval reads `arg` as an option: --name[=value] or -x. Anything else,
-// such as "-1 + 2" or "-a.b", is the expression.
-bool LooksLikeOption(std::string_view arg) {
-  const auto is_letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  if (arg.size() == 2 && arg[0] == '-' && is_letter(arg[1])) return true;
-  if (arg.size() < 3 || !arg.starts_with("--") || !is_letter(arg[2])) return false;
-  const std::string_view name = arg.substr(2, arg.find('=') - 2);
-  return std::all_of(name.begin(), name.end(),
-                     [&](char c) { return is_letter(c) || (c >= '0' && c <= '9') || c == '-'; });
-}
-
 std::optional<EvalArgs> ParseArgs(const Args& args, std::ostream& err) {
+  Flags flags({{"--input", true, "-i"}, {"--budget"}}, OptionShape::kNameOrLetter);
   EvalArgs parsed;
-  bool have_expression = false;
-  bool options_ended = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (!options_ended && arg == "--") {
-      options_ended = true;
-    } else if (options_ended || !LooksLikeOption(arg)) {
-      if (have_expression) {
-        err << "error: unexpected argument '" << arg << "' (quote the expression as one argument)\n"
-            << kUsage;
-        return std::nullopt;
-      }
-      parsed.expression = arg;
-      have_expression = true;
-    } else if (arg == "--input" || arg == "-i") {
-      if (i + 1 >= args.size()) {
-        err << "error: " << arg << " needs a file name\n" << kUsage;
-        return std::nullopt;
-      }
-      parsed.input = args[++i];
-    } else if (arg.starts_with("--input=")) {
-      parsed.input = arg.substr(8);
-    } else if (arg == "--budget") {
-      if (i + 1 >= args.size()) {
-        err << "error: --budget needs a count\n" << kUsage;
-        return std::nullopt;
-      }
-      if (!ParseBudget(args[++i], parsed.budget, err)) return std::nullopt;
-    } else {
-      err << "error: unknown option '" << arg << "' (an expression that starts with '-' goes after --)\n"
-          << kUsage;
-      return std::nullopt;
-    }
-  }
-  if (!have_expression) {
-    err << "error: missing the expression\n" << kUsage;
+  if (!flags.Parse(args, err, kUsage) || !flags.RequirePositional(1, 1, "expression", err, kUsage))
     return std::nullopt;
-  }
+  parsed.expression = flags.positional()[0];
+  if (flags.Has("--input")) parsed.input = flags.Get("--input");
+  if (flags.Has("--budget") && !ParseBudget(flags.Get("--budget"), parsed.budget, err)) return std::nullopt;
   return parsed;
 }
 

@@ -1,5 +1,6 @@
 #include "cli/flags.h"
 
+#include <algorithm>
 #include <ostream>
 
 namespace ruleplane::cli {
@@ -17,37 +18,55 @@ int PrintUsage(std::string_view usage, std::ostream& out) {
   return kExitOk;
 }
 
-bool Flags::Parse(const Args& args, std::ostream& err, const char* usage) {
+bool Flags::IsOption(std::string_view arg) const {
+  if (arg.size() < 2 || arg[0] != '-') return false;
+  if (shape_ == OptionShape::kAnyDash) return true;
+  // --name[=value] with a name of letters, digits and dashes, or -x.
+  const auto is_letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (arg.size() == 2 && arg[0] == '-' && is_letter(arg[1])) return true;
+  if (arg.size() < 3 || !arg.starts_with("--") || !is_letter(arg[2])) return false;
+  const std::string_view name = arg.substr(2, arg.find('=') - 2);
+  return std::all_of(name.begin(), name.end(),
+                     [&](char c) { return is_letter(c) || (c >= '0' && c <= '9') || c == '-'; });
+}
+
+const FlagSpec* Flags::Find(std::string_view name) const {
+  for (const FlagSpec& spec : specs_) {
+    if (spec.name == name || (!spec.short_name.empty() && spec.short_name == name)) return &spec;
+  }
+  return nullptr;
+}
+
+bool Flags::Parse(const Args& args, std::ostream& err, std::string_view usage) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--") {
       positional_.insert(positional_.end(), args.begin() + static_cast<long>(i) + 1, args.end());
       return true;
     }
-    if (arg.size() < 2 || arg[0] != '-' || arg == "-") {
+    if (!IsOption(arg)) {
       positional_.push_back(arg);
       continue;
     }
     const size_t equals = arg.find('=');
     const std::string name = arg.substr(0, equals);
-    const FlagSpec* spec = nullptr;
-    for (const FlagSpec& candidate : specs_) {
-      if (candidate.name == name) spec = &candidate;
-    }
+    const FlagSpec* spec = Find(name);
     if (spec == nullptr) {
-      err << "ruleplane: unknown flag " << name << "\n" << usage;
+      err << "ruleplane: unknown flag " << name << " (an argument that starts with '-' goes after --)\n"
+          << usage;
       return false;
     }
+    std::vector<std::string>& values = values_[spec->name];
     if (!spec->takes_value) {
       if (equals != std::string::npos) {
         err << "ruleplane: " << name << " takes no value\n" << usage;
         return false;
       }
-      values_[name].push_back("true");
+      values.push_back("true");
     } else if (equals != std::string::npos) {
-      values_[name].push_back(arg.substr(equals + 1));
+      values.push_back(arg.substr(equals + 1));
     } else if (i + 1 < args.size()) {
-      values_[name].push_back(args[++i]);
+      values.push_back(args[++i]);
     } else {
       err << "ruleplane: " << name << " needs a value\n" << usage;
       return false;
@@ -83,6 +102,11 @@ bool Flags::GetUrls(const std::string& name, std::vector<std::string>& urls, std
   return true;
 }
 
+std::vector<std::string> Flags::GetAll(const std::string& name) const {
+  auto found = values_.find(name);
+  return found == values_.end() ? std::vector<std::string>{} : found->second;
+}
+
 std::vector<std::string> Flags::GetList(const std::string& name) const {
   std::vector<std::string> items;
   auto found = values_.find(name);
@@ -99,12 +123,27 @@ std::vector<std::string> Flags::GetList(const std::string& name) const {
   return items;
 }
 
-bool Flags::Require(const std::vector<std::string>& names, std::ostream& err, const char* usage) const {
+bool Flags::Require(const std::vector<std::string>& names, std::ostream& err, std::string_view usage) const {
   for (const std::string& name : names) {
     if (!Has(name)) {
       err << "ruleplane: " << name << " is required\n" << usage;
       return false;
     }
+  }
+  return true;
+}
+
+bool Flags::RequirePositional(size_t min, size_t max, std::string_view what, std::ostream& err,
+                              std::string_view usage) const {
+  if (positional_.size() < min) {
+    err << "ruleplane: missing the " << what << "\n" << usage;
+    return false;
+  }
+  if (positional_.size() > max) {
+    err << "ruleplane: unexpected argument '" << positional_[max]
+        << "' (quote an argument with spaces in it)\n"
+        << usage;
+    return false;
   }
   return true;
 }

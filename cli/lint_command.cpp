@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/rule_library.h"
 
 namespace ruleplane::cli {
@@ -15,19 +16,9 @@ constexpr const char* kLintUsage =
 
 int RunLint(const Args& args, std::ostream& out, std::ostream& err) {
   if (HelpRequested(args)) return PrintUsage(kLintUsage, out);
-  Args paths;
-  bool options_ended = false;
-  for (const std::string& arg : args) {
-    if (!options_ended && arg == "--") {
-      options_ended = true;
-    } else if (!options_ended && arg.starts_with("-")) {
-      err << "ruleplane: unknown flag " << arg << "\n" << kLintUsage;
-      return kExitUsage;
-    } else {
-      paths.push_back(arg);
-    }
-  }
-  auto library = LoadRuleLibrary(paths, err);
+  Flags flags({});
+  if (!flags.Parse(args, err, kLintUsage)) return kExitUsage;
+  auto library = LoadRuleLibrary(flags.positional(), err);
   if (!library) return kExitUsage;
   const int errors = PrintDiagnostics(*library, out);
   out << library->files.size() << (library->files.size() == 1 ? " file" : " files") << " checked, " << errors

@@ -1,16 +1,14 @@
 // ruleplane member-agent: the sidecar loop beside each etcd member.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <iostream>
-#include <mutex>
-#include <thread>
 
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "engine/common/json_value.h"
-#include "member/member_agent.h"
-#include "member/member_backups.h"
+#include "member/member_agent_loop.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -40,14 +38,6 @@ found the member unhealthy or failed).
 // Lock-free, so safe to set from the signal handler; also the clients' cancel flag.
 std::atomic<bool> stopping{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
-
-// Until `period` after `started`, or until stopping; false when stopping.
-bool WaitUntilNext(std::chrono::steady_clock::time_point started, std::chrono::seconds period) {
-  while (!stopping && std::chrono::steady_clock::now() - started < period) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return !stopping;
-}
 
 }  // namespace
 
@@ -81,73 +71,33 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
     err << "ruleplane: member-agent: " << config.error().message << "\n";
     return kExitUsage;
   }
-  MemberAgentOptions options;
-  options.member_name = flags.Get("--name");
-  options.etcd_name = flags.Get("--etcd");
-  options.client_url = flags.Get("--client-url");
-  options.namespace_name = flags.Get("--namespace", config->namespace_name);
-  options.full_snapshot_lease = flags.Get("--etcd") + "-full-snap";
-  options.delta_snapshot_lease = flags.Get("--etcd") + "-delta-snap";
-  options.schedule = flags.Get("--schedule", options.schedule);
-  options.delta_period = std::chrono::seconds(delta_period);
-  options.heartbeat = std::chrono::seconds(std::max<int64_t>(heartbeat, 1));
-
-  EtcdClientConfig etcd_config;
+  MemberAgentLoopOptions options;
+  MemberAgentOptions& agent = options.agent;
+  agent.member_name = flags.Get("--name");
+  agent.etcd_name = flags.Get("--etcd");
+  agent.client_url = flags.Get("--client-url");
+  agent.namespace_name = flags.Get("--namespace", config->namespace_name);
+  agent.full_snapshot_lease = flags.Get("--etcd") + "-full-snap";
+  agent.delta_snapshot_lease = flags.Get("--etcd") + "-delta-snap";
+  agent.schedule = flags.Get("--schedule", agent.schedule);
+  agent.delta_period = std::chrono::seconds(delta_period);
+  agent.heartbeat = std::chrono::seconds(std::max<int64_t>(heartbeat, 1));
   std::vector<std::string> client_url;
-  if (!flags.GetUrls("--endpoints", etcd_config.endpoints, err) ||
+  if (!flags.GetUrls("--endpoints", options.etcd.endpoints, err) ||
       !flags.GetUrls("--client-url", client_url, err))
     return kExitUsage;
-  etcd_config.tls = TlsFromFlags(flags);
-  // The heartbeat and the backups each have clients of their own (a client
-  // serves one thread), so neither waits for the other.
-  EtcdClient cluster(etcd_config);
-  KubeClient kube(*config);
-  MemberAgent agent(options, cluster, kube);
-  std::unique_ptr<BackupStore> store;
-  if (flags.Has("--backup-store")) store = std::make_unique<BackupStore>(flags.Get("--backup-store"));
-  EtcdClient backup_cluster(etcd_config);
-  KubeClient backup_kube(*config);
-  std::unique_ptr<MemberBackups> backups;
-  if (store)
-    backups = std::make_unique<MemberBackups>(options, backup_cluster, backup_kube, *store, &stopping);
+  options.etcd.tls = TlsFromFlags(flags);
+  options.kube = *config;
+  options.backup_store = flags.Get("--backup-store");
 
   if (flags.Has("--once")) {
-    AgentRound round = agent.Heartbeat(std::chrono::system_clock::now());
-    if (round.healthy && backups) {
-      const BackupRound backup = backups->Run(std::chrono::system_clock::now());
-      round.backup = backup.backup;
-      if (!backup.error.empty()) round.error += (round.error.empty() ? "" : "; ") + backup.error;
-    }
+    const AgentRound round = RunMemberAgentOnce(options);
     out << FormatJson(round.ToValue()) << std::endl;
     return round.healthy && round.error.empty() ? kExitOk : kExitFinding;
   }
-
   std::signal(SIGTERM, [](int) { stopping = true; });
   std::signal(SIGINT, [](int) { stopping = true; });
-  for (EtcdClient* client : {&cluster, &backup_cluster}) client->set_cancel(&stopping);
-  for (KubeClient* client : {&kube, &backup_kube}) client->set_cancel(&stopping);
-  std::mutex printing;
-  auto print = [&](const Value& line) {
-    std::lock_guard<std::mutex> lock(printing);
-    out << FormatJson(line) << std::endl;
-  };
-  std::thread backup_thread;
-  if (backups) {
-    backup_thread = std::thread([&] {
-      while (true) {
-        const auto started = std::chrono::steady_clock::now();
-        const BackupRound round = backups->Run(std::chrono::system_clock::now());
-        if (!round.idle()) print(round.ToValue());
-        if (!WaitUntilNext(started, options.heartbeat)) break;
-      }
-    });
-  }
-  while (true) {
-    const auto started = std::chrono::steady_clock::now();
-    print(agent.Heartbeat(std::chrono::system_clock::now()).ToValue());
-    if (!WaitUntilNext(started, options.heartbeat)) break;
-  }
-  if (backup_thread.joinable()) backup_thread.join();
+  RunMemberAgentLoop(options, stopping, out);
   return kExitOk;
 }
 

@@ -136,52 +136,29 @@ void WritePlan(const Plan& plan, JsonLineWriter& writer) {
   writer.Raw("]");
 }
 
-// plan's arguments with `--batch FILE` taken out and FILE as the positional.
+// plan's flags and `--batch FILE`; the snapshots come from FILE only.
 std::optional<EvaluationArgs> ParseBatchArgs(const Args& args, std::ostream& err) {
-  Args rest;
-  std::optional<std::string> batch;
-  bool json_output = true;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") {
-      if (i + 1 < args.size()) {
-        err << "ruleplane: --batch reads the snapshots from its file; unexpected '" << args[i + 1] << "'\n"
-            << kPlanBatchUsage;
-        return std::nullopt;
-      }
-      break;
-    }
-    if (args[i] == "--batch") {
-      if (i + 1 >= args.size() || batch) {
-        err << "ruleplane: --batch needs one file (\"-\" for standard input)\n" << kPlanBatchUsage;
-        return std::nullopt;
-      }
-      batch = args[++i];
-      continue;
-    }
-    if (args[i] == "--rules" || args[i] == "--param" || args[i] == "--budget" || args[i] == "-o") {
-      if (i + 1 >= args.size()) {
-        err << "ruleplane: " << args[i] << " needs a value\n" << kPlanBatchUsage;
-        return std::nullopt;
-      }
-      if (args[i] == "-o") json_output = args[i + 1] == "json";
-      rest.push_back(args[i]);
-      rest.push_back(args[++i]);
-      continue;
-    }
-    if (!args[i].starts_with("-") || args[i] == "-") {
-      err << "ruleplane: --batch reads the snapshots from its file; unexpected '" << args[i] << "'\n"
-          << kPlanBatchUsage;
-      return std::nullopt;
-    }
-    rest.push_back(args[i]);
+  Flags flags(EvaluationFlags({"-o", "--batch"}));
+  EvaluationArgs parsed;
+  parsed.output = "json";
+  if (!flags.Parse(args, err, kPlanBatchUsage) || !ReadEvaluationFlags(flags, parsed, err))
+    return std::nullopt;
+  if (!flags.positional().empty()) {
+    err << "ruleplane: --batch reads the snapshots from its file; unexpected '" << flags.positional()[0]
+        << "'\n"
+        << kPlanBatchUsage;
+    return std::nullopt;
   }
-  if (!json_output) {
+  if (flags.GetAll("--batch").size() != 1) {
+    err << "ruleplane: --batch needs one file (\"-\" for standard input)\n" << kPlanBatchUsage;
+    return std::nullopt;
+  }
+  if (parsed.output != "json") {
     err << "ruleplane: --batch writes JSON lines; -o must be json\n";
     return std::nullopt;
   }
-  rest.push_back("--");  // the file, even one named like an option
-  rest.push_back(*batch);
-  return ParseEvaluationArgs(rest, {"-o"}, kPlanBatchUsage, err);
+  parsed.snapshot_path = flags.Get("--batch");
+  return parsed;
 }
 
 // The compiled rule sets by subject, and the param overrides, checked once.

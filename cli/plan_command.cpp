@@ -65,7 +65,10 @@ Exit codes: 0 a plan, 1 a hit-policy violation or an evaluation error,
 
 int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
   const auto options_end = std::find(args.begin(), args.end(), "--");
-  if (std::find(args.begin(), options_end, "--batch") != options_end) return RunPlanBatch(args, in, out, err);
+  const bool batch = std::any_of(args.begin(), options_end, [](const std::string& arg) {
+    return arg == "--batch" || arg.starts_with("--batch=");
+  });
+  if (batch) return RunPlanBatch(args, in, out, err);
   if (HelpRequested(args)) return PrintUsage(kPlanUsage, out);
   auto parsed = ParseEvaluationArgs(args, {"-o", "--cluster", "--kubeconfig", "--context"}, kPlanUsage, err);
   if (!parsed) return kExitUsage;

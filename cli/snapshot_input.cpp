@@ -16,74 +16,49 @@ bool ParseBudget(const std::string& text, int64_t& budget, std::ostream& err) {
   return false;
 }
 
-std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::vector<std::string>& extra,
-                                                  const char* usage, std::ostream& err) {
-  EvaluationArgs parsed;
-  bool have_snapshot = false;
-  auto accepts = [&](const std::string& option) {
-    return std::find(extra.begin(), extra.end(), option) != extra.end();
-  };
-  bool options_ended = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (!options_ended && arg == "--") {
-      options_ended = true;
-      continue;
+std::vector<FlagSpec> EvaluationFlags(const std::vector<std::string>& extra) {
+  std::vector<FlagSpec> specs = {{"--rules"}, {"--param"}, {"--budget"}};
+  for (const std::string& name : extra) specs.push_back({name});
+  return specs;
+}
+
+bool ReadEvaluationFlags(const Flags& flags, EvaluationArgs& parsed, std::ostream& err) {
+  parsed.rules = flags.GetAll("--rules");
+  if (flags.Has("--budget") && !ParseBudget(flags.Get("--budget"), parsed.budget, err)) return false;
+  for (const std::string& assignment : flags.GetAll("--param")) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      err << "ruleplane: --param expects NAME=VALUE, got '" << assignment << "'\n";
+      return false;
     }
-    const bool is_option = !options_ended && arg.starts_with("-") && arg != "-";
-    const bool takes_value =
-        is_option && (arg == "--rules" || arg == "--param" || arg == "--budget" || accepts(arg));
-    if (takes_value && i + 1 >= args.size()) {
-      err << "ruleplane: " << arg << " needs a value\n" << usage;
-      return std::nullopt;
-    }
-    if (!is_option) {
-      if (have_snapshot) {
-        err << "ruleplane: only one snapshot, got '" << parsed.snapshot_path << "' and '" << arg << "'\n"
-            << usage;
-        return std::nullopt;
-      }
-      parsed.snapshot_path = arg;
-      have_snapshot = true;
-    } else if (arg == "--rules") {
-      parsed.rules.push_back(args[++i]);
-    } else if (arg == "--budget") {
-      if (!ParseBudget(args[++i], parsed.budget, err)) return std::nullopt;
-    } else if (arg == "--param") {
-      const std::string& assignment = args[++i];
-      const auto equals = assignment.find('=');
-      if (equals == std::string::npos || equals == 0) {
-        err << "ruleplane: --param expects NAME=VALUE, got '" << assignment << "'\n";
-        return std::nullopt;
-      }
-      parsed.params.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
-    } else if (arg == "-o" && accepts(arg)) {
-      parsed.output = args[++i];
-      if (parsed.output != "table" && parsed.output != "json" && parsed.output != "yaml") {
-        err << "ruleplane: -o must be table, json or yaml, not '" << parsed.output << "'\n";
-        return std::nullopt;
-      }
-    } else if (arg == "--rule" && accepts(arg)) {
-      parsed.rule = args[++i];
-    } else if (arg == "--fact" && accepts(arg)) {
-      parsed.fact = args[++i];
-    } else if (arg == "--cluster" && accepts(arg)) {
-      parsed.cluster = args[++i];
-    } else if (arg == "--kubeconfig" && accepts(arg)) {
-      parsed.kubeconfig = args[++i];
-    } else if (arg == "--context" && accepts(arg)) {
-      parsed.context = args[++i];
-    } else {
-      err << "ruleplane: unknown option '" << arg << "'\n" << usage;
-      return std::nullopt;
-    }
+    parsed.params.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
   }
+  parsed.output = flags.Get("-o", parsed.output);
+  if (parsed.output != "table" && parsed.output != "json" && parsed.output != "yaml") {
+    err << "ruleplane: -o must be table, json or yaml, not '" << parsed.output << "'\n";
+    return false;
+  }
+  parsed.rule = flags.Get("--rule");
+  parsed.fact = flags.Get("--fact");
+  parsed.cluster = flags.Get("--cluster");
+  parsed.kubeconfig = flags.Get("--kubeconfig");
+  parsed.context = flags.Get("--context");
+  return true;
+}
+
+std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::vector<std::string>& extra,
+                                                  std::string_view usage, std::ostream& err) {
+  Flags flags(EvaluationFlags(extra));
+  EvaluationArgs parsed;
+  if (!flags.Parse(args, err, usage) || !ReadEvaluationFlags(flags, parsed, err)) return std::nullopt;
+  if (!flags.RequirePositional(0, 1, "snapshot", err, usage)) return std::nullopt;
+  const bool have_snapshot = !flags.positional().empty();
   if (have_snapshot == !parsed.cluster.empty()) {
     if (have_snapshot) err << "ruleplane: a snapshot file or --cluster, not both\n";
     err << usage;
     return std::nullopt;
   }
-  if (!parsed.cluster.empty()) parsed.snapshot_path = "cluster " + parsed.cluster;
+  parsed.snapshot_path = have_snapshot ? flags.positional()[0] : "cluster " + parsed.cluster;
   return parsed;
 }
 

@@ -6,9 +6,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/rule_library.h"
 #include "engine/common/snapshot.h"
 #include "engine/expr/budget.h"
@@ -31,11 +33,16 @@ struct EvaluationArgs {
 // Reads the value of --budget (a positive count); false after writing why to `err`.
 bool ParseBudget(const std::string& text, int64_t& budget, std::ostream& err);
 
-// Parses the arguments; `extra` names the options the command accepts beside
-// --rules and --param ("-o", "--rule", "--fact"). Returns nullopt after writing a
-// usage error to `err`.
+// --rules, --param and --budget, and the flags in `extra` ("-o", "--rule",
+// "--fact", "--cluster"), each taking a value.
+std::vector<FlagSpec> EvaluationFlags(const std::vector<std::string>& extra);
+// Reads and checks those flags' values into `parsed`; false after writing why to `err`.
+bool ReadEvaluationFlags(const Flags& flags, EvaluationArgs& parsed, std::ostream& err);
+
+// Parses the arguments: EvaluationFlags(extra) and one snapshot file or
+// --cluster. Returns nullopt after writing a usage error to `err`.
 std::optional<EvaluationArgs> ParseEvaluationArgs(const Args& args, const std::vector<std::string>& extra,
-                                                  const char* usage, std::ostream& err);
+                                                  std::string_view usage, std::ostream& err);
 
 struct EvaluationInput {
   Snapshot snapshot;

@@ -7,6 +7,7 @@
 
 #include "cli/bundled_files.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/read_file.h"
 #include "cli/rule_library.h"
 #include "engine/verify/rule_test_runner.h"
@@ -37,32 +38,20 @@ std::string MinimumText(double percent) {
 int RunTest(const Args& args, std::ostream& out, std::ostream& err) {
   constexpr const char* kUsage = "usage: ruleplane test [--coverage] [--min-coverage PERCENT] [PATH...]\n";
   if (HelpRequested(args)) return PrintUsage(kUsage, out);
-  std::vector<std::string> references;
-  bool show_coverage = false;
+  Flags flags({{"--coverage", false}, {"--min-coverage"}});
+  if (!flags.Parse(args, err, kUsage)) return kExitUsage;
+  const bool show_coverage = flags.Has("--coverage");
   double min_coverage = -1;
-  bool options_ended = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (options_ended) {
-      references.push_back(args[i]);
-    } else if (args[i] == "--") {
-      options_ended = true;
-    } else if (args[i] == "--coverage") {
-      show_coverage = true;
-    } else if (args[i] == "--min-coverage" && i + 1 < args.size()) {
-      char* end = nullptr;
-      min_coverage = std::strtod(args[++i].c_str(), &end);
-      if (args[i].empty() || *end != '\0' || min_coverage < 0 || min_coverage > 100) {
-        err << "ruleplane: --min-coverage expects a percentage between 0 and 100, got '" << args[i] << "'\n";
-        return kExitUsage;
-      }
-    } else if (args[i].starts_with("-")) {
-      err << "ruleplane: unknown flag " << args[i] << "\n" << kUsage;
+  if (flags.Has("--min-coverage")) {
+    const std::string text = flags.Get("--min-coverage");
+    char* end = nullptr;
+    min_coverage = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(min_coverage >= 0 && min_coverage <= 100)) {
+      err << "ruleplane: --min-coverage expects a percentage between 0 and 100, got '" << text << "'\n";
       return kExitUsage;
-    } else {
-      references.push_back(args[i]);
     }
   }
-  auto library = LoadRuleLibrary(references, err);
+  auto library = LoadRuleLibrary(flags.positional(), err);
   if (!library) return kExitUsage;
   int passed = 0, failed = PrintDiagnostics(*library, err) > 0 ? 1 : 0;
   std::string coverage_report, below_minimum;

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/param_option.h"
 #include "cli/rule_library.h"
 #include "engine/verify/verifier.h"
@@ -42,39 +43,15 @@ std::string Seconds(std::chrono::steady_clock::duration elapsed) {
 
 int RunVerify(const Args& args, std::ostream& out, std::ostream& err) {
   if (HelpRequested(args)) return PrintUsage(kVerifyUsage, out);
-  std::vector<std::string> references;
+  Flags flags({{"--param"}, {"--max-regions"}});
+  if (!flags.Parse(args, err, kVerifyUsage)) return kExitUsage;
   ParamOverrides overrides;
-  int max_regions = 3;
-  bool options_ended = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (options_ended) {
-      references.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      options_ended = true;
-      continue;
-    }
-    if ((arg == "--param" || arg == "--max-regions") && i + 1 < args.size()) {
-      const std::string& value = args[++i];
-      if (arg == "--param") {
-        if (!ParseParamOption(value, overrides, err)) return kExitUsage;
-      } else if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) {
-        err << "ruleplane: --max-regions expects a number, got '" << value << "'\n";
-        return kExitUsage;
-      } else {
-        max_regions = std::stoi(value);
-      }
-      continue;
-    }
-    if (arg.starts_with("-")) {
-      err << kVerifyUsage;
-      return kExitUsage;
-    }
-    references.push_back(arg);
+  for (const std::string& assignment : flags.GetAll("--param")) {
+    if (!ParseParamOption(assignment, overrides, err)) return kExitUsage;
   }
-  auto library = LoadRuleLibrary(references, err);
+  int64_t max_regions = 3;
+  if (!flags.GetCount("--max-regions", max_regions, err)) return kExitUsage;
+  auto library = LoadRuleLibrary(flags.positional(), err);
   if (!library) return kExitUsage;
   if (!OverridesAreDeclared(*library, overrides, err)) return kExitUsage;
   bool failed = PrintDiagnostics(*library, err) > 0;
@@ -89,7 +66,8 @@ int RunVerify(const Args& args, std::ostream& out, std::ostream& err) {
     const auto start = std::chrono::steady_clock::now();
     const VerificationReport report = Verify(*compiled, overrides);
     const auto elapsed = std::chrono::steady_clock::now() - start;
-    out << FormatVerificationReport(report, max_regions) << "  took " << Seconds(elapsed) << " s\n";
+    out << FormatVerificationReport(report, static_cast<int>(max_regions)) << "  took " << Seconds(elapsed)
+        << " s\n";
     failed = failed || report.Count(Diagnostic::Severity::kError) > 0;
   }
   return failed ? kExitFinding : kExitOk;

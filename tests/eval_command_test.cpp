@@ -98,7 +98,7 @@ TEST(EvalCommandTest, AnExpressionThatStartsWithAMinusNeedsNoDoubleDash) {
   EXPECT_EQ(Eval({"-a.b", "--input", input}).out, "-2\n");
   const Outcome option = Eval({"-x"});
   EXPECT_EQ(option.exit_code, kExitUsage);
-  EXPECT_NE(option.err.find("unknown option '-x' (an expression that starts with '-' goes after --)"),
+  EXPECT_NE(option.err.find("unknown flag -x (an argument that starts with '-' goes after --)"),
             std::string::npos)
       << option.err;
 }

@@ -1,0 +1,34 @@
+// The member-agent's process: MemberAgent's heartbeat and, on a thread of its
+// own, MemberBackups' leader backups, each once per heartbeat, with clients of
+// their own (a client serves one thread), so that neither waits for the
+// other. `ruleplane member-agent` parses its flags into MemberAgentLoopOptions
+// and calls RunMemberAgentLoop (or RunMemberAgentOnce with --once).
+#pragma once
+
+#include <atomic>
+#include <ostream>
+#include <string>
+
+#include "adapters/etcd/etcd_client.h"
+#include "adapters/kubernetes/kube_config.h"
+#include "member/member_agent.h"
+
+namespace ruleplane {
+
+struct MemberAgentLoopOptions {
+  MemberAgentOptions agent;
+  EtcdClientConfig etcd;  // the cluster's endpoints and TLS
+  KubeConfig kube;
+  std::string backup_store;  // "" = no backups
+};
+
+// One heartbeat, then, when the member is healthy, the backup due now.
+AgentRound RunMemberAgentOnce(const MemberAgentLoopOptions& options);
+
+// Until `stop` is set (SIGTERM): one JSON line per heartbeat, and one per
+// backup taken or failed, to `log`. Setting `stop` also cancels the requests
+// in flight, so a snapshot in progress ends (its partial download removed).
+void RunMemberAgentLoop(const MemberAgentLoopOptions& options, const std::atomic<bool>& stop,
+                        std::ostream& log);
+
+}  // namespace ruleplane
