@@ -213,8 +213,16 @@ int ChildProcess::Stop(std::chrono::milliseconds grace) {
 
 namespace {
 
-std::mutex port_picker_mutex;
-std::function<int()> port_picker;  // empty: the kernel's choice
+// Function-local statics: a picker may be installed by another file's static
+// initializer (the tests'), which may run before this file's.
+std::mutex& PortPickerMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::function<int()>& PortPicker() {
+  static std::function<int()> picker;  // empty: the kernel's choice
+  return picker;
+}
 
 }  // namespace
 
@@ -238,15 +246,15 @@ int KernelChosenLoopbackPort() {
 int FreeLoopbackPort() {
   std::function<int()> picker;
   {
-    std::lock_guard<std::mutex> lock(port_picker_mutex);
-    picker = port_picker;
+    std::lock_guard<std::mutex> lock(PortPickerMutex());
+    picker = PortPicker();
   }
   return picker ? picker() : KernelChosenLoopbackPort();
 }
 
 std::function<int()> SetLoopbackPortPicker(std::function<int()> picker) {
-  std::lock_guard<std::mutex> lock(port_picker_mutex);
-  std::swap(port_picker, picker);
+  std::lock_guard<std::mutex> lock(PortPickerMutex());
+  std::swap(PortPicker(), picker);
   return picker;
 }
 

@@ -21,13 +21,14 @@ TakenPort::TakenPort(std::set<int> picks) {
   }
   const int port = port_;
   std::shared_ptr<State> state = state_;
-  previous_ = SetLoopbackPortPicker([state, port, picks = std::move(picks)] {
+  previous_ = SetLoopbackPortPicker(nullptr);
+  SetLoopbackPortPicker([state, port, picks = std::move(picks), previous = previous_] {
     if (picks.count(++state->picks) > 0) {
       ++state->handed_out;
       return port;
     }
-    // Never the taken port by chance: the kernel does not hand out a port that is listened on.
-    return KernelChosenLoopbackPort();
+    // Never the taken port by chance: neither picker hands out a port that is listened on.
+    return previous ? previous() : KernelChosenLoopbackPort();
   });
 }
 

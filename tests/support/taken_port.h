@@ -1,7 +1,7 @@
 // A loopback port that another process took between its choice and its
 // bind, made to order: the port is held (bound and listening) while this
 // lives, and FreeLoopbackPort answers it at the given picks (counted from 1
-// since construction) and the kernel's choice otherwise. A harness that
+// since construction) and the picker it replaced otherwise. A harness that
 // starts again on new ports when a bind fails passes; one that trusts its
 // first choice does not.
 //
