@@ -9,6 +9,7 @@
 #include "cli/flags.h"
 #include "cli/output_format.h"
 #include "engine/common/json_value.h"
+#include "execution/executor.h"
 #include "execution/journal.h"
 
 namespace ruleplane::cli {
@@ -28,18 +29,11 @@ Exit codes: 0 listed, 2 bad usage or no such journal.
 Value PlanToHistoryValue(const PlanRecord& plan) {
   Value::List steps;
   for (const StepRecord& step : plan.steps) {
-    Value::List requests;
-    for (const Request& request : step.requests) requests.push_back(RequestToValue(request));
+    const StepReport report{step.step_id,  step.action,  step.target,  step.state,
+                            step.attempts, step.message, step.requests};
     steps.push_back(
-        Value::MakeMap({{Value::String("id"), Value::String(step.step_id)},
-                        {Value::String("action"), Value::String(step.action)},
-                        {Value::String("target"), Value::String(step.target)},
-                        {Value::String("state"), Value::String(std::string(StepStateName(step.state)))},
-                        {Value::String("attempts"), Value::Int(step.attempts)},
-                        {Value::String("startedAt"), Value::String(step.started_at)},
-                        {Value::String("finishedAt"), Value::String(step.finished_at)},
-                        {Value::String("message"), Value::String(step.message)},
-                        {Value::String("requests"), Value::MakeList(std::move(requests))}}));
+        StepReportToValue(report, {{Value::String("startedAt"), Value::String(step.started_at)},
+                                   {Value::String("finishedAt"), Value::String(step.finished_at)}}));
   }
   Value::List rules;
   for (const std::string& rule : plan.matched_rules) rules.push_back(Value::String(rule));

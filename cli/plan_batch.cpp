@@ -1,11 +1,10 @@
 #include "cli/plan_batch.h"
 
-#include <unistd.h>
+#include <ext/stdio_filebuf.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <istream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -246,26 +245,24 @@ int RunPlanBatch(const Args& args, std::istream& in, std::ostream& out, std::ost
   auto rules = LoadBatchRules(*parsed, err, exit_code);
   if (!rules) return exit_code;
 
-  std::ifstream file;
+  // A named file is read from the descriptor that was checked to be a
+  // regular file (a device such as /dev/zero never ends); a stream comes on
+  // standard input.
+  std::optional<__gnu_cxx::stdio_filebuf<char>> named;  // closes the descriptor
+  std::istream file(nullptr);
   if (parsed->snapshot_path != "-") {
     if (std::optional<Error> error = CheckFile(parsed->snapshot_path)) {
       err << "ruleplane: " << error->message << "\n";
       return kExitUsage;
     }
-    // A named file is a regular file (a device such as /dev/zero never ends);
-    // a stream comes on standard input.
     auto regular = OpenRegularFile(parsed->snapshot_path);
     if (!regular.ok()) {
       err << "ruleplane: " << regular.error().message
           << " (a stream can be given on standard input: --batch -)\n";
       return kExitUsage;
     }
-    close(*regular);
-    file.open(parsed->snapshot_path, std::ios::binary);
-    if (!file) {
-      err << "ruleplane: cannot read " << parsed->snapshot_path << ": " << std::strerror(errno) << "\n";
-      return kExitUsage;
-    }
+    named.emplace(*regular, std::ios::in | std::ios::binary);
+    file.rdbuf(&*named);
   }
   LineReader reader(parsed->snapshot_path == "-" ? in : file, kMaxCliInputBytes);
   JsonLineWriter writer(out);

@@ -403,20 +403,23 @@ std::string FormatExecutionReport(const ExecutionReport& report, bool requests) 
   return text;
 }
 
+Value StepReportToValue(const StepReport& step, Value::Map timing) {
+  Value::List requests;
+  for (const Request& request : step.requests) requests.push_back(RequestToValue(request));
+  Value::Map map = {{Value::String("id"), Value::String(step.step_id)},
+                    {Value::String("action"), Value::String(step.action)},
+                    {Value::String("target"), Value::String(step.target)},
+                    {Value::String("state"), Value::String(std::string(StepStateName(step.state)))},
+                    {Value::String("attempts"), Value::Int(step.attempts)}};
+  for (auto& entry : timing) map.push_back(std::move(entry));
+  map.emplace_back(Value::String("message"), Value::String(step.message));
+  map.emplace_back(Value::String("requests"), Value::MakeList(std::move(requests)));
+  return Value::MakeMap(std::move(map));
+}
+
 Value ExecutionReportToValue(const ExecutionReport& report) {
   Value::List steps;
-  for (const StepReport& step : report.steps) {
-    Value::List requests;
-    for (const Request& request : step.requests) requests.push_back(RequestToValue(request));
-    steps.push_back(
-        Value::MakeMap({{Value::String("id"), Value::String(step.step_id)},
-                        {Value::String("action"), Value::String(step.action)},
-                        {Value::String("target"), Value::String(step.target)},
-                        {Value::String("state"), Value::String(std::string(StepStateName(step.state)))},
-                        {Value::String("attempts"), Value::Int(step.attempts)},
-                        {Value::String("message"), Value::String(step.message)},
-                        {Value::String("requests"), Value::MakeList(std::move(requests))}}));
-  }
+  for (const StepReport& step : report.steps) steps.push_back(StepReportToValue(step));
   Value::Map map = {{Value::String("planId"), Value::Int(report.plan_id)},
                     {Value::String("state"), Value::String(report.state)}};
   if (report.error) map.emplace_back(Value::String("error"), Value::String(report.error->message));

@@ -155,5 +155,9 @@ class Executor {
 // "refused: ...", "failed: ...", "not run", and with `requests` every request.
 std::string FormatExecutionReport(const ExecutionReport& report, bool requests);
 Value ExecutionReportToValue(const ExecutionReport& report);
+// One step as JSON (apply's and history's -o json): id, action, target,
+// state, attempts, the `timing` entries (history's startedAt, finishedAt),
+// message and requests.
+Value StepReportToValue(const StepReport& step, Value::Map timing = {});
 
 }  // namespace ruleplane
