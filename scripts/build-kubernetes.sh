@@ -5,13 +5,25 @@
 #
 #   ${RULEPLANE_KUBE_CACHE:-/var/cache/ruleplane/kubernetes}/bin/{kube-apiserver,kube-controller-manager}
 #
-# Cold: about 8-10 minutes on 2 cores, 2.2 GB of disk; a second run finds the
-# binaries and returns at once. Steps and pitfalls: ../shared/COMPONENTS.md.
-# Prints the bin directory on its last line.
+# With --node, also what a real node runs (../shared/COMPONENTS.md, "A real
+# node"): kubelet, kube-scheduler and kube-proxy from the same tree, and
+# kubectl 1.20.2 from Debian's kubernetes-client package (unpacked, not
+# installed, so that another kubectl on the machine stays as it is).
+#
+# Cold: about 8-10 minutes on 2 cores and 2.2 GB of disk, and with --node
+# another 12-15 minutes (kubelet alone about 8, 1.4 GiB of memory); a second
+# run finds the binaries and returns at once. Steps and pitfalls:
+# ../shared/COMPONENTS.md. Prints the bin directory on its last line.
 set -euo pipefail
 cache=${RULEPLANE_KUBE_CACHE:-/var/cache/ruleplane/kubernetes}
 bin="$cache/bin"
-if [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kube-controller-manager" ]; then
+wanted=(kube-apiserver kube-controller-manager)
+[ "${1:-}" = --node ] && wanted+=(kubelet kube-scheduler kube-proxy kubectl)
+missing_binaries=()
+for binary in "${wanted[@]}"; do
+  [ -x "$bin/$binary" ] || missing_binaries+=("$binary")
+done
+if ((${#missing_binaries[@]} == 0)); then
   echo "$bin"
   exit 0
 fi
@@ -43,10 +55,25 @@ cd "$tree"
 rm -f vendor/github.com/modern-go/reflect2/*.go vendor/github.com/modern-go/reflect2/*.s
 cp /usr/share/gocode/src/github.com/modern-go/reflect2/*.go /usr/share/gocode/src/github.com/modern-go/reflect2/*.s \
   vendor/github.com/modern-go/reflect2/
-GOPROXY=off GOFLAGS=-mod=vendor make WHAT="cmd/kube-apiserver cmd/kube-controller-manager" >"$cache/build.log" 2>&1 || {
-  tail -n 30 "$cache/build.log" >&2
-  exit 1
-}
+targets=()
+for binary in "${missing_binaries[@]}"; do
+  [ "$binary" = kubectl ] || targets+=("cmd/$binary")
+done
+if ((${#targets[@]})); then
+  GOPROXY=off GOFLAGS=-mod=vendor make WHAT="${targets[*]}" >"$cache/build.log" 2>&1 || {
+    tail -n 30 "$cache/build.log" >&2
+    exit 1
+  }
+fi
 mkdir -p "$bin"
-cp _output/bin/kube-apiserver _output/bin/kube-controller-manager "$bin/"
+# make recreates the _output/bin link while it runs; the files are here.
+for target in "${targets[@]}"; do
+  cp "_output/local/bin/linux/amd64/${target#cmd/}" "$bin/"
+done
+if [[ " ${missing_binaries[*]} " == *" kubectl "* ]]; then
+  download=$(mktemp -d)
+  (cd "$download" && apt-get download kubernetes-client >/dev/null && dpkg-deb -x kubernetes-client_*.deb root)
+  cp "$download/root/usr/bin/kubectl" "$bin/kubectl"
+  rm -rf "$download"
+fi
 echo "$bin"

@@ -13,13 +13,16 @@ export RULEPLANE_KUBE_BIN
 jobs=${JOBS:-2}
 
 bash scripts/build.sh release
+# The node's images (label `node`), from the binary just built: cached, rebuilt when it changes.
+RULEPLANE_IMAGES=$(bash scripts/build-images.sh build/release/ruleplane | tail -n 1)
+export RULEPLANE_IMAGES
 (cd build/release && ctest --output-on-failure -j "$jobs")
 
 bash scripts/build.sh sanitize
-# The end-to-end scenarios (label e2e) and the fault campaign (label chaos)
-# run once, optimised: they exercise the same code as the kubernetes and etcd
-# tests, which run under the sanitizers.
+# The end-to-end scenarios (label e2e), the fault campaign (label chaos) and
+# the node (label node) run once, optimised: they exercise the same code as
+# the kubernetes and etcd tests, which run under the sanitizers.
 (cd build/sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure -j "$jobs" -LE "e2e|chaos")
+  ctest --output-on-failure -j "$jobs" -LE "e2e|chaos|node")
 
 echo "all tests passed"
