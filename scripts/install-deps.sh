@@ -9,9 +9,11 @@ binary=(
   zlib1g-dev
 )
 # libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (only recommended by clang).
+# The node (scripts/node.sh, label node): containerd, runc, the CNI plugins, dnsmasq for the cluster DNS,
+# iptables and conntrack for kube-proxy; debootstrap for the image (scripts/build-images.sh).
 everything=(
   clang clang-format libclang-rt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev python3 etcd-server
-  etcd-client
+  etcd-client containerd runc containernetworking-plugins dnsmasq-base iptables conntrack iproute2 procps debootstrap
 )
 packages=("${binary[@]}")
 [ "${1:-}" = --binary ] || packages+=("${everything[@]}")

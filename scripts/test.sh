@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Installs what is missing (and builds kube-apiserver once, scripts/build-kubernetes.sh),
+# Installs what is missing (and builds the Kubernetes binaries once, scripts/build-kubernetes.sh --node,
+# and the images, scripts/build-images.sh),
 # builds with warnings as errors, and runs the whole
-# test suite twice: optimised, and under AddressSanitizer + UBSan (all but e2e). (The fuzz
+# test suite twice: optimised, and under AddressSanitizer + UBSan (all but e2e, chaos and node). (The fuzz
 # targets run over their seed corpus in both; scripts/fuzz.sh fuzzes for real.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-# kube-apiserver 1.20.2 for the tests labelled `kubernetes`: built once per
+# kube-apiserver 1.20.2 for the tests labelled `kubernetes`, and the node's
+# kubelet, kube-scheduler, kube-proxy and kubectl (label node): built once per
 # machine from Debian's source package, cached outside the repository.
-RULEPLANE_KUBE_BIN=$(bash scripts/build-kubernetes.sh | tail -n 1)
+RULEPLANE_KUBE_BIN=$(bash scripts/build-kubernetes.sh --node | tail -n 1)
 export RULEPLANE_KUBE_BIN
 jobs=${JOBS:-2}
 

@@ -23,13 +23,6 @@ std::string ImagesDir() {
   return dir != nullptr ? dir : "/var/cache/ruleplane/images";
 }
 
-// The output of `command`, run by the shell, and its exit status.
-std::pair<int, std::string> Shell(const std::string& command, const TempDir& dir) {
-  const std::string out = dir.path() + "/out.txt";
-  const int status = std::system((command + " >" + out + " 2>&1").c_str());
-  return {WEXITSTATUS(status), Slurp(out)};
-}
-
 struct Image {
   std::string name;
   Value config;
@@ -42,7 +35,7 @@ void ReadArchive(const std::string& archive, const TempDir& dir, Image& image) {
   ASSERT_TRUE(fs::exists(archive)) << archive << ": run scripts/build-images.sh (or set RULEPLANE_IMAGES)";
   const std::string root = dir.path() + "/archive";
   fs::create_directories(root);
-  ASSERT_EQ(Shell("tar -xf " + archive + " -C " + root, dir).first, 0);
+  ASSERT_EQ(RunShell("tar -xf " + archive + " -C " + root).exit_code, 0);
   EXPECT_EQ(Slurp(root + "/oci-layout"), R"({"imageLayoutVersion": "1.0.0"})");
   auto blob = [&](const Value& descriptor) {
     const std::string digest = ValueAt(descriptor, {"digest"})->string_value();
@@ -78,13 +71,12 @@ TEST(Image, PauseIsOneStaticBinaryThatExitsOnSigterm) {
   EXPECT_EQ(image.name, "localhost/pause:ruleplane");
   const std::string root = dir.path() + "/root";
   fs::create_directories(root);
-  ASSERT_EQ(Shell("tar -xf " + image.layer_path + " -C " + root, dir).first, 0);
-  EXPECT_EQ(Shell("tar -tf " + image.layer_path, dir).second, "pause\n") << "nothing but the binary";
+  ASSERT_EQ(RunShell("tar -xf " + image.layer_path + " -C " + root).exit_code, 0);
+  EXPECT_EQ(RunShell("tar -tf " + image.layer_path).output, "pause\n") << "nothing but the binary";
   // Started alone in its root (no library to load), it waits until SIGTERM, then exits 0.
-  const auto [status, out] = Shell(
-      "chroot " + root + " /pause & pid=$!; sleep 0.2; kill -0 $pid || exit 3; kill -TERM $pid; wait $pid",
-      dir);
-  EXPECT_EQ(status, 0) << out;
+  const ShellRun run = RunShell(
+      "chroot " + root + " /pause & pid=$!; sleep 0.2; kill -0 $pid || exit 3; kill -TERM $pid; wait $pid");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
 }
 
 TEST(Image, RuleplaneHoldsTheBinaryItsRulesAndEtcd) {
@@ -95,21 +87,20 @@ TEST(Image, RuleplaneHoldsTheBinaryItsRulesAndEtcd) {
   EXPECT_EQ(FormatJson(*ValueAt(image.config, {"config", "Entrypoint"})), R"(["/usr/local/bin/ruleplane"])");
   const std::string root = dir.path() + "/root";
   fs::create_directories(root);
-  ASSERT_EQ(Shell("tar -xf " + image.layer_path + " -C " + root, dir).first, 0);
+  ASSERT_EQ(RunShell("tar -xf " + image.layer_path + " -C " + root).exit_code, 0);
   // Each runs in the image's root with only what the image holds: a missing
   // shared library or a lost rule bundle fails here.
-  auto [status, out] = Shell("chroot " + root + " /usr/local/bin/ruleplane version", dir);
-  EXPECT_EQ(status, 0) << out;
-  EXPECT_TRUE(Contains(out, "ruleplane ")) << out;
-  std::tie(status, out) = Shell("chroot " + root + " /usr/local/bin/ruleplane lint", dir);
-  EXPECT_EQ(status, 0) << out;
-  EXPECT_TRUE(Contains(out, " 0 errors")) << out;
-  std::tie(status, out) = Shell("chroot " + root + " etcd --version", dir);
-  EXPECT_EQ(status, 0) << out;
-  EXPECT_TRUE(Contains(out, "etcd Version: 3.4.23")) << out;
-  std::tie(status, out) = Shell("chroot " + root + " etcdctl version", dir);
-  EXPECT_EQ(status, 0) << out;
-  EXPECT_TRUE(Contains(out, "etcdctl version: 3.4.23")) << out;
+  const std::pair<std::string, std::string> commands_and_output[] = {
+      {"/usr/local/bin/ruleplane version", "ruleplane "},
+      {"/usr/local/bin/ruleplane lint", " 0 errors"},
+      {"etcd --version", "etcd Version: 3.4.23"},
+      {"etcdctl version", "etcdctl version: 3.4.23"},
+  };
+  for (const auto& [command, expected] : commands_and_output) {
+    const ShellRun run = RunShell("chroot " + root + " " + command);
+    EXPECT_EQ(run.exit_code, 0) << command << "\n" << run.output;
+    EXPECT_TRUE(Contains(run.output, expected)) << command << "\n" << run.output;
+  }
   EXPECT_FALSE(fs::exists(root + "/var/cache/apt/archives/etcd-server_3.4.23-1_amd64.deb"))
       << "no package left in the image";
 }

@@ -8,7 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -31,6 +34,22 @@ inline bool Eventually(const std::function<bool()>& done, std::chrono::milliseco
     std::this_thread::sleep_for(period);
   }
   return done();
+}
+
+struct ShellRun {
+  int exit_code;
+  std::string output;  // standard output and error together
+};
+
+// `command`, run by /bin/sh.
+inline ShellRun RunShell(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return {-1, "cannot run: " + command};
+  std::string output;
+  char buffer[4096];
+  for (size_t read; (read = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, read);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
 // The file's bytes; "" when it cannot be read.
