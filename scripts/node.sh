@@ -322,7 +322,9 @@ case "$command" in
   exec)
     dir=$(realpath "$dir")
     shift 2
-    in_node env KUBECONFIG="$dir/admin.kubeconfig" PATH="$bin:$PATH" "$@"
+    # In the caller's directory, so that relative paths mean what they say.
+    nsenter -t "$(cat "$dir/holder.pid")" --net --mount --wd="$PWD" -- \
+      env KUBECONFIG="$dir/admin.kubeconfig" PATH="$bin:$PATH" "$@"
     ;;
   down)
     dir=$(realpath "$dir")

@@ -1,7 +1,8 @@
 // scripts/node.sh (label `node`): a real node comes up Ready, runs a Pod of
 // the ruleplane image through kubelet, containerd and runc, resolves a
 // Service's name through the cluster-DNS stand-in and connects to it through
-// kube-proxy's rules, and goes down leaving no
+// kube-proxy's rules, runs deploy/'s controller Deployment from the image with
+// its real probes, and goes down leaving no
 // process, cgroup, mount or namespace behind and the host's iptables and
 // kernel settings as they were.
 #include <gtest/gtest.h>
@@ -30,7 +31,7 @@ HostState ReadHost(const std::string& dir) {
           RunShell("grep -F '" + dir + "' /proc/self/mountinfo").output};
 }
 
-TEST(Node, UpRunsAPodOfTheImageAndDownLeavesNothingBehind) {
+TEST(Node, UpRunsTheImageAndTheShippedControllerAndDownLeavesNothingBehind) {
   TempDir dir("node");
   const std::string node = dir.path() + "/node";
   const HostState before = ReadHost(dir.path());
@@ -65,6 +66,33 @@ TEST(Node, UpRunsAPodOfTheImageAndDownLeavesNothingBehind) {
     EXPECT_TRUE(Contains(run.output, "ruleplane ")) << run.output;
     EXPECT_TRUE(Contains(run.output, "10.96.0.1")) << "the kubernetes Service by its name\n" << run.output;
     EXPECT_TRUE(Contains(run.output, "service reachable")) << "through kube-proxy's rules\n" << run.output;
+    // deploy/ as a user applies it, the image named as the node holds it:
+    // both controller replicas Ready through their real probes, one holding the Lease.
+    const std::string controller = dir.path() + "/controller.yaml";
+    ASSERT_EQ(RunShell("sed 's|image: ruleplane:latest|image: localhost/ruleplane:latest\\n          "
+                       "imagePullPolicy: Never|' " +
+                       std::string(RULEPLANE_SOURCE_DIR) + "/deploy/controller.yaml >" + controller)
+                  .exit_code,
+              0);
+    run = RunShell(exec + "kubectl apply -f " + RULEPLANE_SOURCE_DIR + "/deploy/etcd-crd.yaml -f " +
+                   RULEPLANE_SOURCE_DIR + "/deploy/rbac.yaml -f " + controller);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          return RunShell(exec +
+                          "kubectl get deployment ruleplane-controller -o jsonpath={.status.readyReplicas}")
+                     .output == "2";
+        },
+        std::chrono::seconds(90)))
+        << RunShell(exec + "kubectl describe pods -l app.kubernetes.io/name=ruleplane-controller").output;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          return Contains(
+              RunShell(exec + "kubectl get lease ruleplane-controller -o jsonpath={.spec.holderIdentity}")
+                  .output,
+              "ruleplane-controller-");
+        },
+        std::chrono::seconds(30)));
     EXPECT_TRUE(Contains(RunShell(exec + "ip route").output, "10.96.0.0/16 dev node0"));
     EXPECT_FALSE(Contains(RunShell(exec + "ip route").output, "default")) << "no route off the machine";
   }
