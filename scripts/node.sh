@@ -270,28 +270,46 @@ down() {
   local holder pid
   holder=$(cat "$dir/holder.pid" 2>/dev/null || true)
   # kubelet first (it would start containers again), then every process in
-  # the node's cgroups (the Pods' containers), then every process in the
-  # node's network namespace (the components, the shims, the holder).
+  # the node's cgroups (the Pods' containers) and every process in the
+  # node's network namespace (the components, the shims, the holder), again
+  # until none is left: one that was starting a container or forking during
+  # a pass is caught by the next, and "down" returns once they are gone.
   [ -f "$dir/pids/kubelet.pid" ] && kill -KILL "$(cat "$dir/pids/kubelet.pid")" 2>/dev/null || true
-  for hierarchy in $(hierarchies); do
-    [ -d "$hierarchy/ruleplane-$name" ] || continue
-    find "$hierarchy/ruleplane-$name" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -KILL 2>/dev/null ||
-      true
-  done
+  local namespace=none
   if [ -n "$holder" ] && [ -e "/proc/$holder" ]; then
-    local namespace
     namespace=$(readlink "/proc/$holder/ns/net" || true)
     # Never the host's namespace: only a namespace of the node's own.
     [ -n "$namespace" ] && [ "$namespace" != "$(readlink /proc/self/ns/net)" ] || namespace=none
+  fi
+  local deadline=$((SECONDS + 20)) left
+  while true; do
+    left=0
+    for hierarchy in $(hierarchies) /sys/fs/cgroup/unified; do
+      [ -d "$hierarchy/ruleplane-$name" ] || continue
+      for pid in $(find "$hierarchy/ruleplane-$name" -name cgroup.procs -exec cat {} + 2>/dev/null); do
+        # A zombie is gone already; nobody may be left to reap it.
+        [ "$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$pid/stat" 2>/dev/null)" = Z ] && continue
+        kill -KILL "$pid" 2>/dev/null && left=1
+      done
+    done
     for pid in /proc/[0-9]*; do
       pid=${pid#/proc/}
-      [ "$(readlink "/proc/$pid/ns/net" 2>/dev/null)" = "$namespace" ] && kill -KILL "$pid" 2>/dev/null || true
+      # A process that has exited (a zombie) has no namespace to read.
+      if [ "$(readlink "/proc/$pid/ns/net" 2>/dev/null)" = "$namespace" ]; then
+        kill -KILL "$pid" 2>/dev/null || true
+        left=1
+      fi
     done
-  fi
+    ((left)) || break
+    if ((SECONDS > deadline)); then
+      echo "node: processes are left in the node's cgroups or namespace" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
   for pidfile in "$dir"/pids/*.pid; do
     [ -f "$pidfile" ] && kill -KILL "$(cat "$pidfile")" 2>/dev/null || true
   done
-  local deadline=$((SECONDS + 10))
   # Also in the (empty) cgroup2 hierarchy, where the runtime makes one too.
   for hierarchy in $(hierarchies) /sys/fs/cgroup/unified; do
     [ -d "$hierarchy/ruleplane-$name" ] || continue
