@@ -81,8 +81,8 @@ up() {
   wait_for 5 pgrep -P "$(cat "$dir/pids/holder.pid")"
   pgrep -P "$(cat "$dir/pids/holder.pid")" >"$dir/holder.pid"
 
-  # Paths the runtime hard-codes, private to this node; kubelet's sysctls.
-  for path in /run/containerd /var/lib/cni /var/log/pods /var/log/containers; do
+  # Paths the runtime hard-codes (the Pods' pinned namespaces in /run/netns too), private to this node.
+  for path in /run/containerd /run/netns /var/lib/cni /var/log/pods /var/log/containers; do
     mkdir -p "$path"
     in_node mount -t tmpfs tmpfs "$path"
   done
