@@ -1,8 +1,11 @@
 // ruleplane member-init, observe member and backup: what runs in a member's
 // pod. member-init is the init container: observe this member, plan with the
 // initialization rules, execute on this member only, journal every step.
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "adapters/etcd/etcd_adapter.h"
 #include "adapters/kubernetes/kube_client.h"
@@ -19,6 +22,8 @@
 
 namespace ruleplane::cli {
 namespace {
+
+constexpr std::chrono::seconds kWaitForClusterPeriod{2};
 
 constexpr const char* kMemberFlagsHelp = R"(
 This member:
@@ -47,7 +52,8 @@ The cluster and the store:
 
 constexpr const char* kMemberInitUsage =
     R"(usage: ruleplane member-init [member flags] [--rules NAME@VERSION|PATH]... [--journal FILE]
-                             [--dry-run] [--retry-deadline SECONDS] [-o table|json]
+                             [--dry-run] [--retry-deadline SECONDS] [--wait-for-cluster SECONDS]
+                             [-o table|json]
 
 What an init container runs before etcd starts: observes this member (its data
 directory, the backup store, the cluster's member list, the Etcd object's
@@ -63,6 +69,12 @@ resumes without repeating a step that took effect.
 
 --dry-run prints the plan and every request and command it would send, and
 changes nothing: it does not write (or create) the journal either.
+
+--wait-for-cluster SECONDS: when the rules abort the initialization to wait
+for the cluster (AbortInitialization: the first member is still restoring, no
+member answers), observe and plan again every 2 s for up to SECONDS before
+giving up (default 0: give up at once). In a Pod this replaces the kubelet's
+restarts, whose back-off grows to 5 minutes.
 
 Exit codes: 0 the member may start, 1 the plan failed, was refused or aborted
 (the error is in the journal), or this member could not be observed (its
@@ -226,8 +238,12 @@ int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostre
 int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
   const std::string usage = std::string(kMemberInitUsage) + kMemberFlagsHelp;
   if (HelpRequested(args)) return PrintUsage(usage, out);
-  Flags flags(
-      WithMemberFlags({{"--rules"}, {"--journal"}, {"--dry-run", false}, {"--retry-deadline"}, {"-o"}}));
+  Flags flags(WithMemberFlags({{"--rules"},
+                               {"--journal"},
+                               {"--dry-run", false},
+                               {"--retry-deadline"},
+                               {"--wait-for-cluster"},
+                               {"-o"}}));
   if (!flags.Parse(args, err, usage.c_str())) return kExitUsage;
   auto context = BuildMemberContext(flags, in, err, usage.c_str());
   if (!context) return kExitUsage;
@@ -248,12 +264,9 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     return kExitUsage;
   }
 
-  const MemberObservationSources sources = context->Sources();
-  auto decision = DecideMemberInit(sources, rule_sets, library->catalogue.get());
-  if (!decision.ok()) {
-    err << "ruleplane: member-init: " << decision.error().message << "\n";
-    return kExitFinding;
-  }
+  int64_t deadline_seconds = 0, wait_seconds = 0;
+  if (!flags.GetCount("--retry-deadline", deadline_seconds, err)) return kExitUsage;
+  if (!flags.GetCount("--wait-for-cluster", wait_seconds, err)) return kExitUsage;
   MemberInitExecution execution;
   execution.dry_run = flags.Has("--dry-run");
   // A dry run changes nothing, the journal included: it is not even opened
@@ -271,10 +284,28 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     journal = std::move(*opened);
     execution.journal = journal.get();
   }
-  int64_t deadline_seconds = 0;
-  if (!flags.GetCount("--retry-deadline", deadline_seconds, err)) return kExitUsage;
   execution.step_deadline = std::chrono::seconds(deadline_seconds);
-  const ExecutionReport report = ExecuteMemberInit(*decision, sources, rule_sets, execution);
+
+  const MemberObservationSources sources = context->Sources();
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
+  Result<MemberInitDecision> decision = Error{};
+  ExecutionReport report;
+  while (true) {
+    decision = DecideMemberInit(sources, rule_sets, library->catalogue.get());
+    if (!decision.ok()) {
+      err << "ruleplane: member-init: " << decision.error().message << "\n";
+      return kExitFinding;
+    }
+    report = ExecuteMemberInit(*decision, sources, rule_sets, execution);
+    const bool aborted =
+        !report.ok() && std::any_of(report.steps.begin(), report.steps.end(), [](const auto& step) {
+          return step.action == "AbortInitialization" && step.state == StepState::kFailed;
+        });
+    if (!aborted || execution.dry_run || std::chrono::steady_clock::now() + kWaitForClusterPeriod > give_up)
+      break;
+    err << "ruleplane: member-init: " << report.error->message << "; observing again in 2 s\n";
+    std::this_thread::sleep_for(kWaitForClusterPeriod);
+  }
   const Plan* plan = &decision->plan;
   const std::string& self = context->member.name;
 

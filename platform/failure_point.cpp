@@ -16,10 +16,14 @@ void FailPoint(std::string_view point) {
   while (start <= names.size()) {
     size_t end = names.find(',', start);
     if (end == std::string_view::npos) end = names.size();
-    if (names.substr(start, end - start) == point) {
-      const std::string line = "ruleplane: failure point " + std::string(point) + " reached, exiting\n";
+    const std::string_view entry = names.substr(start, end - start);
+    const bool hang = entry == std::string(point) + "=hang";
+    if (entry == point || hang) {
+      const std::string line = "ruleplane: failure point " + std::string(point) + " reached, " +
+                               (hang ? "hanging\n" : "exiting\n");
       (void)!write(STDERR_FILENO, line.data(), line.size());
-      _exit(kFailPointExitCode);
+      if (!hang) _exit(kFailPointExitCode);
+      for (;;) pause();
     }
     start = end + 1;
   }

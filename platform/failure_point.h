@@ -6,7 +6,10 @@
 //
 // The process exits with status 75 and without unwinding, flushing or
 // closing anything (_exit), right after the named point is reached.
-// RULEPLANE_FAILPOINT may name several points, separated by commas.
+// "<point>=hang" stops the calling thread there for good instead, as a
+// process the scheduler no longer runs (its other threads go on), until the
+// process is killed: a test can then kill it from outside, as a deleted Pod's
+// container is. RULEPLANE_FAILPOINT may name several points, separated by commas.
 #pragma once
 
 #include <string_view>
@@ -15,7 +18,7 @@ namespace ruleplane {
 
 inline constexpr int kFailPointExitCode = 75;
 
-// Exits the process when RULEPLANE_FAILPOINT names `point`.
+// Exits the process (or hangs) when RULEPLANE_FAILPOINT names `point`.
 void FailPoint(std::string_view point);
 
 }  // namespace ruleplane

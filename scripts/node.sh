@@ -86,6 +86,13 @@ up() {
     mkdir -p "$path"
     in_node mount -t tmpfs tmpfs "$path"
   done
+  # etcd-druid's Local backup provider keeps backups under the node's
+  # /etc/gardener/local-backupbuckets: here /etc is an overlay whose writes
+  # stay in the node's directory, and that one is $dir/backupbuckets.
+  mkdir -p "$dir"/etc/{upper,work} "$dir/backupbuckets"
+  in_node mount -t overlay overlay -o "lowerdir=/etc,upperdir=$dir/etc/upper,workdir=$dir/etc/work" /etc
+  in_node mkdir -p /etc/gardener/local-backupbuckets
+  in_node mount --bind "$dir/backupbuckets" /etc/gardener/local-backupbuckets
   echo 1 >"$dir/sysctl/overcommit_memory"
   echo 10 >"$dir/sysctl/panic"
   echo 1 >"$dir/sysctl/panic_on_oops"

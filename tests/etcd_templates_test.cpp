@@ -190,10 +190,10 @@ TEST(EtcdTemplates, TheServicesAreAClientServiceAndAHeadlessPeerService) {
   EXPECT_EQ(ValueAt((*services)[1], {"spec", "ports"})->list_value()[0].Find("port")->int_value(), 2380);
 }
 
-// deploy/etcd-member-statefulset.yaml is what the controller creates for
+// examples/etcd-member-statefulset.yaml is what the controller creates for
 // examples/etcd.yaml: a reader sees the member pod template without running
 // anything. RULEPLANE_UPDATE_GOLDEN=1 writes it again.
-TEST(EtcdTemplates, DeployShowsTheStatefulSetTheControllerCreatesForTheExample) {
+TEST(EtcdTemplates, ExamplesShowTheStatefulSetTheControllerCreatesForTheExample) {
   const std::string source = RULEPLANE_SOURCE_DIR;
   auto example = LoadManifests(source + "/examples/etcd.yaml");
   ASSERT_TRUE(example.ok()) << example.error().message;
@@ -214,7 +214,7 @@ TEST(EtcdTemplates, DeployShowsTheStatefulSetTheControllerCreatesForTheExample) 
       "# by tests/etcd_templates_test.cpp (RULEPLANE_UPDATE_GOLDEN=1), so that it shows what the code "
       "renders.\n" +
       cli::FormatYaml(*statefulset);
-  const std::string path = source + "/deploy/etcd-member-statefulset.yaml";
+  const std::string path = source + "/examples/etcd-member-statefulset.yaml";
   if (std::getenv("RULEPLANE_UPDATE_GOLDEN") != nullptr) std::ofstream(path) << text;
   std::ifstream in(path);
   std::stringstream deployed;

@@ -48,9 +48,11 @@ Result<Value::List> EtcdServices(const Value& etcd);
 // selects its pods by (and EtcdServices and the budget select them by).
 Value EtcdPodSelector(const Value& etcd);
 
-// The image of the member pods' containers when the Etcd names none: an image
-// with etcd and ruleplane (README, "A member image"; not built here).
-inline constexpr const char* kMemberImage = "ruleplane-member:latest";
+// The image of the member pods' containers when the Etcd names none (in
+// spec.etcd.image, spec.backup.image): the ruleplane image, which holds etcd
+// too, as scripts/build-images.sh names it (README, "The image"). Pulled only
+// when the node does not have it.
+inline constexpr const char* kMemberImage = "localhost/ruleplane:latest";
 
 // On the StatefulSet: the Etcd's metadata.generation whose spec its pod
 // template was rendered from (EtcdStatefulSet, ApplyStatefulSetSpec). A

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -291,22 +292,32 @@ TEST_F(MemberInit, WithoutQuorumAValidMemberRestartsAndALostOneWaits) {
   // m2 lost its data while the cluster has no quorum: it must not be replaced.
   const std::string moved = DataDir(2) + ".by-test";
   fs::rename(DataDir(2), moved);
-  Outcome waits = MemberInitOf(2, WriteEtcd(2, status));
+  const std::string etcd_of_2 = WriteEtcd(2, status);
+  Outcome waits = MemberInitOf(2, etcd_of_2);
   EXPECT_EQ(waits.exit_code, 1) << waits.out << waits.err;
   EXPECT_TRUE(Contains(waits.out + waits.err, "quorum")) << waits.out << waits.err;
   EXPECT_FALSE(fs::exists(DataDir(2))) << "an aborted initialization changes nothing";
 
+  // With --wait-for-cluster it observes again until m1 is back, and then
+  // replaces itself in the quorate cluster.
+  std::future<Outcome> waiting =
+      std::async(std::launch::async, [&] { return MemberInitOf(2, etcd_of_2, "--wait-for-cluster=120"); });
   Outcome restart = MemberInitOf(1, WriteEtcd(1, status));
   ASSERT_EQ(restart.exit_code, 0) << restart.out << restart.err;
   EXPECT_TRUE(Contains(restart.out, "live-member-valid")) << restart.out;
   ASSERT_TRUE(cluster_->StartMemberWithConfig(1, Config(1)).ok());
   ASSERT_TRUE(cluster_->WaitReady(1).ok());
 
-  fs::rename(moved, DataDir(2));
+  const Outcome waited = waiting.get();
+  ASSERT_EQ(waited.exit_code, 0) << waited.out << waited.err;
+  EXPECT_TRUE(Contains(waited.err, "observing again in 2 s")) << waited.err;
+  EXPECT_TRUE(Contains(waited.out, "/v3/cluster/member/add") || Contains(waited.out, "AddMember"))
+      << waited.out;
   ASSERT_TRUE(cluster_->StartMemberWithConfig(2, Config(2)).ok());
   ASSERT_TRUE(cluster_->WaitReady(2).ok());
   ExpectHealthyCluster();
   ExpectNoKeyLost(writer);
+  EXPECT_TRUE(fs::exists(moved)) << "the test's copy of the lost data is untouched";
 }
 
 // Two of three members down for longer than an election timeout: the member

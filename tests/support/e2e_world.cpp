@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <set>
 
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/etcd/etcdctl_hashkv.h"
@@ -84,8 +85,9 @@ Value E2eWorld::Etcd() {
   return etcd.ok() ? *etcd : Value::Null();
 }
 
-bool E2eWorld::HealthyWith(int replicas) {
-  const Value etcd = Etcd();
+bool E2eWorld::HealthyWith(int replicas) { return EtcdHealthyWith(Etcd(), replicas); }
+
+bool EtcdHealthyWith(const Value& etcd, int replicas) {
   const Value* members = ValueAt(etcd, {"status", "members"});
   if (members == nullptr || !members->is_list() ||
       members->list_value().size() != static_cast<size_t>(replicas))
@@ -144,11 +146,14 @@ std::string TailOf(const std::string& path, size_t bytes) {
 Status MembersAgree(const std::vector<std::string>& client_urls, std::chrono::seconds timeout) {
   EtcdClient client(EtcdClientConfig{client_urls, {}, std::chrono::seconds(5)});
   int64_t revision = 0;
-  std::string silent;
+  std::string silent, clusters;
+  std::set<uint64_t> cluster_ids;
   const bool answered = Eventually(
       [&] {
         RequestLog log;
         revision = INT64_MAX;
+        clusters.clear();
+        cluster_ids.clear();
         for (const std::string& url : client_urls) {
           auto status = client.MemberStatus(url, log);
           if (!status.ok()) {
@@ -156,11 +161,15 @@ Status MembersAgree(const std::vector<std::string>& client_urls, std::chrono::se
             return false;
           }
           revision = std::min(revision, status->revision);
+          cluster_ids.insert(status->cluster_id);
+          clusters += (clusters.empty() ? "" : ", ") + url + " " + std::to_string(status->cluster_id);
         }
         return true;
       },
       timeout);
   if (!answered) return Error{ErrorCode::kUnavailable, "a member does not answer: " + silent, {}};
+  if (cluster_ids.size() != 1)
+    return Error{ErrorCode::kFailedPrecondition, "the members belong to different clusters: " + clusters, {}};
   std::optional<uint32_t> first;
   std::string hashes;
   bool differ = false;

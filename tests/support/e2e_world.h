@@ -77,11 +77,16 @@ class E2eWorld {
   std::unique_ptr<NodeAgent> agent_;
 };
 
+// `replicas` members Ready in the Etcd's status, and its Ready and
+// AllMembersReady conditions True.
+bool EtcdHealthyWith(const Value& etcd, int replicas);
+
 // The last `bytes` of a file, for messages.
 std::string TailOf(const std::string& path, size_t bytes = 3000);
 
-// Every member's HashKV at the lowest revision they have all applied (waited
-// for up to `timeout` while a member does not answer): OK when equal, else
+// One cluster whose members hold the same data: every member names the same
+// cluster ID, and its HashKV at the lowest revision they have all applied
+// (waited for up to `timeout` while a member does not answer) is equal. Else
 // which members differ, or which cannot be asked.
 Status MembersAgree(const std::vector<std::string>& client_urls,
                     std::chrono::seconds timeout = std::chrono::seconds(30));

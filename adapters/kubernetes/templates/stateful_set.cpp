@@ -46,15 +46,14 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
                    {"configMap",
                     {{"name", EtcdConfigMapName(etcd)},
                      {"items", Json::array({{{"key", "etcd.conf.yaml"}, {"path", "etcd.conf.yaml"}}})}}}}};
-  Json init_args = {"member-init",
-                    "--etcd-name=" + name,
-                    "--name=$(POD_NAME)",
-                    "--namespace=$(POD_NAMESPACE)",
-                    "--peer-url=" + MemberUrl(etcd, "peerUrlTls", peer_port),
-                    "--client-url=" + client_url,
-                    "--data-dir=/var/etcd/data/new.etcd",
+  Json init_args = {"member-init", "--etcd-name=" + name, "--name=$(POD_NAME)",
+                    "--namespace=$(POD_NAMESPACE)", "--peer-url=" + MemberUrl(etcd, "peerUrlTls", peer_port),
+                    "--client-url=" + client_url, "--data-dir=/var/etcd/data/new.etcd",
                     "--config-template=/var/etcd/config/etcd.conf.yaml",
-                    "--config-out=/var/etcd/data/etcd.conf.yaml"};
+                    "--config-out=/var/etcd/data/etcd.conf.yaml",
+                    // While the first member restores, the others wait in member-init rather than
+                    // in the kubelet's restart back-off, which grows to 5 minutes.
+                    "--wait-for-cluster=120"};
   Json agent_args = {"member-agent",
                      "--etcd=" + name,
                      "--name=$(POD_NAME)",
@@ -91,6 +90,7 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
       {"terminationGracePeriodSeconds", 30},
       {"initContainers", Json::array({{{"name", "member-init"},
                                        {"image", kMemberImage},
+                                       {"imagePullPolicy", "IfNotPresent"},
                                        {"command", Json::array({"ruleplane"})},
                                        {"args", init_args},
                                        {"env", env},
@@ -98,6 +98,7 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
       {"containers",
        Json::array({{{"name", "etcd"},
                      {"image", kMemberImage},
+                     {"imagePullPolicy", "IfNotPresent"},
                      {"command", Json::array({"etcd", "--config-file=/var/etcd/data/etcd.conf.yaml"})},
                      {"ports", Json::array({{{"name", "client"}, {"containerPort", client_port}},
                                             {{"name", "peer"}, {"containerPort", peer_port}}})},
@@ -110,6 +111,7 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
                      {"volumeMounts", Json::array({mounts[0]})}},
                     {{"name", "member-agent"},
                      {"image", kMemberImage},
+                     {"imagePullPolicy", "IfNotPresent"},
                      {"command", Json::array({"ruleplane"})},
                      {"args", agent_args},
                      {"env", env},
