@@ -2,7 +2,9 @@
 // pod. member-init is the init container: observe this member, plan with the
 // initialization rules, execute on this member only, journal every step.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -24,6 +26,8 @@ namespace ruleplane::cli {
 namespace {
 
 constexpr std::chrono::seconds kWaitForClusterPeriod{2};
+// Set by SIGTERM while member-init waits for the cluster: it stops waiting.
+std::atomic<bool> stop_waiting{false};
 
 constexpr const char* kMemberFlagsHelp = R"(
 This member:
@@ -73,8 +77,8 @@ changes nothing: it does not write (or create) the journal either.
 --wait-for-cluster SECONDS: when the rules abort the initialization to wait
 for the cluster (AbortInitialization: the first member is still restoring, no
 member answers), observe and plan again every 2 s for up to SECONDS before
-giving up (default 0: give up at once). In a Pod this replaces the kubelet's
-restarts, whose back-off grows to 5 minutes.
+giving up (default 0: give up at once), or until SIGTERM. In a Pod this
+replaces the kubelet's restarts, whose back-off grows to 5 minutes.
 
 Exit codes: 0 the member may start, 1 the plan failed, was refused or aborted
 (the error is in the journal), or this member could not be observed (its
@@ -288,6 +292,8 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
 
   const MemberObservationSources sources = context->Sources();
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
+  // As PID 1 of its container, member-init would ignore SIGTERM without a handler.
+  if (wait_seconds > 0) std::signal(SIGTERM, [](int) { stop_waiting = true; });
   Result<MemberInitDecision> decision = Error{};
   ExecutionReport report;
   while (true) {
@@ -301,10 +307,12 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
         !report.ok() && std::any_of(report.steps.begin(), report.steps.end(), [](const auto& step) {
           return step.action == "AbortInitialization" && step.state == StepState::kFailed;
         });
-    if (!aborted || execution.dry_run || std::chrono::steady_clock::now() + kWaitForClusterPeriod > give_up)
-      break;
+    const auto next = std::chrono::steady_clock::now() + kWaitForClusterPeriod;
+    if (!aborted || execution.dry_run || next > give_up) break;
     err << "ruleplane: member-init: " << report.error->message << "; observing again in 2 s\n";
-    std::this_thread::sleep_for(kWaitForClusterPeriod);
+    while (!stop_waiting && std::chrono::steady_clock::now() < next)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (stop_waiting) break;
   }
   const Plan* plan = &decision->plan;
   const std::string& self = context->member.name;

@@ -18,7 +18,7 @@ using namespace ruleplane::testing_support;
 TEST(VerifyCommand, CleanTableExitsZeroAndSaysHowLongItTook) {
   CommandResult run = Ruleplane("verify rules/etcd-backup-restore/initialization.yaml");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_TRUE(Contains(run.out, "302148 states")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "604296 states")) << run.out;
   EXPECT_TRUE(Contains(run.out, "0 errors")) << run.out;
   EXPECT_TRUE(Contains(run.out, "took ")) << run.out;
 }

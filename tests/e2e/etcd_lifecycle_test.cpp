@@ -175,19 +175,6 @@ TEST_F(EtcdLifecycle, CreatedFromNothingThenAPodDeletedADataDirectoryWipedAndADa
   ExpectNoKeyLostAndMembersAgree(writer, 3);
 }
 
-// The step lines of a controller's log: "<action> <target> <state>".
-std::vector<std::string> StepLines(const std::string& log) {
-  std::vector<std::string> lines;
-  std::stringstream text(log);
-  for (std::string line; std::getline(text, line);) {
-    auto entry = ParseJson(line);
-    if (!entry.ok() || !entry->is_map() || entry->Find("step") == nullptr) continue;
-    lines.push_back(TextAt(*entry, {"action"}) + " " + TextAt(*entry, {"target"}) + " " +
-                    TextAt(*entry, {"state"}));
-  }
-  return lines;
-}
-
 // The controller dies (exits at once, as under SIGKILL) in the middle of the
 // plan that creates the cluster, at two failure points in turn; each time the
 // standby replica takes the Lease, observes again and goes on. No step that

@@ -198,19 +198,6 @@ class EtcdOnNode : public ::testing::Test {
   int64_t peak_memory_kib_ = 0;
 };
 
-// The step lines ("<action> <target> <state>") of a controller's log.
-std::vector<std::string> StepLines(const std::string& log) {
-  std::vector<std::string> lines;
-  std::stringstream text(log);
-  for (std::string line; std::getline(text, line);) {
-    auto entry = ParseJson(line);
-    if (!entry.ok() || !entry->is_map() || entry->Find("step") == nullptr) continue;
-    lines.push_back(TextAt(*entry, {"action"}) + " " + TextAt(*entry, {"target"}) + " " +
-                    TextAt(*entry, {"state"}));
-  }
-  return lines;
-}
-
 // examples/etcd.yaml created from nothing becomes three Ready members, each
 // with its own volume and Lease. Then, while a client writes through the Service: a
 // Pod deleted (the StatefulSet makes it again, its member rejoins with its

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/etcd/etcdctl_hashkv.h"
@@ -136,6 +137,18 @@ std::string E2eWorld::Describe(const std::vector<std::string>& controller_names)
     }
   }
   return text;
+}
+
+std::vector<std::string> StepLines(const std::string& log) {
+  std::vector<std::string> lines;
+  std::stringstream text(log);
+  for (std::string line; std::getline(text, line);) {
+    auto entry = ParseJson(line);
+    if (!entry.ok() || !entry->is_map() || entry->Find("step") == nullptr) continue;
+    lines.push_back(TextAt(*entry, {"action"}) + " " + TextAt(*entry, {"target"}) + " " +
+                    TextAt(*entry, {"state"}));
+  }
+  return lines;
 }
 
 std::string TailOf(const std::string& path, size_t bytes) {

@@ -77,6 +77,10 @@ class E2eWorld {
   std::unique_ptr<NodeAgent> agent_;
 };
 
+// The step lines of a controller's log (its JSON lines with a "step"), each
+// as "<action> <target> <state>".
+std::vector<std::string> StepLines(const std::string& log);
+
 // `replicas` members Ready in the Etcd's status, and its Ready and
 // AllMembersReady conditions True.
 bool EtcdHealthyWith(const Value& etcd, int replicas);
