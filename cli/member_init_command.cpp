@@ -271,6 +271,16 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
   int64_t deadline_seconds = 0, wait_seconds = 0;
   if (!flags.GetCount("--retry-deadline", deadline_seconds, err)) return kExitUsage;
   if (!flags.GetCount("--wait-for-cluster", wait_seconds, err)) return kExitUsage;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
+
+  // Decided before the journal is opened: a member that cannot be observed changes nothing, not even the
+  // journal.
+  const MemberObservationSources sources = context->Sources();
+  auto decision = DecideMemberInit(sources, rule_sets, library->catalogue.get());
+  if (!decision.ok()) {
+    err << "ruleplane: member-init: " << decision.error().message << "\n";
+    return kExitFinding;
+  }
   MemberInitExecution execution;
   execution.dry_run = flags.Has("--dry-run");
   // A dry run changes nothing, the journal included: it is not even opened
@@ -289,30 +299,28 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     execution.journal = journal.get();
   }
   execution.step_deadline = std::chrono::seconds(deadline_seconds);
+  ExecutionReport report = ExecuteMemberInit(*decision, sources, rule_sets, execution);
 
-  const MemberObservationSources sources = context->Sources();
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
   // As PID 1 of its container, member-init would ignore SIGTERM without a handler.
   if (wait_seconds > 0) std::signal(SIGTERM, [](int) { stop_waiting = true; });
-  Result<MemberInitDecision> decision = Error{};
-  ExecutionReport report;
-  while (true) {
+  auto aborted = [](const ExecutionReport& run) {
+    return !run.ok() && std::any_of(run.steps.begin(), run.steps.end(), [](const StepReport& step) {
+      return step.action == "AbortInitialization" && step.state == StepState::kFailed;
+    });
+  };
+  while (aborted(report) && !execution.dry_run &&
+         std::chrono::steady_clock::now() + kWaitForClusterPeriod <= give_up) {
+    err << "ruleplane: member-init: " << report.error->message << "; observing again in 2 s\n";
+    const auto next = std::chrono::steady_clock::now() + kWaitForClusterPeriod;
+    while (!stop_waiting && std::chrono::steady_clock::now() < next)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (stop_waiting) break;
     decision = DecideMemberInit(sources, rule_sets, library->catalogue.get());
     if (!decision.ok()) {
       err << "ruleplane: member-init: " << decision.error().message << "\n";
       return kExitFinding;
     }
     report = ExecuteMemberInit(*decision, sources, rule_sets, execution);
-    const bool aborted =
-        !report.ok() && std::any_of(report.steps.begin(), report.steps.end(), [](const auto& step) {
-          return step.action == "AbortInitialization" && step.state == StepState::kFailed;
-        });
-    const auto next = std::chrono::steady_clock::now() + kWaitForClusterPeriod;
-    if (!aborted || execution.dry_run || next > give_up) break;
-    err << "ruleplane: member-init: " << report.error->message << "; observing again in 2 s\n";
-    while (!stop_waiting && std::chrono::steady_clock::now() < next)
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (stop_waiting) break;
   }
   const Plan* plan = &decision->plan;
   const std::string& self = context->member.name;

@@ -151,21 +151,12 @@ TEST_F(EtcdLifecycle, CreatedFromNothingThenAPodDeletedADataDirectoryWipedAndADa
   ASSERT_TRUE(fs::exists(db)) << db;
   ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", "etcd-main-0", ""}, {}, std::nullopt, log).ok());
   ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-0", "etcd") == 0; }, std::chrono::seconds(30)));
-  {
-    std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
-    const std::string garbage(8192, '\x5a');
-    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
-  }
+  CorruptDatabaseHead(db);
   ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-0", "etcd") != 0 && HealthyWith(3); },
                          std::chrono::seconds(120), std::chrono::seconds(1)))
       << Describe();
-  bool kept_aside = false;
-  for (const auto& entry : fs::directory_iterator(agent_->VolumeDir("etcd-main-0", kEtcd))) {
-    const std::string aside_db = entry.path().string() + "/member/snap/db";
-    if (entry.path().filename().string().rfind("new.etcd.", 0) == 0 && fs::exists(aside_db))
-      kept_aside = kept_aside || Slurp(aside_db).substr(0, 8) == std::string(8, '\x5a');
-  }
-  EXPECT_TRUE(kept_aside) << "the corrupted database is not kept beside the data directory";
+  EXPECT_TRUE(CorruptedDatabaseKeptAside(agent_->VolumeDir("etcd-main-0", kEtcd)))
+      << "the corrupted database is not kept beside the data directory";
   std::this_thread::sleep_for(std::chrono::seconds(2));
   writer.Stop();
   EXPECT_GT(writer.acknowledged().size(), 100u);

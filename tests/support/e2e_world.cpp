@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -137,6 +138,23 @@ std::string E2eWorld::Describe(const std::vector<std::string>& controller_names)
     }
   }
   return text;
+}
+
+void CorruptDatabaseHead(const std::string& db) {
+  std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
+  const std::string garbage(8192, '\x5a');
+  file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+}
+
+bool CorruptedDatabaseKeptAside(const std::string& volume) {
+  std::error_code ignored;
+  for (const auto& entry : fs::directory_iterator(volume, ignored)) {
+    const std::string aside_db = entry.path().string() + "/member/snap/db";
+    if (entry.path().filename().string().rfind("new.etcd.", 0) == 0 && fs::exists(aside_db) &&
+        Slurp(aside_db).substr(0, 8) == std::string(8, '\x5a'))
+      return true;
+  }
+  return false;
 }
 
 std::vector<std::string> StepLines(const std::string& log) {

@@ -81,6 +81,14 @@ class E2eWorld {
 // as "<action> <target> <state>".
 std::vector<std::string> StepLines(const std::string& log);
 
+// Overwrites the first 8 KiB of a (stopped) member's database with 0x5a
+// bytes: bbolt's meta pages, so that the database cannot be opened.
+void CorruptDatabaseHead(const std::string& db);
+// Whether `volume` (a member's volume, holding new.etcd) keeps a directory
+// moved aside beside the data directory ("new.etcd.<...>") whose database
+// is the one CorruptDatabaseHead corrupted.
+bool CorruptedDatabaseKeptAside(const std::string& volume);
+
 // `replicas` members Ready in the Etcd's status, and its Ready and
 // AllMembersReady conditions True.
 bool EtcdHealthyWith(const Value& etcd, int replicas);
