@@ -273,12 +273,20 @@ TEST_F(EtcdOnNode, ScaledFromThreeToFiveAndBackToThree) {
     }));
   };
 
-  ASSERT_EQ(Kubectl("patch etcd etcd-main --type=merge -p '{\"spec\":{\"replicas\":5}}'").exit_code, 0);
-  const auto up_started = Clock::now();
-  ASSERT_TRUE(Eventually([&] { return HealthyWith(5) && voting_members() == 5; }, std::chrono::seconds(300),
-                         std::chrono::seconds(1)))
-      << Describe();
-  Report("scaled to 5", up_started);
+  // `kubectl patch` to `replicas`, then until as many Ready members vote.
+  auto scale_to = [&](int replicas, const std::string& what) {
+    ASSERT_EQ(Kubectl("patch etcd etcd-main --type=merge -p '{\"spec\":{\"replicas\":" +
+                      std::to_string(replicas) + "}}'")
+                  .exit_code,
+              0);
+    const auto started = Clock::now();
+    ASSERT_TRUE(Eventually([&] { return HealthyWith(replicas) && voting_members() == replicas; },
+                           std::chrono::seconds(300), std::chrono::seconds(1)))
+        << Describe();
+    Report(what, started);
+  };
+
+  ASSERT_NO_FATAL_FAILURE(scale_to(5, "scaled to 5"));
   for (int i = 3; i < 5; ++i) {
     const std::string member = "etcd-main-" + std::to_string(i);
     EXPECT_TRUE(fs::exists(MemberVolume(member) + "/new.etcd/member/snap/db"));
@@ -290,12 +298,7 @@ TEST_F(EtcdOnNode, ScaledFromThreeToFiveAndBackToThree) {
         << Kubectl("logs " + member + " -c etcd --previous --tail=5").output;
   }
 
-  ASSERT_EQ(Kubectl("patch etcd etcd-main --type=merge -p '{\"spec\":{\"replicas\":3}}'").exit_code, 0);
-  const auto down_started = Clock::now();
-  ASSERT_TRUE(Eventually([&] { return HealthyWith(3) && voting_members() == 3; }, std::chrono::seconds(300),
-                         std::chrono::seconds(1)))
-      << Describe();
-  Report("scaled back to 3", down_started);
+  ASSERT_NO_FATAL_FAILURE(scale_to(3, "scaled back to 3"));
   EXPECT_EQ(Kubectl("get statefulset etcd-main -o jsonpath={.spec.replicas}").output, "3");
   std::this_thread::sleep_for(std::chrono::seconds(2));
   writer.Stop();
