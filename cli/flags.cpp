@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <ostream>
 
+#include "engine/common/time_util.h"
+
 namespace ruleplane::cli {
 
 bool HelpRequested(const Args& args) {
@@ -88,6 +90,34 @@ bool Flags::GetCount(const std::string& name, int64_t& count, std::ostream& err)
     return false;
   }
   count = std::stoll(value);
+  return true;
+}
+
+bool Flags::GetDuration(const std::string& name, std::chrono::nanoseconds& duration,
+                        std::ostream& err) const {
+  if (!Has(name)) return true;
+  const std::string value = Get(name);
+  auto parsed = ParseDuration(value);
+  if (!parsed.ok()) {
+    err << "ruleplane: " << name << ": " << parsed.error().message << "\n";
+    return false;
+  }
+  if (parsed->nanos < 0) {
+    err << "ruleplane: " << name << " takes a duration >= 0, got '" << value << "'\n";
+    return false;
+  }
+  duration = std::chrono::nanoseconds(parsed->nanos);
+  return true;
+}
+
+bool Flags::GetBool(const std::string& name, bool& value, std::ostream& err) const {
+  if (!Has(name)) return true;
+  const std::string given = Get(name);
+  if (given != "true" && given != "false") {
+    err << "ruleplane: " << name << " takes true or false, got '" << given << "'\n";
+    return false;
+  }
+  value = given == "true";
   return true;
 }
 

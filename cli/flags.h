@@ -10,6 +10,7 @@
 // with '-' (eval's "-1 + 2") takes only --name[=value] and -x as options.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -52,6 +53,12 @@ class Flags {
   // A whole number >= 0 into `count` when the flag is given (kept otherwise);
   // false, with the problem written to `err`, when its value is not one.
   bool GetCount(const std::string& name, int64_t& count, std::ostream& err) const;
+  // A Go duration ("20s", "1m30s", "500ms", "0"), as etcd-backup-restore's
+  // flags take them, into `duration` when the flag is given; false, with the
+  // problem written to `err`, when it does not parse or is negative.
+  bool GetDuration(const std::string& name, std::chrono::nanoseconds& duration, std::ostream& err) const;
+  // "true" or "false" (Go's --flag=true) into `value` when the flag is given.
+  bool GetBool(const std::string& name, bool& value, std::ostream& err) const;
   const std::vector<std::string>& positional() const { return positional_; }
 
   // Writes "ruleplane: NAME is required" and the usage when a flag is missing.

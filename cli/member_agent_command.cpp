@@ -17,23 +17,47 @@ constexpr const char* kMemberAgentUsage =
     R"(usage: ruleplane member-agent --name NAME --client-url URL --endpoints URL[,URL] --etcd NAME
                              [--namespace NS] [--kubeconfig FILE] [--context NAME]
                              [--cacert FILE --cert FILE --key FILE] [--backup-store DIR]
-                             [--schedule CRON] [--delta-snapshot-period SECONDS]
-                             [--k8s-heartbeat-duration SECONDS] [--once]
+                             [--schedule CRON] [--delta-snapshot-period DURATION]
+                             [--delta-snapshot-memory-limit BYTES]
+                             [--compress-snapshots true|false] [--compression-policy gzip|zlib]
+                             [--k8s-heartbeat-duration DURATION] [--once]
 
-Beside an etcd member, every heartbeat (--k8s-heartbeat-duration, default 10):
+Beside an etcd member, every heartbeat (--k8s-heartbeat-duration, default 10s):
 renews the member's Lease (named --name) with "<memberID>:<Leader|Member>"
 while the member answers and votes. Apart from the heartbeat, so that a long
 snapshot never delays the Lease: when the member leads and --backup-store is
 given, takes the full snapshot --schedule asks for (cron, default
-"0 */24 * * *") or a delta every --delta-snapshot-period seconds (default 20),
-and renews the <etcd>-full-snap and <etcd>-delta-snap Leases with their
-revisions, and sets the Etcd's BackupReady condition (True, BackupSucceeded,
-after an upload; False, BackupFailed, after a failed one) when it changes.
+"0 */1 * * *": hourly) or a delta every --delta-snapshot-period (default 20s;
+under 1s, no deltas), of at most about --delta-snapshot-memory-limit bytes of
+events (default 10485760; the rest in the next delta), compressed unless
+--compress-snapshots false (default gzip), and renews the <etcd>-full-snap
+and <etcd>-delta-snap Leases with their revisions, and sets the Etcd's
+BackupReady condition (True, BackupSucceeded, after an upload; False,
+BackupFailed, after a failed one) when it changes. Durations as Go writes
+them: 20s, 1m30s, 500ms. Flags and defaults are etcd-backup-restore's.
 One JSON line per heartbeat, and one per backup taken or failed, on standard
 output. SIGTERM ends a backup in progress (its partial download removed) and
 exits 0. --once runs one heartbeat and then the backup, and exits (1 when it
 found the member unhealthy or failed).
 )";
+
+// etcd-backup-restore's --compression-policy names; its "lzw" is read
+// (restores take .Z snapshots) but not written by ruleplane.
+bool CompressionSuffixOf(const std::string& policy, std::string& suffix, std::ostream& err) {
+  if (policy == "gzip") {
+    suffix = ".gz";
+  } else if (policy == "zlib") {
+    suffix = ".zlib";
+  } else if (policy == "lzw") {
+    err << "ruleplane: --compression-policy lzw: ruleplane restores lzw snapshots but does not write "
+           "them; use gzip or zlib\n";
+    return false;
+  } else {
+    err << "ruleplane: --compression-policy must be gzip or zlib, got '" << policy << "'\n";
+    return false;
+  }
+  return true;
+}
 
 // Lock-free, so safe to set from the signal handler; also the clients' cancel flag.
 std::atomic<bool> stopping{false};
@@ -56,23 +80,31 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
                {"--backup-store"},
                {"--schedule"},
                {"--delta-snapshot-period"},
+               {"--delta-snapshot-memory-limit"},
+               {"--compress-snapshots"},
+               {"--compression-policy"},
                {"--k8s-heartbeat-duration"},
                {"--once", false}});
   if (!flags.Parse(args, err, kMemberAgentUsage)) return kExitUsage;
   if (!flags.Require({"--name", "--client-url", "--endpoints", "--etcd"}, err, kMemberAgentUsage))
     return kExitUsage;
-  int64_t heartbeat = 10, delta_period = 20;
-  if (!flags.GetCount("--k8s-heartbeat-duration", heartbeat, err) ||
-      !flags.GetCount("--delta-snapshot-period", delta_period, err)) {
+  MemberAgentLoopOptions options;
+  MemberAgentOptions& agent = options.agent;
+  std::chrono::nanoseconds heartbeat = agent.heartbeat;
+  bool compress = true;
+  if (!flags.GetDuration("--k8s-heartbeat-duration", heartbeat, err) ||
+      !flags.GetDuration("--delta-snapshot-period", agent.delta_period, err) ||
+      !flags.GetCount("--delta-snapshot-memory-limit", agent.delta_memory_limit, err) ||
+      !flags.GetBool("--compress-snapshots", compress, err) ||
+      !CompressionSuffixOf(flags.Get("--compression-policy", "gzip"), agent.compression_suffix, err)) {
     return kExitUsage;
   }
+  if (!compress) agent.compression_suffix.clear();
   auto config = ResolveKubeConfig(flags.Get("--kubeconfig"), flags.Get("--context"));
   if (!config.ok()) {
     err << "ruleplane: member-agent: " << config.error().message << "\n";
     return kExitUsage;
   }
-  MemberAgentLoopOptions options;
-  MemberAgentOptions& agent = options.agent;
   agent.member_name = flags.Get("--name");
   agent.etcd_name = flags.Get("--etcd");
   agent.client_url = flags.Get("--client-url");
@@ -80,8 +112,8 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
   agent.full_snapshot_lease = flags.Get("--etcd") + "-full-snap";
   agent.delta_snapshot_lease = flags.Get("--etcd") + "-delta-snap";
   agent.schedule = flags.Get("--schedule", agent.schedule);
-  agent.delta_period = std::chrono::seconds(delta_period);
-  agent.heartbeat = std::chrono::seconds(std::max<int64_t>(heartbeat, 1));
+  // Lease durations are whole seconds: at least one.
+  agent.heartbeat = std::max(std::chrono::ceil<std::chrono::seconds>(heartbeat), std::chrono::seconds(1));
   std::vector<std::string> client_url;
   if (!flags.GetUrls("--endpoints", options.etcd.endpoints, err) ||
       !flags.GetUrls("--client-url", client_url, err))

@@ -104,11 +104,20 @@ Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, cons
   }
   if (status->revision <= last_stored) return backup;  // nothing happened since
 
-  const int64_t until = status->revision;
+  int64_t until = status->revision;
   std::vector<EtcdEvent> events;
+  int64_t event_bytes = 0;
   auto last = client.Watch(last_stored + 1, options.timeout, [&](const std::vector<EtcdEvent>& batch) {
     for (const EtcdEvent& event : batch) {
       if (event.kv.mod_revision > until) return false;
+      // The events of one revision (a transaction) stay in one delta.
+      if (options.delta_memory_limit > 0 && event_bytes > options.delta_memory_limit &&
+          event.kv.mod_revision != events.back().kv.mod_revision) {
+        until = events.back().kv.mod_revision;
+        backup.more = true;
+        return false;
+      }
+      event_bytes += static_cast<int64_t>(event.kv.key.size() + event.kv.value.size());
       events.push_back(event);
     }
     return events.empty() || events.back().kv.mod_revision < until;

@@ -16,6 +16,10 @@ namespace ruleplane {
 
 struct BackupOptions {
   std::string compression_suffix;  // ".gz", ".zlib", ".Z" or ""
+  // A delta stops at the first revision after its events' keys and values
+  // pass this many bytes (0 = no bound); TakenBackup::more says the cluster
+  // has moved further.
+  int64_t delta_memory_limit = 0;
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
 };
 
@@ -23,6 +27,7 @@ struct TakenBackup {
   std::string name;      // in the store; "" when there was nothing to take
   int64_t revision = 0;  // the last revision it holds
   int64_t events = 0;    // a delta's events
+  bool more = false;     // a delta cut at the memory limit: the next one is due at once
   // The store listing's warnings (entries skipped: links, unreadable,
   // names beyond the cluster's revision).
   std::vector<std::string> warnings;
@@ -33,7 +38,8 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
                                    RequestLog& log);
 
 // A delta from the store's latest snapshot's last revision + 1 to the
-// cluster's current revision; nothing when the cluster has not moved.
+// cluster's current revision (or the revision where the memory limit cut
+// it, never inside a revision); nothing when the cluster has not moved.
 // Snapshots named beyond the cluster's current revision are skipped (and
 // reported in `warnings`), so that a stray name does not stop the backups. No full
 // snapshot in the store, or a compacted start revision: kFailedPrecondition

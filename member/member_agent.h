@@ -20,7 +20,8 @@
 //
 // Every Lease write is fenced by the resourceVersion just read. Flags and
 // defaults as etcd-backup-restore names them (--k8s-heartbeat-duration 10s,
-// --schedule, --delta-snapshot-period 20s).
+// --schedule, --delta-snapshot-period, --delta-snapshot-memory-limit,
+// --compress-snapshots, --compression-policy).
 #pragma once
 
 #include <chrono>
@@ -41,10 +42,18 @@ struct MemberAgentOptions {
   std::string etcd_name;    // the Etcd object whose BackupReady condition it keeps; "" = none
   std::string client_url;   // this member's client URL
   std::string namespace_name;
-  std::string full_snapshot_lease;        // "" = none
-  std::string delta_snapshot_lease;       // "" = none
-  std::string schedule = "0 */24 * * *";  // full snapshots (cron, UTC)
-  std::chrono::seconds delta_period{20};
+  std::string full_snapshot_lease;   // "" = none
+  std::string delta_snapshot_lease;  // "" = none
+  // etcd-backup-restore's defaults (pkg/types/snapshotter.go): a full
+  // snapshot every hour (cron, UTC), a delta every 20 s; a delta period under
+  // one second takes no deltas (its DeltaSnapshotIntervalThreshold).
+  std::string schedule = "0 */1 * * *";
+  std::chrono::nanoseconds delta_period = std::chrono::seconds(20);
+  // A delta holds at most about this many bytes of events; the rest goes
+  // into the next one, taken at once (its DefaultDeltaSnapMemoryLimit).
+  int64_t delta_memory_limit = int64_t{10} << 20;
+  // gzip, as etcd-druid's and etcd-backup-restore's default compression.
+  std::string compression_suffix = ".gz";
   std::chrono::seconds heartbeat{10};
 };
 

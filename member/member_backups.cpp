@@ -38,15 +38,19 @@ Result<MemberBackups::DueBackup> MemberBackups::TakeDueBackup(std::chrono::syste
   }
   RequestLog log;
   BackupOptions backup;
+  backup.compression_suffix = options_.compression_suffix;
+  backup.delta_memory_limit = options_.delta_memory_limit;
   if (full_due) {
     auto taken = TakeFullBackup(cluster_, store_, backup, log);
     if (!taken.ok()) return taken.error();
     return DueBackup{*taken, options_.full_snapshot_lease};
   }
+  if (options_.delta_period < std::chrono::seconds(1)) return DueBackup{};
   if (last_delta_ && now - *last_delta_ < options_.delta_period) return DueBackup{};
   auto taken = TakeDeltaBackup(cluster_, store_, backup, log);
   if (!taken.ok()) return taken.error();
-  last_delta_ = now;
+  // A delta cut at the memory limit: the rest is due at the next round.
+  last_delta_ = taken->more ? std::nullopt : std::optional(now);
   return DueBackup{*taken, options_.delta_snapshot_lease};
 }
 

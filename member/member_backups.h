@@ -4,12 +4,12 @@
 // expiry the status rules read as NotReady.
 //
 // Each round: when this member leads, take the full snapshot the cron
-// schedule asks for (or the first one), else a delta every delta period,
-// into the backup store; renew the full or delta snapshot Lease with the
-// revision it holds (holderIdentity: the revision, decimal); and keep the
-// Etcd's BackupReady condition: True (BackupSucceeded) after a snapshot was
-// uploaded, False (BackupFailed) after one failed, written only when the
-// condition changes. DEP-01 gives that condition to the leading sidecar
+// schedule asks for (or the first one), else a delta every delta period
+// (none under one second; the next round again when the memory limit cut
+// the last one), compressed as the options say, into the backup store; renew the full or delta snapshot Lease
+// with the revision it holds (holderIdentity: the revision, decimal); and keep the Etcd's BackupReady
+// condition: True (BackupSucceeded) after a snapshot was uploaded, False (BackupFailed) after one failed,
+// written only when the condition changes. DEP-01 gives that condition to the leading sidecar
 // ("the most recent backup upload (full or incremental) succeeded",
 // seeds/000 lines 169, 251-252); the reasons are etcd-druid's.
 //

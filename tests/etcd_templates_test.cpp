@@ -174,7 +174,44 @@ TEST(EtcdTemplates, ALocalBackupStoreIsAHostDirectoryBothMemberCommandsUse) {
         << args;
   }
   const auto& agent = pod["containers"][1]["args"];
-  EXPECT_NE(std::find(agent.begin(), agent.end(), "--delta-snapshot-period=5"), agent.end()) << agent;
+  // etcd-druid's flags and defaults: compressed with gzip, a 100Mi delta memory limit.
+  for (const char* arg : {"--delta-snapshot-period=5s", "--delta-snapshot-memory-limit=104857600",
+                          "--compress-snapshots=true", "--compression-policy=gzip"})
+    EXPECT_NE(std::find(agent.begin(), agent.end(), arg), agent.end()) << arg << " in " << agent;
+}
+
+TEST(EtcdTemplates, TheBackupSettingsPassAsEtcdBackupRestoreTakesThemOrAreRefusedNamingTheField) {
+  nlohmann::ordered_json json = nlohmann::ordered_json::parse(FormatJson(ExampleEtcd()));
+  json["spec"]["backup"]["store"] = {{"provider", "Local"}, {"prefix", "main"}};
+  json["spec"]["backup"]["deltaSnapshotPeriod"] = "1m30s";
+  json["spec"]["backup"]["fullSnapshotSchedule"] = "*/30 * * * *";
+  json["spec"]["backup"]["deltaSnapshotMemoryLimit"] = "1Mi";
+  json["spec"]["backup"]["compression"] = {{"enabled", false}};
+  auto args_of = [](const nlohmann::ordered_json& etcd_json) -> Result<nlohmann::json> {
+    auto etcd = ParseJson(etcd_json.dump());
+    if (!etcd.ok()) return etcd.error();
+    auto statefulset = EtcdStatefulSet(*etcd, 1);
+    if (!statefulset.ok()) return statefulset.error();
+    return nlohmann::json::parse(
+        FormatJson(*statefulset))["spec"]["template"]["spec"]["containers"][1]["args"];
+  };
+  auto args = args_of(json);
+  ASSERT_TRUE(args.ok()) << args.error().message;
+  for (const char* arg : {"--delta-snapshot-period=1m30s", "--schedule=*/30 * * * *",
+                          "--delta-snapshot-memory-limit=1048576", "--compress-snapshots=false"})
+    EXPECT_NE(std::find(args->begin(), args->end(), arg), args->end()) << arg << " in " << *args;
+
+  json["spec"]["backup"]["deltaSnapshotPeriod"] = "20 seconds";
+  auto refused = args_of(json);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("spec.backup.deltaSnapshotPeriod"), std::string::npos)
+      << refused.error().message;
+  json["spec"]["backup"]["deltaSnapshotPeriod"] = "20s";
+  json["spec"]["backup"]["compression"] = {{"enabled", true}, {"policy", "lzw"}};
+  refused = args_of(json);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("spec.backup.compression.policy"), std::string::npos)
+      << refused.error().message;
 }
 
 TEST(EtcdTemplates, TheServicesAreAClientServiceAndAHeadlessPeerService) {

@@ -102,5 +102,41 @@ TEST(Flags, CountsAndPositionalBoundsAreChecked) {
   EXPECT_EQ(too_few.str(), "ruleplane: missing the three files\n");
 }
 
+// etcd-backup-restore's flags take Go durations and Go's --flag=true.
+TEST(Flags, DurationsParseAsGoWritesThemAndBadOnesNameTheFlag) {
+  const std::vector<std::pair<std::string, std::chrono::nanoseconds>> accepted = {
+      {"20s", std::chrono::seconds(20)},
+      {"1m30s", std::chrono::seconds(90)},
+      {"500ms", std::chrono::milliseconds(500)},
+      {"1.5h", std::chrono::minutes(90)},
+      {"0", std::chrono::nanoseconds(0)}};
+  for (const auto& [text, expected] : accepted) {
+    Flags flags({{"--period"}});
+    ASSERT_TRUE(Parse(flags, {"--period=" + text}).ok);
+    std::ostringstream err;
+    std::chrono::nanoseconds period{7};
+    EXPECT_TRUE(flags.GetDuration("--period", period, err)) << text << ": " << err.str();
+    EXPECT_EQ(period, expected) << text;
+  }
+  for (const std::string text : {"20", "20 s", "1m30", "-1s", "ten seconds", ""}) {
+    Flags flags({{"--period"}});
+    ASSERT_TRUE(Parse(flags, {"--period", text}).ok);
+    std::ostringstream err;
+    std::chrono::nanoseconds period{7};
+    EXPECT_FALSE(flags.GetDuration("--period", period, err)) << text;
+    EXPECT_EQ(period.count(), 7) << text;
+    EXPECT_EQ(err.str().rfind("ruleplane: --period", 0), 0u) << err.str();
+  }
+  Flags flags({{"--compress"}});
+  ASSERT_TRUE(Parse(flags, {"--compress=false"}).ok);
+  std::ostringstream err;
+  bool compress = true;
+  EXPECT_TRUE(flags.GetBool("--compress", compress, err));
+  EXPECT_FALSE(compress);
+  ASSERT_TRUE(Parse(flags, {"--compress=yes"}).ok);
+  EXPECT_FALSE(flags.GetBool("--compress", compress, err));
+  EXPECT_EQ(err.str(), "ruleplane: --compress takes true or false, got 'yes'\n");
+}
+
 }  // namespace
 }  // namespace ruleplane::cli

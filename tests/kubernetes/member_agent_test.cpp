@@ -194,7 +194,7 @@ TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady)
 
   NumberedWriter writer(etcd_->ClientUrls(), "agent/");
   ASSERT_TRUE(writer.WriteSome(25).ok());
-  const CommandResult delta = Agent(leader, "--delta-snapshot-period 0");
+  const CommandResult delta = Agent(leader, "--delta-snapshot-period 1s");
   ASSERT_EQ(delta.exit_code, 0) << delta.out;
   const std::string incr = TextAt(Round(delta), {"backup"});
   ASSERT_EQ(incr.rfind("Incr-", 0), 0u) << delta.out;
@@ -224,7 +224,7 @@ TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady)
   const std::string failed_at = TextAt(ready, {"lastTransitionTime"});
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   ASSERT_TRUE(writer.WriteSome(5).ok());
-  const CommandResult recovered = Agent(leader, "--delta-snapshot-period 0");
+  const CommandResult recovered = Agent(leader, "--delta-snapshot-period 1s");
   EXPECT_EQ(recovered.exit_code, 0) << recovered.out;
   ready = BackupReady();
   EXPECT_EQ(TextAt(ready, {"status"}), "True");
@@ -305,7 +305,7 @@ class MemberAgentScaleInTest : public MemberAgentTest {
 // then etcd-main-3, each in a heartbeat of its own: its log has one name per
 // line, and etcd's member list, read every 20 ms, goes 5, 4, 3.
 TEST_F(MemberAgentScaleInTest, TheLeaderRemovesOneSurplusMemberPerHeartbeat) {
-  ChildProcess agent = StartAgent(0, endpoints_, store_, "agent.log", {"--k8s-heartbeat-duration", "1"});
+  ChildProcess agent = StartAgent(0, endpoints_, store_, "agent.log", {"--k8s-heartbeat-duration", "1s"});
   std::vector<size_t> counts;  // each change of the member count, in order
   const bool shrunk = Eventually(
       [&] {
@@ -420,7 +420,7 @@ TEST_F(MemberAgentTest, MemberInitReadsTheEtcdAndItsLeaseWithTheRevisionFromTheA
 TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
   // Three heartbeats of 2 s: each renewal holds for 6 s.
   for (int i = 0; i < 3; ++i) {
-    const CommandResult run = Agent(i, "--k8s-heartbeat-duration 2");
+    const CommandResult run = Agent(i, "--k8s-heartbeat-duration 2s");
     ASSERT_EQ(run.exit_code, 0) << run.out;
     EXPECT_EQ(ValueAt(Get("leases", etcd_->member(i).name), {"spec", "leaseDurationSeconds"})->int_value(),
               6);
@@ -434,7 +434,7 @@ TEST_F(MemberAgentTest, AStoppedMembersLeaseExpiresAndTheNextPlanSaysSo) {
   etcd_->StopMember(stopped);
   std::this_thread::sleep_for(std::chrono::seconds(7));
   for (int i = 0; i < 3; ++i) {
-    const CommandResult run = Agent(i, "--k8s-heartbeat-duration 2");
+    const CommandResult run = Agent(i, "--k8s-heartbeat-duration 2s");
     EXPECT_EQ(run.exit_code, i == stopped ? 1 : 0) << run.out;
     if (i == stopped) {
       EXPECT_TRUE(Contains(run.out, "does not answer")) << run.out;
@@ -503,7 +503,7 @@ TEST_F(MemberAgentTest, TheLeaseIsRenewedWhileASlowSnapshotIsTakenAndSigtermEnds
   ASSERT_TRUE(slow.ok()) << slow.error().message;
   const std::string created = TextAt(Get("leases", lease_name), {"spec", "renewTime"});
   ChildProcess agent = StartAgent(leader, (*slow)->url(), store_, "agent.log",
-                                  {"--k8s-heartbeat-duration", "1", "--delta-snapshot-period", "3600"});
+                                  {"--k8s-heartbeat-duration", "1s", "--delta-snapshot-period", "1h"});
   // From the agent's first renewal on (the snapshot may start before it).
   ASSERT_TRUE(Eventually(
       [&] {
@@ -545,7 +545,7 @@ TEST_F(MemberAgentTest, TheLeaseIsRenewedWhileASlowSnapshotIsTakenAndSigtermEnds
   auto slower = SlowSnapshotProxy::Start(etcd_->member(leader).client_url, std::chrono::seconds(60));
   ASSERT_TRUE(slower.ok()) << slower.error().message;
   agent =
-      StartAgent(leader, (*slower)->url(), second_store, "agent-2.log", {"--k8s-heartbeat-duration", "1"});
+      StartAgent(leader, (*slower)->url(), second_store, "agent-2.log", {"--k8s-heartbeat-duration", "1s"});
   ASSERT_TRUE(Eventually([&] { return (*slower)->snapshot_in_progress(); }, std::chrono::seconds(30),
                          std::chrono::milliseconds(20)))
       << Slurp(dir_->path() + "/agent-2.log");

@@ -2,6 +2,7 @@
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 #include "adapters/kubernetes/templates/template_parts.h"
+#include "engine/common/time_util.h"
 
 namespace ruleplane {
 namespace {
@@ -12,6 +13,43 @@ std::string MemberUrl(const Value& etcd, std::string_view tls_field, int64_t por
   const std::string name = FieldText(etcd, {"metadata", "name"});
   return Scheme(etcd, tls_field) + "://$(POD_NAME)." + name + "-peer." +
          FieldText(etcd, {"metadata", "namespace"}) + ".svc:" + std::to_string(port);
+}
+
+// The backup sidecar's snapshot flags from spec.backup, as etcd-druid's
+// StatefulSet builder passes them to etcd-backup-restore
+// (internal/component/statefulset/builder.go, getBackupStoreCommandArgs):
+// the schedule and delta period only when set, the delta memory limit
+// (100Mi unless set) and the compression (gzip unless
+// spec.backup.compression says otherwise) always. A value that does not
+// parse is refused here, naming the field, rather than in every Pod.
+Status AddSnapshotArgs(const Value& etcd, Json& args) {
+  const Value* backup = ValueAt(etcd, {"spec", "backup"});
+  if (const std::string schedule = FieldText(*backup, {"fullSnapshotSchedule"}); !schedule.empty())
+    args.push_back("--schedule=" + schedule);
+  if (const std::string period = FieldText(*backup, {"deltaSnapshotPeriod"}); !period.empty()) {
+    if (auto parsed = ParseDuration(period); !parsed.ok() || parsed->nanos < 0)
+      return Missing(etcd, "spec.backup.deltaSnapshotPeriod",
+                     "is not a Go duration such as 20s or 1m30s: '" + period + "'");
+    args.push_back("--delta-snapshot-period=" + period);
+  }
+  int64_t memory_limit = int64_t{100} << 20;
+  if (const std::string limit = FieldText(*backup, {"deltaSnapshotMemoryLimit"}); !limit.empty()) {
+    auto bytes = QuantityBytes(limit);
+    if (!bytes.ok()) return Missing(etcd, "spec.backup.deltaSnapshotMemoryLimit", bytes.error().message);
+    memory_limit = *bytes;
+  } else {
+    memory_limit = FieldInt(*backup, {"deltaSnapshotMemoryLimit"}, memory_limit);
+  }
+  args.push_back("--delta-snapshot-memory-limit=" + std::to_string(memory_limit));
+  const Value* enabled = ValueAt(*backup, {"compression", "enabled"});
+  const bool compress = enabled == nullptr || !enabled->is_bool() || enabled->bool_value();
+  const std::string policy = FieldText(*backup, {"compression", "policy"}, "gzip");
+  if (compress && policy != "gzip" && policy != "zlib")
+    return Missing(etcd, "spec.backup.compression.policy",
+                   "'" + policy + "' is not one ruleplane writes (gzip or zlib)");
+  args.push_back(std::string("--compress-snapshots=") + (compress ? "true" : "false"));
+  args.push_back("--compression-policy=" + policy);
+  return {};
 }
 
 }  // namespace
@@ -74,15 +112,7 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
     const std::string flag = "--backup-store=/var/etcd/backup/" + FieldText(*store, {"prefix"}, name);
     init_args.push_back(flag);
     agent_args.push_back(flag);
-    if (const std::string period = FieldText(etcd, {"spec", "backup", "deltaSnapshotPeriod"});
-        !period.empty()) {
-      // "20s" as etcd-druid writes it; ruleplane takes whole seconds.
-      if (period.back() == 's' && period.find_first_not_of("0123456789") == period.size() - 1)
-        agent_args.push_back("--delta-snapshot-period=" + period.substr(0, period.size() - 1));
-    }
-    if (const std::string schedule = FieldText(etcd, {"spec", "backup", "fullSnapshotSchedule"});
-        !schedule.empty())
-      agent_args.push_back("--schedule=" + schedule);
+    if (Status added = AddSnapshotArgs(etcd, agent_args); !added.ok()) return added.error();
   }
 
   const Json pod_spec = {
