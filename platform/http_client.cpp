@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <mutex>
 
 #include "platform/file_input.h"
@@ -18,11 +19,40 @@ struct StreamState {
   bool stopped = false;
   uint64_t header_bytes = 0;
   uint64_t body_bytes = 0;
+  // Exchange only: the request, the status of the answer being received
+  // (from its status line), the request-body bytes read so far, and whether
+  // the body's source ended early.
+  const HttpExchange* exchange = nullptr;
+  long status = 0;
+  int64_t body_read = 0;
+  bool body_short = false;
   enum class Over { kNothing, kHeaders, kBody } over = Over::kNothing;  // which bound ended the transfer
 };
 
-// Response headers: only Retry-After (seconds) is kept; kMaxHeaderBytes in
-// all (headers that never end end the transfer).
+// Exchange keeps the headers of the last answer (a 100 Continue comes
+// first) and its status, which decides where its body goes.
+void KeepHeader(std::string_view line, StreamState& state, HttpResponse& response) {
+  auto trim = [](std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+    return text;
+  };
+  if (line.rfind("HTTP/", 0) == 0) {
+    response.headers.clear();
+    const size_t space = line.find(' ');
+    state.status =
+        space == std::string_view::npos ? 0 : std::atol(std::string(line.substr(space + 1, 3)).c_str());
+    return;
+  }
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return;
+  std::string name(trim(line.substr(0, colon)));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  response.headers.emplace_back(std::move(name), std::string(trim(line.substr(colon + 1))));
+}
+
+// Response headers: Retry-After (seconds) is kept, and every header for an
+// Exchange; kMaxHeaderBytes in all (headers that never end end the transfer).
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto* state = static_cast<StreamState*>(user);
   state->header_bytes += size * count;
@@ -32,6 +62,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   }
   auto* response = state->response;
   const std::string_view line(data, size * count);
+  if (state->exchange != nullptr && response != nullptr) KeepHeader(line, *state, *response);
   constexpr std::string_view kRetryAfter = "retry-after:";
   if (response != nullptr && line.size() > kRetryAfter.size()) {
     std::string name(line.substr(0, kRetryAfter.size()));
@@ -51,6 +82,21 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+// The request body of an Exchange, from its source.
+size_t OnRead(char* buffer, size_t size, size_t count, void* user) {
+  auto* state = static_cast<StreamState*>(user);
+  const int64_t left = state->exchange->body_size - state->body_read;
+  if (left <= 0) return 0;
+  const size_t want = static_cast<size_t>(std::min<int64_t>(left, static_cast<int64_t>(size * count)));
+  const size_t got = state->exchange->read_body(buffer, want);
+  if (got == 0 || got > want) {
+    state->body_short = true;
+    return CURL_READFUNC_ABORT;
+  }
+  state->body_read += static_cast<int64_t>(got);
+  return got;
+}
+
 void SetBlob(CURL* curl, CURLoption option, const std::string& pem) {
   curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
   curl_easy_setopt(curl, option, &blob);
@@ -65,6 +111,15 @@ int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 size_t OnData(char* data, size_t size, size_t count, void* user) {
   auto* state = static_cast<StreamState*>(user);
   const size_t bytes = size * count;
+  if (state->exchange != nullptr && (state->status < 200 || state->status > 299)) {
+    // Why it failed: kept, cut at kMaxErrorBodyBytes.
+    std::string& body = state->response->body;
+    const size_t room = kMaxErrorBodyBytes - std::min(kMaxErrorBodyBytes, body.size());
+    body.append(data, std::min(room, bytes));
+    if (bytes <= room) return bytes;
+    state->stopped = true;
+    return 0;
+  }
   state->body_bytes += bytes;
   if (state->limits->max_body_bytes > 0 && state->body_bytes > state->limits->max_body_bytes) {
     state->over = StreamState::Over::kBody;
@@ -82,6 +137,12 @@ size_t OnData(char* data, size_t size, size_t count, void* user) {
 }
 
 }  // namespace
+
+std::string HttpResponse::Header(std::string_view name) const {
+  for (const auto& [key, value] : headers)
+    if (key == name) return value;
+  return "";
+}
 
 HttpClient::HttpClient(TlsConfig tls) : tls_(std::move(tls)) {
   static std::once_flag initialized;
@@ -108,10 +169,21 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   return Stream(method, url, body, timeout, &on_data, nullptr, headers, limits);
 }
 
+Result<HttpResponse> HttpClient::Exchange(const HttpExchange& exchange) {
+  HttpResponse response;
+  auto status = Stream(exchange.method, exchange.url, exchange.body, exchange.timeout,
+                       exchange.on_data ? &exchange.on_data : nullptr, &response, exchange.headers,
+                       exchange.limits, &exchange);
+  if (!status.ok()) return status.error();
+  response.status = *status;
+  return response;
+}
+
 Result<long> HttpClient::Stream(const std::string& method, const std::string& url, const std::string& body,
                                 std::chrono::milliseconds timeout,
                                 const std::function<bool(std::string_view)>* on_data, HttpResponse* collected,
-                                const std::vector<std::string>& extra_headers, const HttpLimits& limits) {
+                                const std::vector<std::string>& extra_headers, const HttpLimits& limits,
+                                const HttpExchange* exchange) {
   auto* curl = static_cast<CURL*>(curl_);
   if (curl == nullptr) return Error{ErrorCode::kInternal, "libcurl could not start", {}};
   if (Status usable = CheckHttpUrl(url); !usable.ok()) return usable.error();
@@ -122,21 +194,31 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   }
   curl_easy_reset(curl);
   StreamState state{on_data, collected, &limits};
+  state.exchange = exchange;
   curl_slist* headers = nullptr;
   const bool own_content_type =
       std::any_of(extra_headers.begin(), extra_headers.end(),
                   [](const std::string& h) { return h.rfind("Content-Type:", 0) == 0; });
-  if (!own_content_type) headers = curl_slist_append(headers, "Content-Type: application/json");
+  if (!own_content_type && exchange == nullptr)
+    headers = curl_slist_append(headers, "Content-Type: application/json");
   for (const std::string& header : extra_headers) headers = curl_slist_append(headers, header.c_str());
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  if (!body.empty() || method == "POST") {
+  if (exchange != nullptr && exchange->read_body) {
+    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, OnRead);
+    curl_easy_setopt(curl, CURLOPT_READDATA, &state);
+    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(exchange->body_size));
+  } else if (!body.empty() || method == "POST") {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
   }
+  if (method == "HEAD") curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  // An object's key is a name, not a path: "a/../b" is sent as it is.
+  if (exchange != nullptr) curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(std::min<int64_t>(timeout.count(), 5000)));
@@ -169,6 +251,13 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   const std::string message = method + " " + url + ": " + curl_easy_strerror(code);
+  if (state.body_short) {
+    return Error{ErrorCode::kIo,
+                 method + " " + url + ": the request body's source ended after " +
+                     std::to_string(state.body_read) + " of " + std::to_string(exchange->body_size) +
+                     " bytes; stopped there",
+                 {}};
+  }
   if (state.over == StreamState::Over::kHeaders) {
     return Error{ErrorCode::kUnavailable,
                  method + " " + url + ": the response headers are longer than " +
@@ -197,13 +286,13 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
     }
   }
   // A cancelled stream ends as asked; a cancelled request has no answer.
-  if (code == CURLE_ABORTED_BY_CALLBACK && on_data == nullptr)
+  if (code == CURLE_ABORTED_BY_CALLBACK && (on_data == nullptr || exchange != nullptr))
     return Error{ErrorCode::kUnavailable, message + " (cancelled)", {}};
   if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && state.stopped) || code == CURLE_ABORTED_BY_CALLBACK)
     return status;
   if (code == CURLE_OPERATION_TIMEDOUT) {
     // A stream that ran until its time was up ended as asked.
-    if (on_data != nullptr && status == 200) return status;
+    if (on_data != nullptr && status == 200 && exchange == nullptr) return status;
     return Error{ErrorCode::kDeadlineExceeded, message, {}};
   }
   if (code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CACERT_BADFILE ||

@@ -15,6 +15,11 @@
 // HttpLimits' low-speed bound when one is set. Each is kUnavailable naming
 // the bound, and the transfer stops there. Bodies are never decompressed
 // (no Accept-Encoding is sent).
+//
+// Exchange is the general form for object stores: a request body of any
+// size read in pieces (a part of a file, never held whole), the answer's
+// headers kept (ETag, Content-Length), a 2xx body streamed while another
+// status's body is kept (at most kMaxErrorBodyBytes) to say why.
 #pragma once
 
 #include <atomic>
@@ -22,6 +27,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/common/error.h"
@@ -55,10 +62,42 @@ struct HttpLimits {
   std::chrono::seconds low_speed_window{0};
 };
 
+// The most bytes of a non-2xx body that Exchange keeps (an S3 error document).
+inline constexpr size_t kMaxErrorBodyBytes = 64 * 1024;
+
 struct HttpResponse {
   long status = 0;
   std::string body;
   int retry_after_seconds = -1;  // the Retry-After header (seconds), -1 when absent
+  // Exchange only: the final answer's headers in order, names lower-cased,
+  // values without surrounding blanks.
+  std::vector<std::pair<std::string, std::string>> headers;
+  // The value of the header `name` (lower-case); "" when absent.
+  std::string Header(std::string_view name) const;
+};
+
+// One request for HttpClient::Exchange.
+struct HttpExchange {
+  std::string method;
+  std::string url;
+  std::vector<std::string> headers;  // "Name: value"; no Content-Type is added
+  // The body: `body` (held in memory: an XML document), or, when `read_body`
+  // is set, `body_size` bytes read from it, at most `size` a call into
+  // `buffer`; it returns how many it wrote. A source that returns 0 before
+  // `body_size` bytes (a file that shrank, a read error) ends the request:
+  // kIo.
+  std::string body;
+  std::function<size_t(char* buffer, size_t size)> read_body;
+  int64_t body_size = 0;
+  // A 2xx body goes to `on_data` as it arrives when set (false stops the
+  // transfer, not an error), else to HttpResponse::body (limits bound it).
+  // Another status's body is kept in HttpResponse::body, cut at
+  // kMaxErrorBodyBytes.
+  std::function<bool(std::string_view)> on_data;
+  // The whole request; running out of it is kDeadlineExceeded, also for a
+  // 2xx body being streamed (a transfer that did not finish).
+  std::chrono::milliseconds timeout{30'000};
+  HttpLimits limits;
 };
 
 class HttpClient {
@@ -89,11 +128,15 @@ class HttpClient {
                       const std::vector<std::string>& headers = {},
                       const HttpLimits& limits = {.max_body_bytes = 0});
 
+  // A request as HttpExchange describes it. Transport failures as for Send;
+  // an HTTP status is returned as it is.
+  Result<HttpResponse> Exchange(const HttpExchange& exchange);
+
  private:
   Result<long> Stream(const std::string& method, const std::string& url, const std::string& body,
                       std::chrono::milliseconds timeout, const std::function<bool(std::string_view)>* on_data,
                       HttpResponse* collected, const std::vector<std::string>& headers,
-                      const HttpLimits& limits);
+                      const HttpLimits& limits, const HttpExchange* exchange = nullptr);
   TlsConfig tls_;
   const std::atomic<bool>* cancel_ = nullptr;
   void* curl_ = nullptr;  // CURL*, reused between calls (keep-alive)
