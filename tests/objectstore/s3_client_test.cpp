@@ -72,6 +72,14 @@ int64_t ProcStatusBytes(const std::string& field) {
   return -1;
 }
 
+// AddressSanitizer keeps freed memory in quarantine and maps shadow memory:
+// under it the resident set says nothing about what the client holds.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kRssIsMeaningful = false;
+#else
+constexpr bool kRssIsMeaningful = true;
+#endif
+
 // Resets VmHWM to the current RSS (Linux 4.0 and later).
 bool ResetPeakRss() {
   std::ofstream clear("/proc/self/clear_refs");
@@ -230,7 +238,7 @@ TEST_F(S3ClientTest, AMultipartUploadComesBackWholeAndHoldsAboutOnePartInMemory)
       static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()),
       static_cast<double>(growth) / kMiB, static_cast<double>(peak) / kMiB);
   // Holding the file (17 MiB) or even one part (5 MiB) would show here.
-  EXPECT_LT(growth, 4 * kMiB);
+  EXPECT_TRUE(!kRssIsMeaningful || growth < 4 * kMiB) << growth << " bytes";
 
   // The same file again through the proxy: the requests of a multipart upload.
   ASSERT_TRUE(client->PutObjectFromFile(key, path).ok());
@@ -258,7 +266,7 @@ TEST_F(S3ClientTest, AMultipartUploadComesBackWholeAndHoldsAboutOnePartInMemory)
   out.close();
   ASSERT_TRUE(info.ok()) << info.error().message;
   EXPECT_EQ(info->size, size);
-  EXPECT_LT(read_growth, 4 * kMiB);
+  EXPECT_TRUE(!kRssIsMeaningful || read_growth < 4 * kMiB) << read_growth << " bytes";
   EXPECT_EQ(FileSha256(copy), FileSha256(path));
 }
 
