@@ -308,7 +308,7 @@ Result<TakenBackup> MeasureFullSnapshots(EtcdClient& client, const std::string& 
   int64_t snapshot_bytes = 0;
   TakenBackup kept;
   for (int run = 0; run < kRuns; ++run) {
-    BackupStore run_store(run == 0 ? store.directory() : root + "/store-" + std::to_string(run));
+    BackupStore run_store(run == 0 ? store.location() : root + "/store-" + std::to_string(run));
     auto backup = Timed([&]() -> Status {
       RequestLog log;
       auto taken = TakeFullBackup(client, run_store, BackupOptions{}, log);
@@ -349,7 +349,7 @@ Result<TakenBackup> MeasureFullSnapshots(EtcdClient& client, const std::string& 
       if (Status removed = RemoveTree(path); !removed.ok()) return removed.error();
     }
     if (run > 0) {
-      if (Status removed = RemoveTree(run_store.directory()); !removed.ok()) return removed.error();
+      if (Status removed = RemoveTree(run_store.location()); !removed.ok()) return removed.error();
     }
   }
   PrintFigure("full snapshot",

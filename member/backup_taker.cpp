@@ -36,15 +36,14 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
                                    RequestLog& log) {
   auto status = FirstAnsweringStatus(client, log);
   if (!status.ok()) return status.error();
-  std::error_code made;
-  std::filesystem::create_directories(store.directory(), made);
-  if (made) {
+  auto scratch = store.objects().ScratchDirectory();
+  if (!scratch.ok()) {
     return Error{ErrorCode::kFailedPrecondition,
-                 "cannot create the backup store " + store.directory() + ": " + made.message(),
+                 "cannot create the backup store's scratch directory: " + scratch.error().message,
                  {}};
   }
-  // In the store's directory, under a name that is not a snapshot's.
-  const std::string download = store.directory() + "/.full-download." + std::to_string(getpid());
+  // Under a name that is not a snapshot's (a local store's own directory).
+  const std::string download = *scratch + "/.full-download." + std::to_string(getpid());
   auto taken = client.Snapshot(status->endpoint, download, log);
   if (!taken.ok()) return taken.error();
   TakenBackup backup;
@@ -81,7 +80,7 @@ Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, cons
   }
   if (!has_full) {
     return Error{ErrorCode::kFailedPrecondition,
-                 "the backup store " + store.directory() + " has no full snapshot: take `backup full` first",
+                 "the backup store " + store.location() + " has no full snapshot: take `backup full` first",
                  {}};
   }
   auto status = FirstAnsweringStatus(client, log);
@@ -97,7 +96,7 @@ Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, cons
   }
   if (!has_full) {
     return Error{ErrorCode::kFailedPrecondition,
-                 "the backup store " + store.directory() +
+                 "the backup store " + store.location() +
                      " has no full snapshot at or below the cluster's revision " +
                      std::to_string(status->revision) + ": take `backup full` first",
                  {}};

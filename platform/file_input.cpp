@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace ruleplane {
 namespace {
@@ -71,6 +72,25 @@ Result<int> OpenRegularFile(const std::string& path, Links links) {
   // Regular files never block; cleared so that reads behave as usual.
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
+}
+
+Status ReadFileInPieces(const std::string& path, Links links, const ChunkSink& sink) {
+  auto fd = OpenRegularFile(path, links);
+  if (!fd.ok()) return fd.error();
+  std::vector<char> buffer(size_t{1} << 16);
+  Status status;
+  while (status.ok()) {
+    const ssize_t got = read(*fd, buffer.data(), buffer.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      status = Error{ErrorCode::kIo, "cannot read " + path + ": " + std::strerror(errno), {}};
+      break;
+    }
+    if (got == 0) break;
+    status = sink(std::string_view(buffer.data(), static_cast<size_t>(got)));
+  }
+  close(*fd);
+  return status;
 }
 
 Result<std::string> ReadRegularFile(const std::string& path, int64_t max_bytes, Links links) {

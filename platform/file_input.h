@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <string>
 #include <string_view>
@@ -52,6 +53,14 @@ Result<std::string> ReadRegularFile(const std::string& path, int64_t max_bytes, 
 
 // At most `max_bytes` from a stream (standard input); kIo beyond.
 Result<std::string> ReadBoundedStream(std::istream& in, int64_t max_bytes, std::string_view what);
+
+// Receives data piece by piece (a file, an object, a decompressed
+// snapshot); an error it returns stops the stream.
+using ChunkSink = std::function<Status(std::string_view)>;
+
+// A regular file's content handed to `sink` in 64 KiB pieces, streaming;
+// kIo naming the path when it cannot be read, or the sink's error.
+Status ReadFileInPieces(const std::string& path, Links links, const ChunkSink& sink);
 
 // "16 MiB", "1.5 GiB", "300 bytes".
 std::string FormatBytes(int64_t bytes);

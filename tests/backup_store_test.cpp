@@ -168,7 +168,7 @@ TEST(BackupStore, WritesADeltaAtomicallyAndReadsItBack) {
   ASSERT_TRUE(read.ok()) << read.error().message;
   EXPECT_EQ(*read, delta);
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(store.directory() + "/v2")) {
+  for (const auto& entry : fs::directory_iterator(store.location() + "/v2")) {
     files.push_back(entry.path().filename().string());
   }
   EXPECT_EQ(files, std::vector<std::string>{*name}) << "no temporary file is left behind";
@@ -183,7 +183,7 @@ TEST(BackupStore, ADryRunWritesNothing) {
   auto name = store.WriteDelta(Slurp(kGolden + kDelta), 2, 5, std::chrono::system_clock::now(), "", log);
   ASSERT_TRUE(name.ok()) << name.error().message;
   EXPECT_FALSE(log.requests().empty());
-  EXPECT_FALSE(fs::exists(store.directory() + "/v2/" + *name));
+  EXPECT_FALSE(fs::exists(store.location() + "/v2/" + *name));
 }
 
 TEST(BackupStore, AFullSnapshotWithABadTrailerIsNotStored) {
@@ -203,9 +203,11 @@ TEST(BackupStore, AFullSnapshotWithABadTrailerIsNotStored) {
   auto stored = store.WriteFull(good, 7, now, ".zlib", log);
   ASSERT_TRUE(stored.ok()) << stored.error().message;
   EXPECT_EQ(*stored, "Full-00000000-00000007-1714557600.zlib");
+  EXPECT_FALSE(fs::exists(good)) << "the store takes the file";
+  EXPECT_TRUE(fs::exists(bad)) << "a refused file is left where it was";
   const std::string copy = dir.path() + "/copy.snapshot";
   ASSERT_TRUE(store.ReadSnapshotToFile(*stored, copy).ok());
-  EXPECT_EQ(Slurp(copy), Slurp(good));
+  EXPECT_EQ(Slurp(copy), database + Sha256Digest(database));
   EXPECT_TRUE(VerifySnapshotTrailer(copy, "the copy").ok());
 }
 

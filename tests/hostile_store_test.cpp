@@ -337,7 +337,7 @@ TEST(DeltaValidation, ADeltaTheReplayWouldRefuseIsNotStored) {
       EXPECT_TRUE(log.requests().empty()) << why << ": nothing is recorded as written";
     }
   }
-  EXPECT_FALSE(fs::exists(store.directory() + "/v2")) << "nothing written";
+  EXPECT_FALSE(fs::exists(store.location() + "/v2")) << "nothing written";
 
   RequestLog log;
   auto good = store.WriteDelta(SerializeDelta({Event("/a", 2), Event("/b", 5)}, "2024-05-01T10:00:00Z"), 2, 5,

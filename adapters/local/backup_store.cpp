@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <filesystem>
 
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/compression.h"
 #include "adapters/local/delta_file.h"
+#include "adapters/local/local_object_store.h"
 #include "engine/common/sha256.h"
 #include "engine/common/time_util.h"
 #include "engine/extensions/backup_listing.h"
@@ -18,8 +18,6 @@
 
 namespace ruleplane {
 namespace {
-
-namespace fs = std::filesystem;
 
 // "Full-00000000-00001000-1700000000".
 std::string SnapshotName(const char* kind, int64_t start, int64_t last,
@@ -69,6 +67,11 @@ Status CheckDelta(std::string_view bytes, int64_t start_revision, int64_t last_r
   return {};
 }
 
+// An error reading a snapshot, naming it unless the message already does.
+std::string Named(const StoredSnapshot& snapshot, const std::string& message) {
+  return message.find(snapshot.name) != std::string::npos ? message : snapshot.path + ": " + message;
+}
+
 }  // namespace
 
 Value BackupStoreListing::ToValue() const {
@@ -95,9 +98,10 @@ Value BackupStoreListing::ToValue() const {
                          {Value::String("warnings"), Value::MakeList(std::move(warning_values))}});
 }
 
-BackupStore::BackupStore(std::string directory) : directory_(std::move(directory)) {
-  while (directory_.size() > 1 && directory_.back() == '/') directory_.pop_back();
-}
+BackupStore::BackupStore(std::string directory)
+    : objects_(std::make_unique<LocalObjectStore>(std::move(directory))) {}
+
+BackupStore::BackupStore(std::unique_ptr<ObjectStore> objects) : objects_(std::move(objects)) {}
 
 void BackupStoreListing::SkipBeyondRevision(int64_t cluster_revision) {
   std::vector<StoredSnapshot> kept;
@@ -135,149 +139,110 @@ void BackupStoreListing::SkipImplausibleRevisions() {
 }
 
 Result<BackupStoreListing> BackupStore::List(std::optional<int64_t> cluster_revision) const {
+  auto objects = objects_->List();
+  if (!objects.ok()) {
+    return Error{objects.error().code,
+                 "cannot list the backup store " + location() + ": " + objects.error().message,
+                 {}};
+  }
   BackupStoreListing listing;
-  listing.prefix = fs::path(directory_).filename().string();
-  std::error_code error;
-  if (!fs::exists(directory_, error)) return listing;
-  // A missing v1/ or v2/ is no error (a store mounted empty has neither);
-  // neither is followed when it is a symbolic link.
-  auto is_directory = [&](const std::string& relative) {
-    std::error_code ignored;
-    const fs::file_status status = fs::symlink_status(directory_ + "/" + relative, ignored);
-    if (fs::is_symlink(status)) {
-      listing.warnings.push_back(relative +
-                                 " is a symbolic link: not followed out of the store (left alone)");
+  listing.prefix = objects_->PrefixName();
+  listing.warnings = std::move(objects->warnings);
+  for (const StoredObject& object : objects->objects) {
+    auto parsed = expr::ParseBackupPath(object.key);
+    if (!parsed) {
+      listing.warnings.push_back(object.key + " is not a snapshot (left alone)");
+      continue;
     }
-    return fs::is_directory(status);
-  };
-  // Every entry of `folder`, without following links; an entry that cannot
-  // be read is reported and skipped.
-  auto each_entry = [&](const std::string& folder, auto visit) {
-    std::error_code listed;
-    for (auto it = fs::directory_iterator(directory_ + "/" + folder, listed);
-         !listed && it != fs::directory_iterator(); it.increment(listed)) {
-      std::error_code read;
-      const fs::file_status status = it->symlink_status(read);
-      const std::string path = folder + "/" + it->path().filename().string();
-      if (read) {
-        listing.warnings.push_back(path + " cannot be read (" + read.message() + "): skipped");
-        continue;
-      }
-      visit(*it, path, status);
-    }
-    if (listed) error = listed;
-  };
-  std::vector<std::string> folders;
-  if (is_directory("v2")) folders.push_back("v2");
-  if (is_directory("v1")) {
-    each_entry("v1", [&](const fs::directory_entry&, const std::string& path, const fs::file_status& status) {
-      if (fs::is_directory(status)) folders.push_back(path);
-    });
+    StoredSnapshot snapshot;
+    snapshot.name = object.key.substr(object.key.rfind('/') + 1);
+    snapshot.path = object.key;
+    snapshot.kind = parsed->full ? "Full" : "Incr";
+    snapshot.start_revision = parsed->start_revision;
+    snapshot.last_revision = parsed->last_revision;
+    snapshot.created_on = CreatedOn(snapshot.name);
+    snapshot.compression_suffix = std::string(CompressionSuffix(snapshot.name));
+    snapshot.is_final = parsed->final;
+    snapshot.size_bytes = object.size_bytes;
+    listing.snapshots.push_back(std::move(snapshot));
   }
-  for (const std::string& folder : folders) {
-    each_entry(folder, [&](const fs::directory_entry& entry, const std::string& path,
-                           const fs::file_status& status) {
-      const std::string name = entry.path().filename().string();
-      auto parsed = expr::ParseBackupPath(path);
-      if (parsed && fs::is_symlink(status)) {
-        listing.warnings.push_back(path + " is a symbolic link: not followed out of the store, skipped");
-        return;
-      }
-      if (!parsed || !fs::is_regular_file(status)) {
-        listing.warnings.push_back(path + " is not a snapshot (left alone)");
-        return;
-      }
-      StoredSnapshot snapshot;
-      snapshot.name = name;
-      snapshot.path = path;
-      snapshot.kind = parsed->full ? "Full" : "Incr";
-      snapshot.start_revision = parsed->start_revision;
-      snapshot.last_revision = parsed->last_revision;
-      snapshot.created_on = CreatedOn(name);
-      snapshot.compression_suffix = std::string(CompressionSuffix(name));
-      snapshot.is_final = parsed->final;
-      std::error_code sized;
-      snapshot.size_bytes = static_cast<int64_t>(entry.file_size(sized));
-      if (sized) {
-        listing.warnings.push_back(path + " cannot be read (" + sized.message() + "): skipped");
-        return;
-      }
-      listing.snapshots.push_back(std::move(snapshot));
-    });
-  }
-  if (error)
-    return Error{ErrorCode::kIo, "cannot list the backup store " + directory_ + ": " + error.message(), {}};
-  // As etcd-backup-restore sorts: by last revision, then creation time.
-  std::stable_sort(listing.snapshots.begin(), listing.snapshots.end(),
-                   [](const StoredSnapshot& a, const StoredSnapshot& b) {
-                     if (a.last_revision != b.last_revision) return a.last_revision < b.last_revision;
-                     return a.created_on < b.created_on;
-                   });
+  // As etcd-backup-restore sorts: by last revision, then creation time (and
+  // by path, so that a provider's listing order does not matter).
+  std::sort(listing.snapshots.begin(), listing.snapshots.end(),
+            [](const StoredSnapshot& a, const StoredSnapshot& b) {
+              if (a.last_revision != b.last_revision) return a.last_revision < b.last_revision;
+              if (a.created_on != b.created_on) return a.created_on < b.created_on;
+              return a.path < b.path;
+            });
   listing.SkipImplausibleRevisions();
   if (cluster_revision) listing.SkipBeyondRevision(*cluster_revision);
   return listing;
 }
 
-std::string BackupStore::PathOf(const std::string& name) const {
+Result<StoredSnapshot> BackupStore::Find(const std::string& name) const {
   auto listing = List();
-  if (!listing.ok()) return "";
-  for (const StoredSnapshot& snapshot : listing->snapshots) {
-    if (snapshot.name == name) return directory_ + "/" + snapshot.path;
+  if (!listing.ok()) return listing.error();
+  for (StoredSnapshot& snapshot : listing->snapshots) {
+    if (snapshot.name == name) return std::move(snapshot);
   }
-  return "";
+  return Error{ErrorCode::kNotFound, "the backup store " + location() + " has no snapshot " + name, {}};
+}
+
+std::string BackupStore::PathOf(const std::string& name) const {
+  auto snapshot = Find(name);
+  return snapshot.ok() ? objects_->LocalPath(snapshot->path) : "";
 }
 
 Result<std::string> BackupStore::ReadSnapshot(const std::string& name) const {
-  const std::string path = PathOf(name);
-  if (path.empty())
-    return Error{ErrorCode::kNotFound, "the backup store " + directory_ + " has no snapshot " + name, {}};
+  auto snapshot = Find(name);
+  if (!snapshot.ok()) return snapshot.error();
   std::string plain;
-  const Status read = DecompressFile(path, CompressionSuffix(name), DecompressionLimits{max_delta_bytes_},
-                                     [&](std::string_view piece) -> Status {
-                                       plain.append(piece);
-                                       return {};
-                                     });
-  if (!read.ok()) return read.error();
+  const Status read = DecompressStream(
+      snapshot->compression_suffix, DecompressionLimits{max_delta_bytes_},
+      [&](const ChunkSink& feed) { return objects_->Read(snapshot->path, feed); },
+      [&](std::string_view piece) -> Status {
+        plain.append(piece);
+        return {};
+      });
+  if (!read.ok()) return Error{read.error().code, Named(*snapshot, read.error().message), {}};
   return plain;
 }
 
 Status BackupStore::ReadSnapshotToFile(const std::string& name, const std::string& destination) const {
-  const std::string path = PathOf(name);
-  if (path.empty())
-    return Error{ErrorCode::kNotFound, "the backup store " + directory_ + " has no snapshot " + name, {}};
+  auto snapshot = Find(name);
+  if (!snapshot.ok()) return snapshot.error();
   RequestLog copy;  // recorded by the caller
-  return WriteStreamAtomically(
+  const Status read = WriteStreamAtomically(
       destination,
       [&](const ChunkSink& sink) {
-        return DecompressFile(path, CompressionSuffix(name), DecompressionLimits{kMaxFullSnapshotBytes},
-                              sink);
+        return DecompressStream(
+            snapshot->compression_suffix, DecompressionLimits{kMaxFullSnapshotBytes},
+            [&](const ChunkSink& feed) { return objects_->Read(snapshot->path, feed); }, sink);
       },
       "decompressed " + name, copy);
+  if (!read.ok()) return Error{read.error().code, Named(*snapshot, read.error().message), {}};
+  return read;
 }
 
 Result<std::string> BackupStore::WriteFull(const std::string& source_file, int64_t revision,
                                            std::chrono::system_clock::time_point now,
                                            const std::string& compression_suffix, RequestLog& log) {
   const std::string name = SnapshotName("Full", 0, revision, now) + compression_suffix;
-  const std::string destination = directory_ + "/v2/" + name;
-  if (!log.Record(Request{Request::Kind::kFile, "store", source_file, {destination}, "full snapshot", true}))
+  const std::string key = "v2/" + name;
+  if (!log.Record(Request{
+          Request::Kind::kFile, "store", source_file, {location() + "/" + key}, "full snapshot", true}))
     return name;
   if (Status verified = VerifySnapshotTrailer(source_file, source_file); !verified.ok())
     return verified.error();
-  std::error_code error;
-  fs::create_directories(directory_ + "/v2", error);
-  if (error) return Error{ErrorCode::kIo, "cannot create " + directory_ + "/v2: " + error.message(), {}};
-  RequestLog inner;
   if (compression_suffix.empty()) {
-    if (Status moved = MoveFileDurably(source_file, destination, inner); !moved.ok()) return moved.error();
+    if (Status moved = objects_->MoveFileIn(source_file, key); !moved.ok()) return moved.error();
     return name;
   }
-  if (Status written = WriteStreamAtomically(
-          destination,
-          [&](const ChunkSink& sink) { return CompressFile(source_file, compression_suffix, sink); },
-          "compressed " + source_file, inner);
+  if (Status written = objects_->Write(
+          key, [&](const ChunkSink& sink) { return CompressFile(source_file, compression_suffix, sink); });
       !written.ok())
     return written.error();
+  std::remove(source_file.c_str());
   return name;
 }
 
@@ -285,7 +250,7 @@ Result<std::string> BackupStore::WriteDelta(const std::string& delta_bytes, int6
                                             int64_t last_revision, std::chrono::system_clock::time_point now,
                                             const std::string& compression_suffix, RequestLog& log) {
   const std::string name = SnapshotName("Incr", start_revision, last_revision, now) + compression_suffix;
-  const std::string destination = directory_ + "/v2/" + name;
+  const std::string key = "v2/" + name;
   if (Status valid = CheckDelta(delta_bytes, start_revision, last_revision); !valid.ok()) {
     return Error{ErrorCode::kFailedPrecondition,
                  "not stored: " + name + " would not replay: " + valid.error().message,
@@ -293,21 +258,25 @@ Result<std::string> BackupStore::WriteDelta(const std::string& delta_bytes, int6
   }
   if (!log.Record(Request{Request::Kind::kFile,
                           "write",
-                          destination,
+                          location() + "/" + key,
                           {},
                           std::to_string(delta_bytes.size()) + " bytes of delta",
                           true})) {
     return name;
   }
-  std::error_code error;
-  fs::create_directories(directory_ + "/v2", error);
-  if (error) return Error{ErrorCode::kIo, "cannot create " + directory_ + "/v2: " + error.message(), {}};
   auto compressed = Compress(delta_bytes, compression_suffix);
   if (!compressed.ok()) return compressed.error();
-  RequestLog inner;
-  if (Status written = WriteFileAtomically(destination, *compressed, inner); !written.ok())
+  if (Status written = objects_->Write(key, [&](const ChunkSink& sink) { return sink(*compressed); });
+      !written.ok())
     return written.error();
   return name;
+}
+
+Status BackupStore::Delete(const StoredSnapshot& snapshot, RequestLog& log) {
+  if (!log.Record(Request{
+          Request::Kind::kFile, "delete", location() + "/" + snapshot.path, {}, "garbage collection", true}))
+    return {};
+  return objects_->Delete(snapshot.path);
 }
 
 Status VerifySnapshotTrailer(const std::string& path, const std::string& what) {

@@ -1,24 +1,28 @@
-// BackupStore: a local directory in etcd-backup-restore's layout (its
-// "Local" storage provider, the store's prefix directory):
+// BackupStore: a backup store in etcd-backup-restore's layout, on any of
+// its object-store providers (adapters/object_store/object_store.h; a local
+// directory, etcd-backup-restore's "Local" provider, when constructed from
+// a path). Under the store's prefix:
 //
-//   <dir>/v2/Full-00000000-00001000-1700000000          flat (today's layout)
-//   <dir>/v2/Incr-00001001-00001100-1700000300.gz
-//   <dir>/v1/Backup-1700000000/Full-00000000-00001000-1700000000   the older layout, read only
+//   v2/Full-00000000-00001000-1700000000          flat (today's layout)
+//   v2/Incr-00001001-00001100-1700000300.gz
+//   v1/Backup-1700000000/Full-00000000-00001000-1700000000   the older layout, read only
 //
 // It reads both layouts, compressed snapshots (.gz, .zlib, .Z) and `.final`,
-// and writes v2 atomically (temporary file in the same directory, fsync,
-// rename, fsync of the directory): full snapshots as etcd's snapshot stream
-// (the database followed by its SHA-256), deltas in etcd-backup-restore's
-// format (adapters/local/delta_file.h), so that either tool restores from
-// the other's backups. Names are parsed by engine/extensions/backup_listing.h.
+// and writes v2 objects whole or not at all: full snapshots as etcd's
+// snapshot stream (the database followed by its SHA-256, verified before it
+// is stored), deltas in etcd-backup-restore's format
+// (adapters/local/delta_file.h), so that either tool restores from the
+// other's backups. Names are parsed by engine/extensions/backup_listing.h.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "adapters/object_store/object_store.h"
 #include "adapters/request.h"
 #include "engine/common/error.h"
 #include "engine/common/value.h"
@@ -74,18 +78,22 @@ struct BackupStoreListing {
 
 class BackupStore {
  public:
+  // A local directory (LocalObjectStore).
   explicit BackupStore(std::string directory);
+  explicit BackupStore(std::unique_ptr<ObjectStore> objects);
 
-  const std::string& directory() const { return directory_; }
+  // "/var/etcd/backup/main", "s3://bucket/main": for messages.
+  std::string location() const { return objects_->Location(); }
+  ObjectStore& objects() { return *objects_; }
 
-  // A store directory that does not exist lists as empty. Symbolic links
-  // are never followed: a link in v2/ or v1/, or a v1/ or v2/ that is a
-  // link, is skipped with a warning, as is an entry that cannot be read.
+  // A store that does not exist lists as empty; what the provider skipped,
+  // and objects whose names are not snapshots, are listed as warnings.
   // SkipImplausibleRevisions always; with `cluster_revision` (when the
   // cluster answers), SkipBeyondRevision too.
   Result<BackupStoreListing> List(std::optional<int64_t> cluster_revision = std::nullopt) const;
 
-  // The absolute path of a snapshot by name (both layouts); "" when absent.
+  // The local file of a snapshot by name (both layouts); "" when absent or
+  // when the store is not a directory.
   std::string PathOf(const std::string& name) const;
 
   // A delta's bytes, decompressed, with its SHA-256 trailer: at most
@@ -95,17 +103,18 @@ class BackupStore {
   // kMaxDeltaFileBytes (128 MiB) unless set (member-init --max-delta-bytes).
   int64_t max_delta_bytes() const { return max_delta_bytes_; }
   void set_max_delta_bytes(int64_t bytes) { max_delta_bytes_ = bytes; }
-  // A snapshot decompressed into a file (written atomically), streaming: a
-  // full snapshot is never held in memory; at most kMaxFullSnapshotBytes
+  // A snapshot decompressed into a local file (written atomically),
+  // streaming: a full snapshot is never held in memory; at most kMaxFullSnapshotBytes
   // (32 GiB) and the ratio of compression.h. On failure, nothing is left at
   // `destination`.
   Status ReadSnapshotToFile(const std::string& name, const std::string& destination) const;
 
   // Stores `source_file` (etcd's snapshot stream: db + SHA-256, verified
   // before it is stored) as v2/Full-00000000-<revision %08d>-<unix now>
-  // <compression suffix>, taking the file: uncompressed, it is renamed into
-  // place (copied when on another file system). Returns the name. Records
-  // the write in `log`.
+  // <compression suffix>, taking the file: uncompressed, it is moved in (a
+  // local store renames it into place); compressed, it is compressed while
+  // it is written and then removed. Returns the name. Records the write in
+  // `log`.
   Result<std::string> WriteFull(const std::string& source_file, int64_t revision,
                                 std::chrono::system_clock::time_point now,
                                 const std::string& compression_suffix, RequestLog& log);
@@ -119,8 +128,14 @@ class BackupStore {
                                  int64_t last_revision, std::chrono::system_clock::time_point now,
                                  const std::string& compression_suffix, RequestLog& log);
 
+  // Removes a listed snapshot (garbage collection). Records it in `log`.
+  Status Delete(const StoredSnapshot& snapshot, RequestLog& log);
+
  private:
-  std::string directory_;
+  // The listed snapshot named `name`; kNotFound naming the store otherwise.
+  Result<StoredSnapshot> Find(const std::string& name) const;
+
+  std::unique_ptr<ObjectStore> objects_;
   int64_t max_delta_bytes_ = kMaxDeltaFileBytes;
 };
 

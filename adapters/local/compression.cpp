@@ -262,30 +262,25 @@ Result<std::string> Decompress(std::string_view data, std::string_view suffix,
   return out;
 }
 
-Status DecompressFile(const std::string& path, std::string_view suffix, const DecompressionLimits& limits,
-                      const ChunkSink& sink) {
+Status DecompressStream(std::string_view suffix, const DecompressionLimits& limits,
+                        const std::function<Status(const ChunkSink&)>& source, const ChunkSink& sink) {
   auto decoder = MakeDecoder(suffix);
   if (!decoder.ok()) return decoder.error();
-  auto fd = OpenRegularFile(path, Links::kRefuse);
-  if (!fd.ok()) return fd.error();
   Meter meter(limits, sink);
-  std::vector<char> buffer(kPiece);
-  Status status;  // of the data: named by the path below
-  while (status.ok()) {
-    const ssize_t got = read(*fd, buffer.data(), buffer.size());
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const int error = errno;
-      close(*fd);
-      return Error{ErrorCode::kIo, "cannot read " + path + ": " + std::strerror(error), {}};
-    }
-    status = got == 0 ? (*decoder)->Finish()
-                      : (*decoder)->Feed(std::string_view(buffer.data(), static_cast<size_t>(got)), meter);
-    if (got == 0) break;
-  }
-  close(*fd);
-  if (!status.ok()) return Error{status.error().code, path + ": " + status.error().message, {}};
-  return {};
+  if (Status fed = source([&](std::string_view piece) { return (*decoder)->Feed(piece, meter); }); !fed.ok())
+    return fed;
+  return (*decoder)->Finish();
+}
+
+Status DecompressFile(const std::string& path, std::string_view suffix, const DecompressionLimits& limits,
+                      const ChunkSink& sink) {
+  const Status status = DecompressStream(
+      suffix, limits, [&](const ChunkSink& feed) { return ReadFileInPieces(path, Links::kRefuse, feed); },
+      sink);
+  // Errors of the data are named by the path; a read error already names it.
+  if (!status.ok() && status.error().message.find(path) == std::string::npos)
+    return Error{status.error().code, path + ": " + status.error().message, {}};
+  return status;
 }
 
 Result<std::string> Compress(std::string_view data, std::string_view suffix) {
@@ -310,23 +305,12 @@ Result<std::string> Compress(std::string_view data, std::string_view suffix) {
 Status CompressFile(const std::string& path, std::string_view suffix, const ChunkSink& sink) {
   auto window_bits = DeflateWindowBits(suffix);
   if (!window_bits.ok()) return window_bits.error();
-  auto fd = OpenRegularFile(path, Links::kRefuse);
-  if (!fd.ok()) return fd.error();
   Deflater deflater(*window_bits);
-  std::vector<char> buffer(kPiece);
-  Status status;
-  while (true) {
-    const ssize_t got = read(*fd, buffer.data(), buffer.size());
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      status = Error{ErrorCode::kIo, "cannot read " + path + ": " + std::strerror(errno), {}};
-      break;
-    }
-    status = deflater.Feed(std::string_view(buffer.data(), static_cast<size_t>(got)), got == 0, sink);
-    if (!status.ok() || got == 0) break;
-  }
-  close(*fd);
-  return status;
+  if (Status read = ReadFileInPieces(
+          path, Links::kRefuse, [&](std::string_view piece) { return deflater.Feed(piece, false, sink); });
+      !read.ok())
+    return read;
+  return deflater.Feed({}, true, sink);
 }
 
 }  // namespace ruleplane

@@ -34,13 +34,14 @@ struct DecompressionLimits {
   int64_t ratio_floor_bytes = kRatioFloorBytes;
 };
 
-// Receives the decompressed output piece by piece; an error stops the stream.
-using ChunkSink = std::function<Status(std::string_view)>;
-
 // ".gz", ".zlib", ".Z", or "" for none; kInvalidArgument otherwise, kParse
 // for data that is not valid, kIo naming the bound it passed.
 Result<std::string> Decompress(std::string_view data, std::string_view suffix,
                                const DecompressionLimits& limits = {});
+// What `source` hands to the ChunkSink it is given (a compressed object,
+// piece by piece), decompressed into `sink`, streaming, within `limits`.
+Status DecompressStream(std::string_view suffix, const DecompressionLimits& limits,
+                        const std::function<Status(const ChunkSink&)>& source, const ChunkSink& sink);
 // The regular file `path` (never through a symbolic link), decompressed
 // into `sink`; errors name the path.
 Status DecompressFile(const std::string& path, std::string_view suffix, const DecompressionLimits& limits,

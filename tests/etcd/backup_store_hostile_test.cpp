@@ -29,7 +29,7 @@ TEST(BackupStoreHostile, AStrayNameBeyondTheClustersRevisionDoesNotStopDeltas) {
   ASSERT_TRUE(client.Put("/registry/a", "1", log).ok());
   auto full = TakeFullBackup(client, store, options, log);
   ASSERT_TRUE(full.ok()) << full.error().message;
-  std::ofstream(store.directory() + "/v2/Full-00000000-9223372036854775807-1700000000") << "stray";
+  std::ofstream(store.location() + "/v2/Full-00000000-9223372036854775807-1700000000") << "stray";
   ASSERT_TRUE(client.Put("/registry/b", "2", log).ok());
   ASSERT_TRUE(client.Put("/registry/c", "3", log).ok());
 
@@ -41,7 +41,7 @@ TEST(BackupStoreHostile, AStrayNameBeyondTheClustersRevisionDoesNotStopDeltas) {
   EXPECT_NE(delta->warnings[0].find("Full-00000000-9223372036854775807-1700000000"), std::string::npos)
       << delta->warnings[0];
   EXPECT_NE(delta->warnings[0].find("suspect, skipped"), std::string::npos) << delta->warnings[0];
-  EXPECT_TRUE(fs::exists(store.directory() + "/v2/Full-00000000-9223372036854775807-1700000000"))
+  EXPECT_TRUE(fs::exists(store.location() + "/v2/Full-00000000-9223372036854775807-1700000000"))
       << "reported, never deleted";
   auto bytes = store.ReadSnapshot(delta->name);
   ASSERT_TRUE(bytes.ok()) << bytes.error().message;
