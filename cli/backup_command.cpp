@@ -1,26 +1,26 @@
-// ruleplane backup full|delta: one backup into a local backup store in
-// etcd-backup-restore's layout. The loop that schedules them comes with the
-// controller.
+// ruleplane backup full|delta: one backup into a backup store (Local or
+// S3) in etcd-backup-restore's layout; member-agent schedules them.
 #include <atomic>
 #include <csignal>
-#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output_format.h"
+#include "cli/store_flags.h"
 #include "member/backup_taker.h"
 
 namespace ruleplane::cli {
 namespace {
 
 constexpr const char* kBackupUsage =
-    R"(usage: ruleplane backup full|delta --endpoints URL[,URL] --backup-store DIR
+    R"(usage: ruleplane backup full|delta --endpoints URL[,URL] (--backup-store DIR | --storage-provider ...)
                         [--cacert FILE --cert FILE --key FILE] [--compression gzip|zlib|none]
                         [--timeout SECONDS] [--dry-run]
 
-Takes one backup from the cluster into DIR, in etcd-backup-restore's layout
-(DIR/v2/Full-<start>-<last>-<unix>, DIR/v2/Incr-...), written atomically.
+Takes one backup from the cluster into the store, in etcd-backup-restore's
+layout (<prefix>/v2/Full-<start>-<last>-<unix>, <prefix>/v2/Incr-...),
+written whole or not at all.
 
   full    etcd's snapshot stream from the first endpoint that answers, its
           SHA-256 verified, named by the revision the file holds
@@ -35,6 +35,7 @@ nothing is stored (exit 1). A delta that ruleplane's replay would refuse
 Store entries skipped by the listing (symbolic links, unreadable entries,
 names beyond the cluster's revision) are reported on standard error.
 Exit codes: 0 taken (or nothing to take), 1 it failed, 2 bad usage.
+
 )";
 
 // Lock-free, so safe to set from the signal handler; the client's cancel flag.
@@ -70,16 +71,22 @@ int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
     err << kBackupUsage;
     return kExitUsage;
   }
-  Flags flags({{"--endpoints"},
-               {"--backup-store"},
-               {"--cacert"},
-               {"--cert"},
-               {"--key"},
-               {"--compression"},
-               {"--timeout"},
-               {"--dry-run", false}});
-  if (!flags.Parse(Args(args.begin() + 1, args.end()), err, kBackupUsage)) return kExitUsage;
-  if (!flags.Require({"--endpoints", "--backup-store"}, err, kBackupUsage)) return kExitUsage;
+  const std::string usage = std::string(kBackupUsage) + kStoreFlagsUsage;
+  Flags flags(WithStoreFlags({{"--endpoints"},
+                              {"--cacert"},
+                              {"--cert"},
+                              {"--key"},
+                              {"--compression"},
+                              {"--timeout"},
+                              {"--dry-run", false}}));
+  if (!flags.Parse(Args(args.begin() + 1, args.end()), err, usage)) return kExitUsage;
+  if (!flags.Require({"--endpoints"}, err, usage)) return kExitUsage;
+  StoreConfig store_config;
+  if (!StoreGiven(flags)) {
+    err << "ruleplane: a backup store is required (--backup-store or --storage-provider)\n" << usage;
+    return kExitUsage;
+  }
+  if (!StoreConfigFromFlags(flags, store_config, err)) return kExitUsage;
 
   BackupOptions options;
   const std::string compression = flags.Get("--compression", "none");
@@ -102,7 +109,12 @@ int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
   EtcdClient client(config);
   const StopOnSignal stop_on_signal;
   client.set_cancel(&stopping);
-  BackupStore store(std::filesystem::absolute(flags.Get("--backup-store")).lexically_normal().string());
+  auto opened = OpenBackupStore(store_config);
+  if (!opened.ok()) {
+    err << "ruleplane: backup " << args[0] << ": " << opened.error().message << "\n";
+    return kExitUsage;
+  }
+  BackupStore& store = **opened;
   RequestLog log(flags.Has("--dry-run"));
 
   const bool full = args[0] == "full";

@@ -16,6 +16,7 @@
 #include "cli/flags.h"
 #include "cli/output_format.h"
 #include "cli/rule_library.h"
+#include "cli/store_flags.h"
 #include "engine/common/json_value.h"
 #include "execution/journal.h"
 #include "member/member_init.h"
@@ -43,7 +44,9 @@ The cluster and the store:
                             members the configuration's initial-cluster lists, on the
                             port of its listen-client-urls
   --cacert FILE --cert FILE --key FILE   TLS to etcd
-  --backup-store DIR        a local backup store in etcd-backup-restore's layout (DIR/<prefix>)
+  --backup-store DIR        a Local backup store in etcd-backup-restore's layout (DIR is
+                            <container>/<prefix>); or --storage-provider S3 and the store
+                            flags below
   --max-delta-bytes N       the largest delta snapshot read, decompressed (default 134217728,
                             128 MiB: etcd-backup-restore's default --delta-snapshot-memory-limit
                             of 100 MiB and a last watch response); raise it with that limit
@@ -93,15 +96,26 @@ Prints this member's EtcdMemberInitSnapshot: everything the initialization
 rules read, observed. Reads only.
 )";
 
-const std::vector<FlagSpec> kMemberFlags = {
-    {"--name"},       {"--peer-url"},       {"--client-url"}, {"--data-dir"},     {"--config-template"},
-    {"--config-out"}, {"--namespace"},      {"--endpoints"},  {"--cacert"},       {"--cert"},
-    {"--key"},        {"--backup-store"},   {"--etcd"},       {"--member-lease"}, {"--etcd-name"},
-    {"--kubeconfig"}, {"--max-delta-bytes"}};
+const std::vector<FlagSpec> kMemberFlags = {{"--name"},
+                                            {"--peer-url"},
+                                            {"--client-url"},
+                                            {"--data-dir"},
+                                            {"--config-template"},
+                                            {"--config-out"},
+                                            {"--namespace"},
+                                            {"--endpoints"},
+                                            {"--cacert"},
+                                            {"--cert"},
+                                            {"--key"},
+                                            {"--etcd"},
+                                            {"--member-lease"},
+                                            {"--etcd-name"},
+                                            {"--kubeconfig"},
+                                            {"--max-delta-bytes"}};
 
 std::vector<FlagSpec> WithMemberFlags(std::vector<FlagSpec> more) {
   more.insert(more.end(), kMemberFlags.begin(), kMemberFlags.end());
-  return more;
+  return WithStoreFlags(std::move(more));
 }
 
 Result<Value> ReadJsonInput(const std::string& path, std::istream& in) {
@@ -185,8 +199,15 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
     }
   }
   if (!cluster.endpoints.empty()) context.cluster = std::make_unique<EtcdClient>(cluster);
-  if (flags.Has("--backup-store")) {
-    context.store = std::make_unique<BackupStore>(flags.Get("--backup-store"));
+  if (StoreGiven(flags)) {
+    StoreConfig store_config;
+    if (!StoreConfigFromFlags(flags, store_config, err)) return std::nullopt;
+    auto opened = OpenBackupStore(store_config);
+    if (!opened.ok()) {
+      err << "ruleplane: " << opened.error().message << "\n";
+      return std::nullopt;
+    }
+    context.store = std::move(*opened);
     int64_t max_delta_bytes = kMaxDeltaFileBytes;
     if (!flags.GetCount("--max-delta-bytes", max_delta_bytes, err)) return std::nullopt;
     context.store->set_max_delta_bytes(max_delta_bytes);
@@ -218,7 +239,7 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
 }  // namespace
 
 int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
-  const std::string usage = std::string(kObserveUsage) + kMemberFlagsHelp;
+  const std::string usage = std::string(kObserveUsage) + kMemberFlagsHelp + kStoreFlagsUsage;
   if (!args.empty() && args[0] == "cluster")
     return RunObserveCluster(Args(args.begin() + 1, args.end()), out, err);
   if (HelpRequested(args)) return PrintUsage(usage, out);
@@ -240,7 +261,7 @@ int RunObserve(const Args& args, std::istream& in, std::ostream& out, std::ostre
 }
 
 int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
-  const std::string usage = std::string(kMemberInitUsage) + kMemberFlagsHelp;
+  const std::string usage = std::string(kMemberInitUsage) + kMemberFlagsHelp + kStoreFlagsUsage;
   if (HelpRequested(args)) return PrintUsage(usage, out);
   Flags flags(WithMemberFlags({{"--rules"},
                                {"--journal"},

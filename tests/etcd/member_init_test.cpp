@@ -35,8 +35,6 @@ class MemberInit : public ::testing::Test, protected MemberHarness {
         std::cerr << "--- " << cluster_->member(i).log_path << " kept in " << root_->path() << "\n";
     }
   }
-
-  void RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing = false);
 };
 
 class SingleMemberInit : public MemberInit {
@@ -167,7 +165,7 @@ TEST_F(MemberInit, ADatabaseThatCannotBeCheckedChangesNothingAndFails) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "unchecked/");
   ASSERT_TRUE(writer.WriteSome(30).ok());
-  Outcome backup = Ruleplane("backup full --endpoints " + Endpoints() + " --backup-store " + store_);
+  Outcome backup = Backup("full");
   ASSERT_EQ(backup.exit_code, 0) << backup.out << backup.err;
 
   cluster_->StopMember(1);
@@ -409,112 +407,6 @@ TEST_F(MemberInit, AFirstMemberRestartedBeforeTheStatusIsWrittenRejoinsItsCluste
 // are any) into a single-member cluster; the others join it one by one.
 // `deltas` deltas are taken while the writer runs; with none, the writer
 // stops before the full snapshot, so that it holds every key.
-void MemberInit::RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing) {
-  ASSERT_NO_FATAL_FAILURE(Bootstrap());
-  NumberedWriter writer(cluster_->ClientUrls(), "loss/");
-  ASSERT_TRUE(writer.WriteSome(40).ok());
-  Outcome full = Backup("full");
-  ASSERT_EQ(full.exit_code, 0) << full.out << full.err;
-
-  // The store is etcd's snapshot format: etcdctl reads it.
-  const std::string full_name = full.out.substr(0, full.out.find(' '));
-  auto revision = SnapshotFileRevision(store_ + "/v2/" + full_name, std::chrono::seconds(30));
-  ASSERT_TRUE(revision.ok()) << revision.error().message;
-  char digits[16];
-  std::snprintf(digits, sizeof digits, "%08lld", static_cast<long long>(*revision));
-  EXPECT_TRUE(Contains(full_name, "-" + std::string(digits) + "-")) << full_name;
-
-  int64_t last_backup = *revision;
-  if (deltas > 0) {
-    writer.Start();
-    for (int delta = 0; delta < deltas; ++delta) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      Outcome taken = Backup("delta");
-      ASSERT_EQ(taken.exit_code, 0) << taken.out << taken.err;
-      ASSERT_TRUE(Contains(taken.out, "Incr-")) << taken.out;
-    }
-    writer.Stop();
-    // The last delta's revision: every key acknowledged up to it must survive.
-    for (const auto& entry : fs::directory_iterator(store_ + "/v2")) {
-      const std::string name = entry.path().filename().string();
-      if (name.rfind("Incr-", 0) == 0)
-        last_backup = std::max<int64_t>(last_backup, std::stoll(name.substr(14, 8)));
-    }
-    ASSERT_GT(last_backup, *revision);
-  }
-
-  // What the lost cluster held at the last backed-up revision: the rebuilt one must hold the same.
-  auto original = EndpointHashKV(cluster_->member(0).client_url, last_backup, {}, std::chrono::seconds(10));
-  ASSERT_TRUE(original.ok()) << original.error().message;
-
-  for (int i = 0; i < 3; ++i) {
-    cluster_->StopMember(i);
-    fs::rename(DataDir(i), DataDir(i) + ".lost-by-test");
-  }
-
-  // No member in the status is not enough: without the marker of an approved
-  // quorum-loss plan the first member changes nothing and waits.
-  Outcome unapproved = MemberInitOf(0, WriteEtcd(0, {}));
-  EXPECT_EQ(unapproved.exit_code, 1) << unapproved.out << unapproved.err;
-  EXPECT_TRUE(Contains(unapproved.out + unapproved.err, "approved quorum-loss plan")) << unapproved.out;
-  EXPECT_FALSE(fs::exists(DataDir(0))) << "an aborted initialization changes nothing";
-
-  // etcd-druid re-bootstraps: no member in the status, the marker; the first member restores.
-  const std::string marker = std::to_string(*revision) + ":auto";
-  const std::string rule = deltas > 0 ? "first-member-restore-incrementals" : "first-member-restore";
-  Outcome dry = MemberInitOf(0, WriteEtcd(0, {}, marker), "--dry-run");
-  ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
-  EXPECT_TRUE(Contains(dry.out, rule)) << dry.out;
-  EXPECT_TRUE(Contains(dry.out, "run etcdctl snapshot restore")) << dry.out;
-  EXPECT_EQ(Contains(dry.out, "run etcd --name m0"), deltas > 0) << "the replay etcd: " << dry.out;
-  EXPECT_FALSE(fs::exists(DataDir(0))) << "a dry run changes nothing";
-
-  if (a_delta_goes_missing) {
-    // A delta in the middle is missing: the replay stops before it applies
-    // anything beyond the gap, and goes on once the delta is back.
-    std::vector<std::string> incrementals;
-    for (const auto& entry : fs::directory_iterator(store_ + "/v2")) {
-      if (entry.path().filename().string().rfind("Incr-", 0) == 0) incrementals.push_back(entry.path());
-    }
-    std::sort(incrementals.begin(), incrementals.end());
-    ASSERT_GE(incrementals.size(), 3u);
-    const std::string hidden = root_->path() + "/hidden-delta";
-    fs::rename(incrementals[1], hidden);
-    Outcome gap = MemberInitOf(0, WriteEtcd(0, {}, marker));
-    EXPECT_EQ(gap.exit_code, 1) << gap.out << gap.err;
-    EXPECT_TRUE(Contains(gap.out + gap.err, "a delta is missing")) << gap.out << gap.err;
-    fs::rename(hidden, incrementals[1]);
-  }
-  if (deltas > 0) {
-    // Killed twice in a row during the replay, a few hundred milliseconds apart.
-    for (int kill = 0; kill < 2; ++kill) {
-      Outcome killed =
-          MemberInitOf(0, WriteEtcd(0, {}, marker), "", "RULEPLANE_FAILPOINT=local:after-delta-file");
-      ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
-    }
-  }
-  Outcome first = MemberInitOf(0, WriteEtcd(0, {}, marker));
-  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
-  EXPECT_TRUE(Contains(first.out, rule)) << first.out;
-  EXPECT_TRUE(Contains(Slurp(Config(0)), "initial-cluster-state: new"));
-  ASSERT_TRUE(cluster_->StartMemberWithConfig(0, Config(0)).ok());
-  ASSERT_TRUE(cluster_->WaitReady(0).ok()) << cluster_->member(0).log_path;
-
-  for (int i = 1; i < 3; ++i) {
-    Outcome following = MemberInitOf(i, WriteEtcd(i, StatusOfCluster(), marker));
-    ASSERT_EQ(following.exit_code, 0) << following.out << following.err;
-    EXPECT_TRUE(Contains(following.out, "following-member-restore")) << following.out;
-    ASSERT_TRUE(cluster_->StartMemberWithConfig(i, Config(i)).ok());
-    ASSERT_TRUE(cluster_->WaitReady(i).ok()) << cluster_->member(i).log_path;
-  }
-  ExpectHealthyCluster();
-  ExpectNoKeyLost(writer, last_backup);
-  auto rebuilt = EndpointHashKV(cluster_->member(0).client_url, last_backup, {}, std::chrono::seconds(10));
-  ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
-  EXPECT_EQ(rebuilt->hash, original->hash)
-      << "the rebuilt cluster holds other data at revision " << last_backup;
-}
-
 TEST_F(MemberInit, AfterQuorumLossTheFirstMemberRestoresTheFullSnapshotAndTheOthersJoin) {
   RebuildAfterQuorumLoss(0);
 }

@@ -3,11 +3,16 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "adapters/etcd/etcdctl_hashkv.h"
+#include "adapters/local/snapshot_file.h"
+#include "platform/failure_point.h"
 #include "tests/run_ruleplane.h"
 
 namespace ruleplane::testing {
@@ -23,6 +28,10 @@ Status MemberHarness::Create(int size, const std::string& name) {
   if (root_->path().empty()) return Error{ErrorCode::kIo, "cannot create a temporary directory", {}};
   cluster_ = EtcdCluster::Create(size_, root_->path());
   store_ = root_->path() + "/store/etcd-main";
+  store_config_ = StoreConfig{};
+  store_config_.provider = "Local";
+  store_config_.container = root_->path() + "/store";
+  store_config_.prefix = "etcd-main";
   for (int i = 0; i < size_; ++i) {
     std::error_code error;
     fs::create_directories(Dir(i), error);
@@ -93,8 +102,8 @@ std::string MemberHarness::MemberInitArgs(int i, const std::string& etcd) const 
   const EtcdMemberSpec& member = cluster_->member(i);
   return "member-init --name " + member.name + " --peer-url " + member.peer_url + " --client-url " +
          member.client_url + " --data-dir " + member.data_dir + " --config-template " + Template(i) +
-         " --config-out " + Config(i) + " --namespace default --endpoints " + Endpoints() +
-         " --backup-store " + store_ + " --etcd " + etcd + " --retry-deadline 30";
+         " --config-out " + Config(i) + " --namespace default --endpoints " + Endpoints() + " " +
+         StoreFlags() + " --etcd " + etcd + " --retry-deadline 30";
 }
 
 Outcome MemberHarness::MemberInitOf(int i, const std::string& etcd, const std::string& extra,
@@ -103,7 +112,134 @@ Outcome MemberHarness::MemberInitOf(int i, const std::string& etcd, const std::s
 }
 
 Outcome MemberHarness::Backup(const std::string& kind) const {
-  return Ruleplane("backup " + kind + " --endpoints " + Endpoints() + " --backup-store " + store_);
+  return Ruleplane("backup " + kind + " --endpoints " + Endpoints() + " " + StoreFlags());
+}
+
+std::string MemberHarness::StoreFlags() const {
+  const StoreConfig& store = store_config_;
+  if (store.provider == "Local") return "--backup-store " + store.container + "/" + store.prefix;
+  std::string flags = "--storage-provider " + store.provider + " --store-container " + store.container +
+                      " --store-prefix " + store.prefix + " --store-credentials " + store.credentials +
+                      " --snapstore-temp-directory " + store.scratch_directory;
+  if (!store.endpoint_override.empty()) flags += " --store-endpoint-override " + store.endpoint_override;
+  return flags;
+}
+
+std::unique_ptr<BackupStore> MemberHarness::OpenStore() const {
+  auto objects = OpenObjectStore(store_config_);
+  EXPECT_TRUE(objects.ok()) << objects.error().message;
+  return objects.ok() ? std::make_unique<BackupStore>(std::move(*objects)) : nullptr;
+}
+
+void MemberHarness::RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "loss/");
+  ASSERT_TRUE(writer.WriteSome(40).ok());
+  Outcome full = Backup("full");
+  ASSERT_EQ(full.exit_code, 0) << full.out << full.err;
+
+  // The store holds etcd's snapshot format (decompressed): etcdctl reads it.
+  const std::unique_ptr<BackupStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const std::string full_name = full.out.substr(0, full.out.find(' '));
+  const std::string full_copy = root_->path() + "/full.db";
+  ASSERT_TRUE(store->ReadSnapshotToFile(full_name, full_copy).ok());
+  auto revision = SnapshotFileRevision(full_copy, std::chrono::seconds(30));
+  ASSERT_TRUE(revision.ok()) << revision.error().message;
+  char digits[16];
+  std::snprintf(digits, sizeof digits, "%08lld", static_cast<long long>(*revision));
+  EXPECT_TRUE(Contains(full_name, "-" + std::string(digits) + "-")) << full_name;
+
+  int64_t last_backup = *revision;
+  if (deltas > 0) {
+    writer.Start();
+    for (int delta = 0; delta < deltas; ++delta) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      Outcome taken = Backup("delta");
+      ASSERT_EQ(taken.exit_code, 0) << taken.out << taken.err;
+      ASSERT_TRUE(Contains(taken.out, "Incr-")) << taken.out;
+    }
+    writer.Stop();
+    // The last delta's revision: every key acknowledged up to it must survive.
+    auto listing = store->List();
+    ASSERT_TRUE(listing.ok()) << listing.error().message;
+    for (const StoredSnapshot& snapshot : listing->snapshots) {
+      if (snapshot.kind == "Incr") last_backup = std::max(last_backup, snapshot.last_revision);
+    }
+    ASSERT_GT(last_backup, *revision);
+  }
+
+  // What the lost cluster held at the last backed-up revision: the rebuilt one must hold the same.
+  auto original = EndpointHashKV(cluster_->member(0).client_url, last_backup, {}, std::chrono::seconds(10));
+  ASSERT_TRUE(original.ok()) << original.error().message;
+
+  for (int i = 0; i < 3; ++i) {
+    cluster_->StopMember(i);
+    fs::rename(DataDir(i), DataDir(i) + ".lost-by-test");
+  }
+
+  // No member in the status is not enough: without the marker of an approved
+  // quorum-loss plan the first member changes nothing and waits.
+  Outcome unapproved = MemberInitOf(0, WriteEtcd(0, {}));
+  EXPECT_EQ(unapproved.exit_code, 1) << unapproved.out << unapproved.err;
+  EXPECT_TRUE(Contains(unapproved.out + unapproved.err, "approved quorum-loss plan")) << unapproved.out;
+  EXPECT_FALSE(fs::exists(DataDir(0))) << "an aborted initialization changes nothing";
+
+  // etcd-druid re-bootstraps: no member in the status, the marker; the first member restores.
+  const std::string marker = std::to_string(*revision) + ":auto";
+  const std::string rule = deltas > 0 ? "first-member-restore-incrementals" : "first-member-restore";
+  Outcome dry = MemberInitOf(0, WriteEtcd(0, {}, marker), "--dry-run");
+  ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  EXPECT_TRUE(Contains(dry.out, rule)) << dry.out;
+  EXPECT_TRUE(Contains(dry.out, "run etcdctl snapshot restore")) << dry.out;
+  EXPECT_EQ(Contains(dry.out, "run etcd --name m0"), deltas > 0) << "the replay etcd: " << dry.out;
+  EXPECT_FALSE(fs::exists(DataDir(0))) << "a dry run changes nothing";
+
+  if (a_delta_goes_missing) {
+    ASSERT_EQ(store_config_.provider, "Local");
+    // A delta in the middle is missing: the replay stops before it applies
+    // anything beyond the gap, and goes on once the delta is back.
+    std::vector<std::string> incrementals;
+    for (const auto& entry : fs::directory_iterator(store_ + "/v2")) {
+      if (entry.path().filename().string().rfind("Incr-", 0) == 0) incrementals.push_back(entry.path());
+    }
+    std::sort(incrementals.begin(), incrementals.end());
+    ASSERT_GE(incrementals.size(), 3u);
+    const std::string hidden = root_->path() + "/hidden-delta";
+    fs::rename(incrementals[1], hidden);
+    Outcome gap = MemberInitOf(0, WriteEtcd(0, {}, marker));
+    EXPECT_EQ(gap.exit_code, 1) << gap.out << gap.err;
+    EXPECT_TRUE(Contains(gap.out + gap.err, "a delta is missing")) << gap.out << gap.err;
+    fs::rename(hidden, incrementals[1]);
+  }
+  if (deltas > 0) {
+    // Killed twice in a row during the replay, a few hundred milliseconds apart.
+    for (int kill = 0; kill < 2; ++kill) {
+      Outcome killed =
+          MemberInitOf(0, WriteEtcd(0, {}, marker), "", "RULEPLANE_FAILPOINT=local:after-delta-file");
+      ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
+    }
+  }
+  Outcome first = MemberInitOf(0, WriteEtcd(0, {}, marker));
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_TRUE(Contains(first.out, rule)) << first.out;
+  EXPECT_TRUE(Contains(Slurp(Config(0)), "initial-cluster-state: new"));
+  ASSERT_TRUE(cluster_->StartMemberWithConfig(0, Config(0)).ok());
+  ASSERT_TRUE(cluster_->WaitReady(0).ok()) << cluster_->member(0).log_path;
+
+  for (int i = 1; i < 3; ++i) {
+    Outcome following = MemberInitOf(i, WriteEtcd(i, StatusOfCluster(), marker));
+    ASSERT_EQ(following.exit_code, 0) << following.out << following.err;
+    EXPECT_TRUE(Contains(following.out, "following-member-restore")) << following.out;
+    ASSERT_TRUE(cluster_->StartMemberWithConfig(i, Config(i)).ok());
+    ASSERT_TRUE(cluster_->WaitReady(i).ok()) << cluster_->member(i).log_path;
+  }
+  ExpectHealthyCluster();
+  ExpectNoKeyLost(writer, last_backup);
+  auto rebuilt = EndpointHashKV(cluster_->member(0).client_url, last_backup, {}, std::chrono::seconds(10));
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
+  EXPECT_EQ(rebuilt->hash, original->hash)
+      << "the rebuilt cluster holds other data at revision " << last_backup;
 }
 
 Outcome MemberHarness::History(int i, const std::string& extra) const {

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "adapters/local/backup_store.h"
+#include "adapters/object_store/store_config.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
@@ -70,12 +72,25 @@ class MemberHarness {
                        const std::string& env = "") const;
   // `ruleplane backup full|delta` into the store.
   Outcome Backup(const std::string& kind) const;
+  // The store's flags for member-init and backup: --backup-store DIR for the
+  // Local store (the default), etcd-backup-restore's store flags otherwise.
+  std::string StoreFlags() const;
+  // The store as ruleplane opens it.
+  std::unique_ptr<BackupStore> OpenStore() const;
   Outcome History(int i, const std::string& extra = "") const;
 
   // A fresh cluster the way etcd-druid starts one: m0 first (no member in
   // the status), then the others as following members; every member starts
   // from the configuration member-init wrote. Test failures on the way.
   void Bootstrap();
+  // Every member lost (data directories moved away) after a full backup and
+  // `deltas` deltas taken while a writer wrote; without approval the first
+  // member waits; with the re-bootstrap marker it restores (killed twice
+  // during the replay first) and the others join; every acknowledged key up
+  // to the last backup is there, with the hash the lost cluster had.
+  // `a_delta_goes_missing` (Local store only): a delta in the middle is
+  // hidden first, and the replay stops until it is back.
+  void RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing = false);
   // Every member: the configured number of voters, none a learner, the same
   // hashkv at one revision.
   void ExpectHealthyCluster() const;
@@ -97,7 +112,8 @@ class MemberHarness {
   int size_ = 3;
   std::unique_ptr<TempDir> root_;
   std::unique_ptr<EtcdCluster> cluster_;
-  std::string store_;
+  std::string store_;  // the Local store's directory
+  StoreConfig store_config_;
 };
 
 }  // namespace ruleplane::testing
