@@ -20,6 +20,9 @@ constexpr const char* kMemberAgentUsage =
                              [--schedule CRON] [--delta-snapshot-period DURATION]
                              [--delta-snapshot-memory-limit BYTES]
                              [--compress-snapshots true|false] [--compression-policy gzip|zlib]
+                             [--garbage-collection-policy Exponential|LimitBased] [--max-backups N]
+                             [--garbage-collection-period DURATION]
+                             [--delta-snapshot-retention-period DURATION]
                              [--k8s-heartbeat-duration DURATION] [--once]
 
 Beside an etcd member, every heartbeat (--k8s-heartbeat-duration, default 10s):
@@ -33,12 +36,19 @@ events (default 10485760; the rest in the next delta), compressed unless
 --compress-snapshots false (default gzip), and renews the <etcd>-full-snap
 and <etcd>-delta-snap Leases with their revisions, and sets the Etcd's
 BackupReady condition (True, BackupSucceeded, after an upload; False,
-BackupFailed, after a failed one) when it changes. Durations as Go writes
-them: 20s, 1m30s, 500ms. Flags and defaults are etcd-backup-restore's.
-One JSON line per heartbeat, and one per backup taken or failed, on standard
-output. SIGTERM ends a backup in progress (its partial download removed) and
-exits 0. --once runs one heartbeat and then the backup, and exits (1 when it
-found the member unhealthy or failed).
+BackupFailed, after a failed one) when it changes. Every
+--garbage-collection-period (default 1m), the leader deletes old backups:
+--garbage-collection-policy Exponential (the default: hourly fulls of today,
+daily of the last week, weekly of the last 5 weeks) or LimitBased (the newest
+--max-backups fulls, default 7), and older streams' deltas beyond
+--delta-snapshot-retention-period (default 0); never the newest full snapshot
+nor the deltas after it, never a .final one. Durations as Go writes them:
+20s, 1m30s, 500ms. Flags and defaults are etcd-backup-restore's.
+One JSON line per heartbeat, and one per backup round that took, failed or
+collected something, on standard output. SIGTERM ends a backup in progress
+(its partial download removed) and exits 0. --once runs one heartbeat and then
+the backup and collection, and exits (1 when it found the member unhealthy or
+failed).
 )";
 
 // etcd-backup-restore's --compression-policy names; its "lzw" is read
@@ -83,6 +93,10 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
                {"--delta-snapshot-memory-limit"},
                {"--compress-snapshots"},
                {"--compression-policy"},
+               {"--garbage-collection-policy"},
+               {"--max-backups"},
+               {"--garbage-collection-period"},
+               {"--delta-snapshot-retention-period"},
                {"--k8s-heartbeat-duration"},
                {"--once", false}});
   if (!flags.Parse(args, err, kMemberAgentUsage)) return kExitUsage;
@@ -92,13 +106,30 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
   MemberAgentOptions& agent = options.agent;
   std::chrono::nanoseconds heartbeat = agent.heartbeat;
   bool compress = true;
+  std::chrono::nanoseconds delta_retention{0};
   if (!flags.GetDuration("--k8s-heartbeat-duration", heartbeat, err) ||
       !flags.GetDuration("--delta-snapshot-period", agent.delta_period, err) ||
       !flags.GetCount("--delta-snapshot-memory-limit", agent.delta_memory_limit, err) ||
       !flags.GetBool("--compress-snapshots", compress, err) ||
-      !CompressionSuffixOf(flags.Get("--compression-policy", "gzip"), agent.compression_suffix, err)) {
+      !CompressionSuffixOf(flags.Get("--compression-policy", "gzip"), agent.compression_suffix, err) ||
+      !flags.GetCount("--max-backups", agent.retention.max_backups, err) ||
+      !flags.GetDuration("--garbage-collection-period", agent.garbage_collection_period, err) ||
+      !flags.GetDuration("--delta-snapshot-retention-period", delta_retention, err)) {
     return kExitUsage;
   }
+  auto policy = ParseGarbageCollectionPolicy(flags.Get("--garbage-collection-policy", "Exponential"));
+  if (!policy.ok()) {
+    err << "ruleplane: --garbage-collection-policy: " << policy.error().message << "\n";
+    return kExitUsage;
+  }
+  agent.retention.policy = *policy;
+  // etcd-backup-restore refuses to start so (SnapshotterConfig.Validate).
+  if (agent.retention.policy == GarbageCollectionPolicy::kLimitBased && agent.retention.max_backups < 1) {
+    err << "ruleplane: --max-backups must be at least 1 with --garbage-collection-policy LimitBased\n";
+    return kExitUsage;
+  }
+  // Whole seconds, rounded up: a delta is never collected earlier than asked.
+  agent.retention.delta_retention = std::chrono::ceil<std::chrono::seconds>(delta_retention);
   if (!compress) agent.compression_suffix.clear();
   auto config = ResolveKubeConfig(flags.Get("--kubeconfig"), flags.Get("--context"));
   if (!config.ok()) {

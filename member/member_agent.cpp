@@ -5,22 +5,20 @@
 #include "member/surplus_members.h"
 
 namespace ruleplane {
+
+Value StringList(const std::vector<std::string>& strings) {
+  Value::List list;
+  for (const std::string& text : strings) list.push_back(Value::String(text));
+  return Value::MakeList(std::move(list));
+}
+
 Value AgentRound::ToValue() const {
   return Value::MakeMap({{Value::String("healthy"), Value::Bool(healthy)},
                          {Value::String("holderIdentity"), Value::String(holder_identity)},
                          {Value::String("backup"), Value::String(backup)},
-                         {Value::String("removed"),
-                          [&] {
-                            Value::List names;
-                            for (const std::string& name : removed) names.push_back(Value::String(name));
-                            return Value::MakeList(std::move(names));
-                          }()},
-                         {Value::String("kept"),
-                          [&] {
-                            Value::List reasons;
-                            for (const std::string& reason : kept) reasons.push_back(Value::String(reason));
-                            return Value::MakeList(std::move(reasons));
-                          }()},
+                         {Value::String("collected"), StringList(collected)},
+                         {Value::String("removed"), StringList(removed)},
+                         {Value::String("kept"), StringList(kept)},
                          {Value::String("error"), Value::String(error)}});
 }
 

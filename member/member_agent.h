@@ -21,7 +21,9 @@
 // Every Lease write is fenced by the resourceVersion just read. Flags and
 // defaults as etcd-backup-restore names them (--k8s-heartbeat-duration 10s,
 // --schedule, --delta-snapshot-period, --delta-snapshot-memory-limit,
-// --compress-snapshots, --compression-policy).
+// --compress-snapshots, --compression-policy, --garbage-collection-policy,
+// --max-backups, --garbage-collection-period,
+// --delta-snapshot-retention-period).
 #pragma once
 
 #include <chrono>
@@ -34,6 +36,7 @@
 #include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/value.h"
+#include "member/backup_retention.h"
 
 namespace ruleplane {
 
@@ -55,16 +58,26 @@ struct MemberAgentOptions {
   // gzip, as etcd-druid's and etcd-backup-restore's default compression.
   std::string compression_suffix = ".gz";
   std::chrono::seconds heartbeat{10};
+  // Garbage collection of the backups, by the leader: etcd-backup-restore's
+  // --garbage-collection-policy (Exponential), --max-backups (7) and
+  // --delta-snapshot-retention-period (0), checked every
+  // --garbage-collection-period (1 minute).
+  RetentionOptions retention;
+  std::chrono::nanoseconds garbage_collection_period = kDefaultGarbageCollectionPeriod;
 };
+
+// ["a", "b"], for the log lines.
+Value StringList(const std::vector<std::string>& strings);
 
 // What one heartbeat did, for the log line.
 struct AgentRound {
   bool healthy = false;
-  std::string holder_identity;       // written to the member lease; "" when not renewed
-  std::string backup;                // the snapshot taken, "" when none (--once only)
-  std::vector<std::string> removed;  // the surplus member removed from the etcd cluster (at most one)
-  std::vector<std::string> kept;     // surplus members left in place, "<name>: why"
-  std::string error;                 // what went wrong, "" when nothing
+  std::string holder_identity;         // written to the member lease; "" when not renewed
+  std::string backup;                  // the snapshot taken, "" when none (--once only)
+  std::vector<std::string> collected;  // the snapshots garbage-collected (--once only)
+  std::vector<std::string> removed;    // the surplus member removed from the etcd cluster (at most one)
+  std::vector<std::string> kept;       // surplus members left in place, "<name>: why"
+  std::string error;                   // what went wrong, "" when nothing
   Value ToValue() const;
 };
 

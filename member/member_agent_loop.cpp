@@ -44,6 +44,7 @@ AgentRound RunMemberAgentOnce(const MemberAgentLoopOptions& options) {
     BackupSide side(options, nullptr);
     const BackupRound backup = side.backups.Run(std::chrono::system_clock::now());
     round.backup = backup.backup;
+    round.collected = backup.collected;
     if (!backup.error.empty()) round.error += (round.error.empty() ? "" : "; ") + backup.error;
   }
   return round;

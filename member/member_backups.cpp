@@ -14,6 +14,7 @@ namespace ruleplane {
 Value BackupRound::ToValue() const {
   return Value::MakeMap({{Value::String("leads"), Value::Bool(leads)},
                          {Value::String("backup"), Value::String(backup)},
+                         {Value::String("collected"), StringList(collected)},
                          {Value::String("error"), Value::String(error)}});
 }
 
@@ -52,6 +53,24 @@ Result<MemberBackups::DueBackup> MemberBackups::TakeDueBackup(std::chrono::syste
   // A delta cut at the memory limit: the rest is due at the next round.
   last_delta_ = taken->more ? std::nullopt : std::optional(now);
   return DueBackup{*taken, options_.delta_snapshot_lease};
+}
+
+Status MemberBackups::CollectGarbage(int64_t cluster_revision, std::chrono::system_clock::time_point now,
+                                     BackupRound& round) {
+  // With the cluster's revision, a stray name beyond it is a warning, not a
+  // full snapshot that would pass for the newest and leave the real one
+  // unprotected.
+  auto listing = store_.List(cluster_revision);
+  if (!listing.ok()) return listing.error();
+  auto doomed = SnapshotsToCollect(listing->snapshots, options_.retention, now);
+  if (!doomed.ok()) return doomed.error();
+  RequestLog log;
+  for (const StoredSnapshot& snapshot : *doomed) {
+    if (Status deleted = store_.Delete(snapshot, log); !deleted.ok())
+      return Error{deleted.error().code, "deleting " + snapshot.path + ": " + deleted.error().message, {}};
+    round.collected.push_back(snapshot.path);
+  }
+  return {};
 }
 
 Status MemberBackups::SetBackupReady(bool succeeded, const std::string& message,
@@ -134,6 +153,21 @@ BackupRound MemberBackups::Run(std::chrono::system_clock::time_point now) {
     reported = SetBackupReady(true, "the last snapshot upload succeeded", ended);
   }
   if (!reported.ok()) append_error("BackupReady: " + reported.error().message);
+
+  // Collected whether or not the backup failed, as etcd-backup-restore's
+  // collector runs on a timer of its own: a store that refuses uploads
+  // because it is full is when collection is needed most, and the decision
+  // never deletes the newest full snapshot or the deltas after it, whatever
+  // the backup did. The snapshot may have taken minutes: leadership and the
+  // revision are read again, so that only the leader collects.
+  const auto collecting = std::chrono::system_clock::now();
+  if (stopping_ != nullptr && stopping_->load()) return round;
+  if (last_collection_ && collecting - *last_collection_ < options_.garbage_collection_period) return round;
+  auto current = cluster_.MemberStatus(options_.client_url, reads);
+  if (!current.ok() || current->leader == 0 || current->leader != current->member_id) return round;
+  last_collection_ = collecting;
+  if (Status collected = CollectGarbage(current->revision, collecting, round); !collected.ok())
+    append_error("garbage collection: " + collected.error().message);
   return round;
 }
 

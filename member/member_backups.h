@@ -11,7 +11,11 @@
 // condition: True (BackupSucceeded) after a snapshot was uploaded, False (BackupFailed) after one failed,
 // written only when the condition changes. DEP-01 gives that condition to the leading sidecar
 // ("the most recent backup upload (full or incremental) succeeded",
-// seeds/000 lines 169, 251-252); the reasons are etcd-druid's.
+// seeds/000 lines 169, 251-252); the reasons are etcd-druid's. Then, when
+// this member still leads and the garbage collection period has passed since
+// its last collection (the first round collects), delete what
+// SnapshotsToCollect (backup_retention.h) decides, as etcd-backup-restore's
+// collector in the leading sidecar does.
 //
 //   EtcdClient cluster(config);          // not shared with the heartbeat
 //   cluster.set_cancel(&stopping);       // SIGTERM ends a snapshot in progress
@@ -23,6 +27,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/value.h"
@@ -34,9 +39,10 @@ namespace ruleplane {
 // What one backup round did, for the log line.
 struct BackupRound {
   bool leads = false;
-  std::string backup;  // the snapshot taken, "" when none
-  std::string error;   // what went wrong, "" when nothing
-  bool idle() const { return backup.empty() && error.empty(); }
+  std::string backup;                  // the snapshot taken, "" when none
+  std::vector<std::string> collected;  // paths in the store garbage-collected ("v2/Full-...")
+  std::string error;                   // what went wrong, "" when nothing
+  bool idle() const { return backup.empty() && collected.empty() && error.empty(); }
   Value ToValue() const;
 };
 
@@ -57,6 +63,11 @@ class MemberBackups {
     std::string lease;
   };
   Result<DueBackup> TakeDueBackup(std::chrono::system_clock::time_point now);
+  // Deletes what SnapshotsToCollect decides at `now` over the store's
+  // listing (names beyond `cluster_revision` left out), into
+  // `round.collected`; stops at the first deletion that fails.
+  Status CollectGarbage(int64_t cluster_revision, std::chrono::system_clock::time_point now,
+                        BackupRound& round);
   Status SetBackupReady(bool succeeded, const std::string& message,
                         std::chrono::system_clock::time_point now);
 
@@ -66,6 +77,7 @@ class MemberBackups {
   BackupStore& store_;
   const std::atomic<bool>* stopping_;
   std::optional<std::chrono::system_clock::time_point> last_delta_;
+  std::optional<std::chrono::system_clock::time_point> last_collection_;
 };
 
 }  // namespace ruleplane

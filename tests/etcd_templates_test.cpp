@@ -197,8 +197,35 @@ TEST(EtcdTemplates, TheBackupSettingsPassAsEtcdBackupRestoreTakesThemOrAreRefuse
   };
   auto args = args_of(json);
   ASSERT_TRUE(args.ok()) << args.error().message;
+  // The example's Exponential policy and 12h period; no --max-backups with Exponential.
   for (const char* arg : {"--delta-snapshot-period=1m30s", "--schedule=*/30 * * * *",
-                          "--delta-snapshot-memory-limit=1048576", "--compress-snapshots=false"})
+                          "--delta-snapshot-memory-limit=1048576", "--compress-snapshots=false",
+                          "--garbage-collection-policy=Exponential", "--garbage-collection-period=12h0m0s"})
+    EXPECT_NE(std::find(args->begin(), args->end(), arg), args->end()) << arg << " in " << *args;
+  auto has_flag = [](const nlohmann::json& list, const std::string& flag) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const std::string& arg) { return arg.rfind(flag + "=", 0) == 0; });
+  };
+  EXPECT_FALSE(has_flag(*args, "--max-backups")) << *args;
+  EXPECT_FALSE(has_flag(*args, "--delta-snapshot-retention-period")) << *args;
+
+  // Unset: etcd-druid's LimitBased with 7, and no period.
+  json["spec"]["backup"].erase("garbageCollectionPolicy");
+  json["spec"]["backup"].erase("garbageCollectionPeriod");
+  args = args_of(json);
+  ASSERT_TRUE(args.ok()) << args.error().message;
+  for (const char* arg : {"--garbage-collection-policy=LimitBased", "--max-backups=7"})
+    EXPECT_NE(std::find(args->begin(), args->end(), arg), args->end()) << arg << " in " << *args;
+  EXPECT_FALSE(has_flag(*args, "--garbage-collection-period")) << *args;
+
+  json["spec"]["backup"]["garbageCollectionPolicy"] = "LimitBased";
+  json["spec"]["backup"]["maxBackupsLimitBasedGC"] = 3;
+  json["spec"]["backup"]["garbageCollectionPeriod"] = "5m";
+  json["spec"]["backup"]["deltaSnapshotRetentionPeriod"] = "1h30m";
+  args = args_of(json);
+  ASSERT_TRUE(args.ok()) << args.error().message;
+  for (const char* arg : {"--garbage-collection-policy=LimitBased", "--max-backups=3",
+                          "--garbage-collection-period=5m", "--delta-snapshot-retention-period=1h30m"})
     EXPECT_NE(std::find(args->begin(), args->end(), arg), args->end()) << arg << " in " << *args;
 
   json["spec"]["backup"]["deltaSnapshotPeriod"] = "20 seconds";
@@ -207,6 +234,22 @@ TEST(EtcdTemplates, TheBackupSettingsPassAsEtcdBackupRestoreTakesThemOrAreRefuse
   EXPECT_NE(refused.error().message.find("spec.backup.deltaSnapshotPeriod"), std::string::npos)
       << refused.error().message;
   json["spec"]["backup"]["deltaSnapshotPeriod"] = "20s";
+  // Each refused naming its field; set right again before the next.
+  const std::vector<std::pair<std::string, nlohmann::ordered_json>> bad = {
+      {"garbageCollectionPolicy", "Weekly"},
+      {"garbageCollectionPeriod", "1 minute"},
+      {"deltaSnapshotRetentionPeriod", "-1h"},
+      {"maxBackupsLimitBasedGC", 0},
+      {"maxBackupsLimitBasedGC", "3"}};
+  for (const auto& [field, value] : bad) {
+    nlohmann::ordered_json wrong = json;
+    wrong["spec"]["backup"]["garbageCollectionPolicy"] = "LimitBased";
+    wrong["spec"]["backup"][field] = value;
+    refused = args_of(wrong);
+    ASSERT_FALSE(refused.ok()) << field << " " << value;
+    EXPECT_NE(refused.error().message.find("spec.backup." + field), std::string::npos)
+        << refused.error().message;
+  }
   json["spec"]["backup"]["compression"] = {{"enabled", true}, {"policy", "lzw"}};
   refused = args_of(json);
   ASSERT_FALSE(refused.ok());

@@ -38,6 +38,24 @@ using testing_support::Contains;
 // The last revision in a snapshot's name: "Full-00000000-00000042-1700000000" -> 42.
 int64_t LastRevision(const std::string& name) { return std::stoll(name.substr(14, 8)); }
 
+// "v2/<Full|Incr>-<start %08d>-<last %08d>-<unix><suffix>", etcd-backup-restore's name.
+std::string SnapshotPath(const char* kind, int64_t start, int64_t last, int64_t unix_seconds,
+                         const std::string& suffix = ".gz") {
+  char name[64];
+  std::snprintf(name, sizeof name, "v2/%s-%08lld-%08lld-%lld", kind, static_cast<long long>(start),
+                static_cast<long long>(last), static_cast<long long>(unix_seconds));
+  return name + suffix;
+}
+
+// A round's "collected" paths.
+std::set<std::string> Collected(const Value& round) {
+  std::set<std::string> paths;
+  const Value* collected = ValueAt(round, {"collected"});
+  if (collected == nullptr || !collected->is_list()) return {"(no \"collected\" list)"};
+  for (const Value& path : collected->list_value()) paths.insert(path.string_value());
+  return paths;
+}
+
 // The first JSON line an agent printed.
 Value Round(const CommandResult& run) {
   auto round = ParseJson(run.out.substr(0, run.out.find('\n')));
@@ -229,6 +247,105 @@ TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady)
   ready = BackupReady();
   EXPECT_EQ(TextAt(ready, {"status"}), "True");
   EXPECT_NE(TextAt(ready, {"lastTransitionTime"}), failed_at);
+}
+
+// Garbage collection, LimitBased with --max-backups 2, over a store that
+// holds weeks-old snapshots below the cluster's revision: a member that does
+// not lead deletes nothing; the leader, after its own full snapshot (the
+// newest), deletes every full but the newest two (a .final one counts and is
+// kept) and the deltas of the older streams, and says so in its log line.
+TEST_F(MemberAgentTest, TheLeaderCollectsLimitBasedAllButTheNewestFullsKeepingAFinalOne) {
+  NumberedWriter writer(etcd_->ClientUrls(), "gc/");
+  ASSERT_TRUE(writer.WriteSome(60).ok());
+  const int64_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  const int64_t day = 24 * 3600;
+  const std::set<std::string> doomed = {
+      SnapshotPath("Full", 0, 10, now - 28 * day), SnapshotPath("Incr", 11, 15, now - 28 * day + 60),
+      SnapshotPath("Full", 0, 30, now - 14 * day), SnapshotPath("Incr", 31, 35, now - 14 * day + 60),
+      SnapshotPath("Incr", 41, 50, now - 7 * day + 60)};
+  const std::set<std::string> kept = {SnapshotPath("Full", 0, 20, now - 21 * day, ".final"),
+                                      SnapshotPath("Full", 0, 40, now - 7 * day)};
+  std::filesystem::create_directories(store_ + "/v2");
+  for (const std::set<std::string>& paths : {doomed, kept}) {
+    for (const std::string& path : paths) std::ofstream(store_ + "/" + path) << "old";
+  }
+  const std::string flags = "--garbage-collection-policy LimitBased --max-backups 2";
+
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const CommandResult follower = Agent((leader + 1) % 3, flags);
+  ASSERT_EQ(follower.exit_code, 0) << follower.out << follower.err;
+  EXPECT_EQ(Collected(Round(follower)), std::set<std::string>{}) << follower.out;
+  std::vector<std::string> files = StoreFiles(store_);
+  EXPECT_EQ(files.size(), doomed.size() + kept.size()) << "only the leader collects";
+
+  const CommandResult run = Agent(leader, flags);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string full = TextAt(Round(run), {"backup"});
+  ASSERT_EQ(full.rfind("Full-", 0), 0u) << run.out;
+  ASSERT_GT(LastRevision(full), 50) << "the agent's full snapshot is the newest";
+  EXPECT_EQ(Collected(Round(run)), doomed) << run.out;
+  std::set<std::string> expected = kept;
+  expected.insert("v2/" + full);
+  files = StoreFiles(store_);
+  EXPECT_EQ(std::set<std::string>(files.begin(), files.end()), expected);
+
+  // The next run finds nothing more to collect (the .final one stays); a
+  // yearly schedule, so that no new full is due.
+  const CommandResult again = Agent(leader, flags + " --schedule '0 0 1 1 *'");
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(Collected(Round(again)), std::set<std::string>{}) << again.out;
+}
+
+// Exponential (the default) over a store with a full from 60 days ago (older
+// than 5 weeks: deleted), two fulls of one day 3 days ago (the older deleted,
+// the newest of the day kept) and a delta after them (an older stream's:
+// deleted). Then, with the leader's own full and a delta after it in the
+// store, neither Exponential nor LimitBased --max-backups 1 touches them.
+TEST_F(MemberAgentTest, ExponentialCollectionKeepsTheNewestFullAndTheDeltasAfterIt) {
+  NumberedWriter writer(etcd_->ClientUrls(), "gc/");
+  ASSERT_TRUE(writer.WriteSome(60).ok());
+  const int64_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  const int64_t day = 24 * 3600;
+  // From UTC midnight, so that the two fulls of one day are on one day whatever the time now.
+  const int64_t midnight = now - now % day;
+  const std::string oldest = SnapshotPath("Full", 0, 10, midnight - 60 * day);
+  const std::string earlier_that_day = SnapshotPath("Full", 0, 20, midnight - 3 * day + 10 * 3600);
+  const std::string newest_that_day = SnapshotPath("Full", 0, 30, midnight - 3 * day + 11 * 3600);
+  const std::string old_delta = SnapshotPath("Incr", 31, 40, midnight - 3 * day + 11 * 3600 + 60);
+  std::filesystem::create_directories(store_ + "/v2");
+  for (const std::string& path : {oldest, earlier_that_day, newest_that_day, old_delta})
+    std::ofstream(store_ + "/" + path) << "old";
+
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const CommandResult run = Agent(leader);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string full = TextAt(Round(run), {"backup"});
+  ASSERT_EQ(full.rfind("Full-", 0), 0u) << run.out;
+  ASSERT_GT(LastRevision(full), 40);
+  EXPECT_EQ(Collected(Round(run)), (std::set<std::string>{oldest, earlier_that_day, old_delta})) << run.out;
+  std::vector<std::string> files = StoreFiles(store_);
+  EXPECT_EQ(std::set<std::string>(files.begin(), files.end()),
+            (std::set<std::string>{newest_that_day, "v2/" + full}));
+
+  // A delta after the agent's full (a yearly schedule: no full due again).
+  ASSERT_TRUE(writer.WriteSome(10).ok());
+  const std::string yearly = "--schedule '0 0 1 1 *' --delta-snapshot-period 1s";
+  const CommandResult delta = Agent(leader, yearly);
+  ASSERT_EQ(delta.exit_code, 0) << delta.out << delta.err;
+  const std::string incr = TextAt(Round(delta), {"backup"});
+  ASSERT_EQ(incr.rfind("Incr-", 0), 0u) << delta.out;
+  EXPECT_EQ(Collected(Round(delta)), std::set<std::string>{}) << delta.out;
+
+  // The tightest limit: only the older full goes.
+  const CommandResult tight =
+      Agent(leader, yearly + " --garbage-collection-policy LimitBased --max-backups 1");
+  ASSERT_EQ(tight.exit_code, 0) << tight.out << tight.err;
+  EXPECT_EQ(Collected(Round(tight)), std::set<std::string>{newest_that_day}) << tight.out;
+  files = StoreFiles(store_);
+  EXPECT_EQ(std::set<std::string>(files.begin(), files.end()),
+            (std::set<std::string>{"v2/" + full, "v2/" + incr}));
 }
 
 // After a scale-down from 5 to 3 (the Etcd says 3, etcd still has 5 members),

@@ -18,20 +18,32 @@ std::string MemberUrl(const Value& etcd, std::string_view tls_field, int64_t por
 // The backup sidecar's snapshot flags from spec.backup, as etcd-druid's
 // StatefulSet builder passes them to etcd-backup-restore
 // (internal/component/statefulset/builder.go, getBackupStoreCommandArgs):
-// the schedule and delta period only when set, the delta memory limit
-// (100Mi unless set) and the compression (gzip unless
-// spec.backup.compression says otherwise) always. A value that does not
-// parse is refused here, naming the field, rather than in every Pod.
+// the schedule, delta period and delta retention period only when set, the
+// delta memory limit (100Mi unless set), the garbage collection policy
+// (LimitBased unless set: etcd-druid's default, not etcd-backup-restore's)
+// with --max-backups (7 unless set) when LimitBased, the collection period
+// only when set, and the compression (gzip unless spec.backup.compression
+// says otherwise) always. A value that does not parse is refused here,
+// naming the field, rather than in every Pod.
 Status AddSnapshotArgs(const Value& etcd, Json& args) {
   const Value* backup = ValueAt(etcd, {"spec", "backup"});
+  // spec.backup.<field>, when set, as --<flag>=<it>; refused unless a Go duration.
+  auto add_duration = [&](std::string_view field, const std::string& flag) -> Status {
+    const std::string text = FieldText(*backup, {field});
+    if (text.empty()) return {};
+    if (auto parsed = ParseDuration(text); !parsed.ok() || parsed->nanos < 0)
+      return Missing(etcd, "spec.backup." + std::string(field),
+                     "is not a Go duration such as 20s or 1m30s: '" + text + "'");
+    args.push_back(flag + "=" + text);
+    return {};
+  };
   if (const std::string schedule = FieldText(*backup, {"fullSnapshotSchedule"}); !schedule.empty())
     args.push_back("--schedule=" + schedule);
-  if (const std::string period = FieldText(*backup, {"deltaSnapshotPeriod"}); !period.empty()) {
-    if (auto parsed = ParseDuration(period); !parsed.ok() || parsed->nanos < 0)
-      return Missing(etcd, "spec.backup.deltaSnapshotPeriod",
-                     "is not a Go duration such as 20s or 1m30s: '" + period + "'");
-    args.push_back("--delta-snapshot-period=" + period);
-  }
+  if (Status added = add_duration("deltaSnapshotPeriod", "--delta-snapshot-period"); !added.ok())
+    return added;
+  if (Status added = add_duration("deltaSnapshotRetentionPeriod", "--delta-snapshot-retention-period");
+      !added.ok())
+    return added;
   int64_t memory_limit = int64_t{100} << 20;
   if (const std::string limit = FieldText(*backup, {"deltaSnapshotMemoryLimit"}); !limit.empty()) {
     auto bytes = QuantityBytes(limit);
@@ -41,6 +53,19 @@ Status AddSnapshotArgs(const Value& etcd, Json& args) {
     memory_limit = FieldInt(*backup, {"deltaSnapshotMemoryLimit"}, memory_limit);
   }
   args.push_back("--delta-snapshot-memory-limit=" + std::to_string(memory_limit));
+  const std::string gc_policy = FieldText(*backup, {"garbageCollectionPolicy"}, "LimitBased");
+  if (gc_policy != "Exponential" && gc_policy != "LimitBased")
+    return Missing(etcd, "spec.backup.garbageCollectionPolicy",
+                   "'" + gc_policy + "' is not Exponential or LimitBased");
+  args.push_back("--garbage-collection-policy=" + gc_policy);
+  if (gc_policy == "LimitBased") {
+    const Value* max_backups = ValueAt(*backup, {"maxBackupsLimitBasedGC"});
+    if (max_backups != nullptr && (!max_backups->is_int() || max_backups->int_value() < 1))
+      return Missing(etcd, "spec.backup.maxBackupsLimitBasedGC", "is not a whole number of at least 1");
+    args.push_back("--max-backups=" + std::to_string(max_backups != nullptr ? max_backups->int_value() : 7));
+  }
+  if (Status added = add_duration("garbageCollectionPeriod", "--garbage-collection-period"); !added.ok())
+    return added;
   const Value* enabled = ValueAt(*backup, {"compression", "enabled"});
   const bool compress = enabled == nullptr || !enabled->is_bool() || enabled->bool_value();
   const std::string policy = FieldText(*backup, {"compression", "policy"}, "gzip");
