@@ -7,6 +7,7 @@
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/store_flags.h"
 #include "engine/common/json_value.h"
 #include "member/member_agent_loop.h"
 
@@ -16,7 +17,8 @@ namespace {
 constexpr const char* kMemberAgentUsage =
     R"(usage: ruleplane member-agent --name NAME --client-url URL --endpoints URL[,URL] --etcd NAME
                              [--namespace NS] [--kubeconfig FILE] [--context NAME]
-                             [--cacert FILE --cert FILE --key FILE] [--backup-store DIR]
+                             [--cacert FILE --cert FILE --key FILE]
+                             [--backup-store DIR | --storage-provider Local|S3 ...]
                              [--schedule CRON] [--delta-snapshot-period DURATION]
                              [--delta-snapshot-memory-limit BYTES]
                              [--compress-snapshots true|false] [--compression-policy gzip|zlib]
@@ -28,7 +30,7 @@ constexpr const char* kMemberAgentUsage =
 Beside an etcd member, every heartbeat (--k8s-heartbeat-duration, default 10s):
 renews the member's Lease (named --name) with "<memberID>:<Leader|Member>"
 while the member answers and votes. Apart from the heartbeat, so that a long
-snapshot never delays the Lease: when the member leads and --backup-store is
+snapshot never delays the Lease: when the member leads and a backup store is
 given, takes the full snapshot --schedule asks for (cron, default
 "0 */1 * * *": hourly) or a delta every --delta-snapshot-period (default 20s;
 under 1s, no deltas), of at most about --delta-snapshot-memory-limit bytes of
@@ -76,32 +78,31 @@ static_assert(std::atomic<bool>::is_always_lock_free);
 }  // namespace
 
 int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
-  if (HelpRequested(args)) return PrintUsage(kMemberAgentUsage, out);
-  Flags flags({{"--name"},
-               {"--client-url"},
-               {"--endpoints"},
-               {"--etcd"},
-               {"--namespace"},
-               {"--kubeconfig"},
-               {"--context"},
-               {"--cacert"},
-               {"--cert"},
-               {"--key"},
-               {"--backup-store"},
-               {"--schedule"},
-               {"--delta-snapshot-period"},
-               {"--delta-snapshot-memory-limit"},
-               {"--compress-snapshots"},
-               {"--compression-policy"},
-               {"--garbage-collection-policy"},
-               {"--max-backups"},
-               {"--garbage-collection-period"},
-               {"--delta-snapshot-retention-period"},
-               {"--k8s-heartbeat-duration"},
-               {"--once", false}});
-  if (!flags.Parse(args, err, kMemberAgentUsage)) return kExitUsage;
-  if (!flags.Require({"--name", "--client-url", "--endpoints", "--etcd"}, err, kMemberAgentUsage))
-    return kExitUsage;
+  const std::string usage = std::string(kMemberAgentUsage) + kStoreFlagsUsage;
+  if (HelpRequested(args)) return PrintUsage(usage, out);
+  Flags flags(WithStoreFlags({{"--name"},
+                              {"--client-url"},
+                              {"--endpoints"},
+                              {"--etcd"},
+                              {"--namespace"},
+                              {"--kubeconfig"},
+                              {"--context"},
+                              {"--cacert"},
+                              {"--cert"},
+                              {"--key"},
+                              {"--schedule"},
+                              {"--delta-snapshot-period"},
+                              {"--delta-snapshot-memory-limit"},
+                              {"--compress-snapshots"},
+                              {"--compression-policy"},
+                              {"--garbage-collection-policy"},
+                              {"--max-backups"},
+                              {"--garbage-collection-period"},
+                              {"--delta-snapshot-retention-period"},
+                              {"--k8s-heartbeat-duration"},
+                              {"--once", false}}));
+  if (!flags.Parse(args, err, usage)) return kExitUsage;
+  if (!flags.Require({"--name", "--client-url", "--endpoints", "--etcd"}, err, usage)) return kExitUsage;
   MemberAgentLoopOptions options;
   MemberAgentOptions& agent = options.agent;
   std::chrono::nanoseconds heartbeat = agent.heartbeat;
@@ -151,7 +152,8 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   options.etcd.tls = TlsFromFlags(flags);
   options.kube = *config;
-  options.backup_store = flags.Get("--backup-store");
+  if (StoreGiven(flags) && !StoreConfigFromFlags(flags, options.store, err)) return kExitUsage;
+  if (options.store.provider != "Local") agent.store_credentials = options.store.credentials;
 
   if (flags.Has("--once")) {
     const AgentRound round = RunMemberAgentOnce(options);

@@ -57,6 +57,10 @@ struct MemberAgentOptions {
   int64_t delta_memory_limit = int64_t{10} << 20;
   // gzip, as etcd-druid's and etcd-backup-restore's default compression.
   std::string compression_suffix = ".gz";
+  // The object store's credentials (a directory or file; "" = none): when
+  // they change, the next snapshot is a full one, as etcd-backup-restore
+  // does after a credentials rotation.
+  std::string store_credentials;
   std::chrono::seconds heartbeat{10};
   // Garbage collection of the backups, by the leader: etcd-backup-restore's
   // --garbage-collection-policy (Exponential), --max-backups (7) and

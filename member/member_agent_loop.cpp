@@ -22,16 +22,25 @@ bool WaitUntilNext(std::chrono::steady_clock::time_point started, std::chrono::s
 
 // The backups' own clients and store; absent without a backup store.
 struct BackupSide {
-  BackupSide(const MemberAgentLoopOptions& options, const std::atomic<bool>* stop)
+  BackupSide(const MemberAgentLoopOptions& options, std::unique_ptr<ObjectStore> objects,
+             const std::atomic<bool>* stop)
       : cluster(options.etcd),
         kube(options.kube),
-        store(options.backup_store),
+        store(std::move(objects)),
         backups(options.agent, cluster, kube, store, stop) {}
   EtcdClient cluster;
   KubeClient kube;
   BackupStore store;
   MemberBackups backups;
 };
+
+// The store named by the options (the command checked them before).
+Result<std::unique_ptr<BackupSide>> OpenBackupSide(const MemberAgentLoopOptions& options,
+                                                   const std::atomic<bool>* stop) {
+  auto objects = OpenObjectStore(options.store);
+  if (!objects.ok()) return objects.error();
+  return std::make_unique<BackupSide>(options, std::move(*objects), stop);
+}
 
 }  // namespace
 
@@ -40,9 +49,13 @@ AgentRound RunMemberAgentOnce(const MemberAgentLoopOptions& options) {
   KubeClient kube(options.kube);
   MemberAgent agent(options.agent, cluster, kube);
   AgentRound round = agent.Heartbeat(std::chrono::system_clock::now());
-  if (round.healthy && !options.backup_store.empty()) {
-    BackupSide side(options, nullptr);
-    const BackupRound backup = side.backups.Run(std::chrono::system_clock::now());
+  if (round.healthy && !options.store.provider.empty()) {
+    auto side = OpenBackupSide(options, nullptr);
+    if (!side.ok()) {
+      round.error += (round.error.empty() ? "" : "; ") + ("backup store: " + side.error().message);
+      return round;
+    }
+    const BackupRound backup = (*side)->backups.Run(std::chrono::system_clock::now());
     round.backup = backup.backup;
     round.collected = backup.collected;
     if (!backup.error.empty()) round.error += (round.error.empty() ? "" : "; ") + backup.error;
@@ -58,10 +71,19 @@ void RunMemberAgentLoop(const MemberAgentLoopOptions& options, const std::atomic
   kube.set_cancel(&stop);
   MemberAgent agent(options.agent, cluster, kube);
   std::unique_ptr<BackupSide> side;
-  if (!options.backup_store.empty()) {
-    side = std::make_unique<BackupSide>(options, &stop);
-    side->cluster.set_cancel(&stop);
-    side->kube.set_cancel(&stop);
+  if (!options.store.provider.empty()) {
+    // The command checked the store's configuration: this fails only when
+    // the credentials changed in between. The heartbeat goes on without backups.
+    auto opened = OpenBackupSide(options, &stop);
+    if (opened.ok()) {
+      side = std::move(*opened);
+      side->cluster.set_cancel(&stop);
+      side->kube.set_cancel(&stop);
+    } else {
+      log << FormatJson(Value::MakeMap(
+                 {{Value::String("error"), Value::String("backup store: " + opened.error().message)}}))
+          << std::endl;
+    }
   }
   std::mutex printing;
   auto print = [&](const Value& line) {

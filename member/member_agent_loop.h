@@ -11,6 +11,7 @@
 
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/kubernetes/kube_config.h"
+#include "adapters/object_store/store_config.h"
 #include "member/member_agent.h"
 
 namespace ruleplane {
@@ -19,14 +20,14 @@ struct MemberAgentLoopOptions {
   MemberAgentOptions agent;
   EtcdClientConfig etcd;  // the cluster's endpoints and TLS
   KubeConfig kube;
-  std::string backup_store;  // "" = no backups
+  StoreConfig store;  // provider "" = no backups
 };
 
 // One heartbeat, then, when the member is healthy, the backup due now.
 AgentRound RunMemberAgentOnce(const MemberAgentLoopOptions& options);
 
 // Until `stop` is set (SIGTERM): one JSON line per heartbeat, and one per
-// backup taken or failed, to `log`. Setting `stop` also cancels the requests
+// backup round that took, failed or garbage-collected something, to `log`. Setting `stop` also cancels the requests
 // in flight, so a snapshot in progress ends (its partial download removed).
 void RunMemberAgentLoop(const MemberAgentLoopOptions& options, const std::atomic<bool>& stop,
                         std::ostream& log);

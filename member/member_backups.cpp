@@ -6,6 +6,7 @@
 
 #include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/etcd_status.h"
+#include "adapters/object_store/store_config.h"
 #include "engine/common/time_util.h"
 #include "engine/extensions/cron_schedule.h"
 
@@ -37,6 +38,13 @@ Result<MemberBackups::DueBackup> MemberBackups::TakeDueBackup(std::chrono::syste
     if (!next.ok()) return next.error();
     full_due = std::chrono::system_clock::to_time_t(now) >= next->seconds;
   }
+  // New credentials (a rotated key, another bucket's): a full snapshot, so
+  // that what they reach is restorable on its own (etcd-backup-restore's
+  // hasSnapStoreSecretUpdated).
+  auto credentials = CredentialsModifiedTime(options_.store_credentials);
+  if (!credentials.ok()) return credentials.error();
+  if (!credentials_modified_) credentials_modified_ = *credentials;
+  full_due = full_due || *credentials > *credentials_modified_;
   RequestLog log;
   BackupOptions backup;
   backup.compression_suffix = options_.compression_suffix;
@@ -44,6 +52,7 @@ Result<MemberBackups::DueBackup> MemberBackups::TakeDueBackup(std::chrono::syste
   if (full_due) {
     auto taken = TakeFullBackup(cluster_, store_, backup, log);
     if (!taken.ok()) return taken.error();
+    credentials_modified_ = *credentials;
     return DueBackup{*taken, options_.full_snapshot_lease};
   }
   if (options_.delta_period < std::chrono::seconds(1)) return DueBackup{};

@@ -6,7 +6,8 @@
 // Each round: when this member leads, take the full snapshot the cron
 // schedule asks for (or the first one), else a delta every delta period
 // (none under one second; the next round again when the memory limit cut
-// the last one), compressed as the options say, into the backup store; renew the full or delta snapshot Lease
+// the last one; a full one instead when the store's credentials changed),
+// compressed as the options say, into the backup store; renew the full or delta snapshot Lease
 // with the revision it holds (holderIdentity: the revision, decimal); and keep the Etcd's BackupReady
 // condition: True (BackupSucceeded) after a snapshot was uploaded, False (BackupFailed) after one failed,
 // written only when the condition changes. DEP-01 gives that condition to the leading sidecar
@@ -77,6 +78,7 @@ class MemberBackups {
   BackupStore& store_;
   const std::atomic<bool>* stopping_;
   std::optional<std::chrono::system_clock::time_point> last_delta_;
+  std::optional<int64_t> credentials_modified_;  // as first seen, then at each change
   std::optional<std::chrono::system_clock::time_point> last_collection_;
 };
 

@@ -161,16 +161,16 @@ Result<std::unique_ptr<ObjectStore>> OpenObjectStore(const StoreConfig& config) 
   return Invalid("unknown storage provider '" + config.provider + "': Local or S3");
 }
 
-Result<int64_t> CredentialsModifiedTime(const StoreConfig& config) {
-  if (config.provider == "Local" || config.credentials.empty()) return int64_t{0};
+Result<int64_t> CredentialsModifiedTime(const std::string& path) {
+  if (path.empty()) return int64_t{0};
   std::error_code error;
   std::vector<std::string> files;
-  if (fs::is_directory(config.credentials, error)) {
-    for (const auto& entry : fs::directory_iterator(config.credentials, error)) files.push_back(entry.path());
+  if (fs::is_directory(path, error)) {
+    for (const auto& entry : fs::directory_iterator(path, error)) files.push_back(entry.path());
   } else {
-    files.push_back(config.credentials);
+    files.push_back(path);
   }
-  if (error) return Error{ErrorCode::kIo, "cannot list " + config.credentials + ": " + error.message(), {}};
+  if (error) return Error{ErrorCode::kIo, "cannot list " + path + ": " + error.message(), {}};
   int64_t newest = 0;
   for (const std::string& file : files) {
     // stat follows the links a mounted Secret is made of (..data -> ..2024_...).

@@ -42,9 +42,11 @@ Result<S3Config> ReadS3Config(const StoreConfig& config);
 // or unsupported provider, or unusable credentials.
 Result<std::unique_ptr<ObjectStore>> OpenObjectStore(const StoreConfig& config);
 
-// When the credentials last changed (the newest modification time of the
-// files, seconds since the epoch; 0 for Local): etcd-backup-restore takes a
-// new full snapshot when it moves (GetSnapstoreSecretModifiedTime).
-Result<int64_t> CredentialsModifiedTime(const StoreConfig& config);
+// When the credentials at `path` (a directory or a file) last changed: the
+// newest modification time of the files, seconds since the epoch, following
+// the links a mounted Secret is made of; 0 when `path` is "".
+// etcd-backup-restore takes a new full snapshot when it moves
+// (GetSnapstoreSecretModifiedTime).
+Result<int64_t> CredentialsModifiedTime(const std::string& path);
 
 }  // namespace ruleplane

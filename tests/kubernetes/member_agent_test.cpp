@@ -19,6 +19,8 @@
 #include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/kubernetes/manifests.h"
+#include "adapters/local/backup_store.h"
+#include "adapters/object_store/store_config.h"
 #include "engine/common/json_value.h"
 #include "engine/common/time_util.h"
 #include "platform/process.h"
@@ -26,6 +28,7 @@
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/kube_test_bed.h"
+#include "tests/support/s3_server.h"
 #include "tests/support/slow_snapshot_proxy.h"
 #include "tests/support/test_helpers.h"
 
@@ -133,17 +136,15 @@ class MemberAgentTest : public ::testing::Test {
   }
 
   // `ruleplane member-agent` for member i, running until stopped; its
-  // output goes to <dir>/<log>.
+  // output goes to <dir>/<log>; `store` "" = the store flags are in `extra`.
   ChildProcess StartAgent(int i, const std::string& endpoints, const std::string& store,
                           const std::string& log, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> argv = {RULEPLANE_BINARY, "member-agent",
-                                     "--name",         etcd_->member(i).name,
-                                     "--client-url",   etcd_->member(i).client_url,
-                                     "--endpoints",    endpoints,
-                                     "--etcd",         "etcd-main",
-                                     "--namespace",    "default",
-                                     "--kubeconfig",   agent_kubeconfig_,
-                                     "--backup-store", store};
+    std::vector<std::string> argv = {RULEPLANE_BINARY,      "member-agent",   "--name",
+                                     etcd_->member(i).name, "--client-url",   etcd_->member(i).client_url,
+                                     "--endpoints",         endpoints,        "--etcd",
+                                     "etcd-main",           "--namespace",    "default",
+                                     "--kubeconfig",        agent_kubeconfig_};
+    if (!store.empty()) argv.insert(argv.end(), {"--backup-store", store});
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto agent = ChildProcess::Start(argv, dir_->path() + "/" + log);
     EXPECT_TRUE(agent.ok()) << agent.error().message;
@@ -352,6 +353,73 @@ TEST_F(MemberAgentTest, ExponentialCollectionKeepsTheNewestFullAndTheDeltasAfter
 // with member 0 leading. etcd runs without its own check of a removal's
 // quorum (--strict-reconfig-check, on by default, which an operator may turn
 // off): the agent's checks are what is tested.
+// The leader's backups into S3 (s3rver, which verifies Signature V4), with
+// the credentials as etcd-druid mounts spec.backup.store.secretRef (a file
+// per key): a full snapshot, deltas, and, once the credentials are rotated
+// (the files written again), a full snapshot again, as etcd-backup-restore
+// does. The schedule is yearly, so that no scheduled full can be the cause.
+TEST_F(MemberAgentTest, TheLeaderBacksUpIntoS3AndRotatedCredentialsBringAFullSnapshot) {
+  auto server = S3Server::Start(dir_->path() + "/s3", {"backups"});
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  const std::string credentials = dir_->path() + "/credentials";
+  auto write_credentials = [&] {
+    std::filesystem::create_directories(credentials);
+    std::ofstream(credentials + "/accessKeyID", std::ios::trunc) << S3Server::Credentials().access_key_id;
+    std::ofstream(credentials + "/secretAccessKey", std::ios::trunc)
+        << S3Server::Credentials().secret_access_key;
+    std::ofstream(credentials + "/region", std::ios::trunc) << "us-east-1";
+  };
+  write_credentials();
+  StoreConfig config;
+  config.provider = "S3";
+  config.container = "backups";
+  config.prefix = "etcd-main";
+  config.endpoint_override = (*server)->endpoint();
+  config.credentials = credentials;
+  config.scratch_directory = dir_->path() + "/scratch";
+  auto objects = OpenObjectStore(config);
+  ASSERT_TRUE(objects.ok()) << objects.error().message;
+  BackupStore store(std::move(*objects));
+  // The snapshots of each kind in the bucket, as ruleplane lists them.
+  auto count = [&](const std::string& kind) {
+    auto listing = store.List();
+    EXPECT_TRUE(listing.ok()) << listing.error().message;
+    if (!listing.ok()) return -1;
+    return static_cast<int>(
+        std::count_if(listing->snapshots.begin(), listing->snapshots.end(),
+                      [&](const StoredSnapshot& snapshot) { return snapshot.kind == kind; }));
+  };
+  auto await = [&](const std::string& kind, int wanted) {
+    for (int attempt = 0; attempt < 300 && count(kind) < wanted; ++attempt)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return count(kind);
+  };
+
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  ChildProcess agent =
+      StartAgent(leader, endpoints_, "", "agent-s3.log",
+                 {"--k8s-heartbeat-duration", "1s", "--delta-snapshot-period", "1s", "--schedule",
+                  "0 0 1 1 *", "--storage-provider", "S3", "--store-container", "backups", "--store-prefix",
+                  "etcd-main", "--store-endpoint-override", (*server)->endpoint(), "--store-credentials",
+                  credentials, "--snapstore-temp-directory", config.scratch_directory});
+  ASSERT_EQ(await("Full", 1), 1) << Slurp(dir_->path() + "/agent-s3.log");
+  NumberedWriter writer(etcd_->ClientUrls(), "s3/");
+  ASSERT_TRUE(writer.WriteSome(20).ok());
+  ASSERT_GE(await("Incr", 1), 1) << Slurp(dir_->path() + "/agent-s3.log");
+  EXPECT_EQ(count("Full"), 1) << "no second full before the credentials change";
+
+  // Modification times have a one-second grain here.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  write_credentials();
+  EXPECT_EQ(await("Full", 2), 2) << Slurp(dir_->path() + "/agent-s3.log");
+  agent.Stop();
+  EXPECT_EQ(TextAt(BackupReady(), {"status"}), "True");
+  EXPECT_EQ(TextAt(Get("leases", "etcd-main-full-snap"), {"spec", "holderIdentity"}),
+            std::to_string(writer.acknowledged().back().revision))
+      << "the second full holds every write";
+}
+
 class MemberAgentScaleInTest : public MemberAgentTest {
  protected:
   int Members() const override { return 5; }
