@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <span>
 
 #include "adapters/local/local_object_store.h"
+#include "adapters/object_store/azure_object_store.h"
 #include "adapters/object_store/s3_object_store.h"
 #include "engine/common/json_value.h"
 #include "platform/file_input.h"
@@ -22,6 +24,10 @@ constexpr const char* kS3Keys[] = {"accessKeyID",   "secretAccessKey",  "region"
                                    "endpoint",      "s3ForcePathStyle", "insecureSkipVerify",
                                    "trustedCaCert", "sseCustomerKey",   "sseCustomerAlgorithm",
                                    "sessionToken"};
+// The keys etcd-backup-restore reads for ABS (pkg/snapstore/abs_snapstore.go,
+// readABSCredentialFiles and absCredentials; its chart's emulatorEnabled is
+// not read there, an emulator is reached through the endpoint override).
+constexpr const char* kAbsKeys[] = {"storageAccount", "storageKey", "domain"};
 
 Error Invalid(const std::string& message) { return Error{ErrorCode::kInvalidArgument, message, {}}; }
 
@@ -43,7 +49,7 @@ std::string JsonFileIn(const std::string& directory) {
 // "true"/"false").
 using CredentialValues = std::map<std::string, std::pair<std::string, std::string>>;
 
-Result<CredentialValues> ReadCredentialValues(const std::string& path) {
+Result<CredentialValues> ReadCredentialValues(const std::string& path, std::span<const char* const> keys) {
   CredentialValues values;
   std::error_code error;
   const bool directory = fs::is_directory(path, error);
@@ -55,7 +61,7 @@ Result<CredentialValues> ReadCredentialValues(const std::string& path) {
     if (!parsed.ok() || !parsed->is_map())
       return Invalid(json_file + ": not a JSON object of credentials" +
                      (parsed.ok() ? "" : ": " + parsed.error().message));
-    for (const char* key : kS3Keys) {
+    for (const char* key : keys) {
       const Value* value = parsed->Find(key);
       if (value == nullptr || value->is_null()) continue;
       if (value->is_bool()) {
@@ -70,7 +76,7 @@ Result<CredentialValues> ReadCredentialValues(const std::string& path) {
   }
   if (!directory)
     return Invalid("the backup store credentials " + path + " are neither a directory nor a file");
-  for (const char* key : kS3Keys) {
+  for (const char* key : keys) {
     const std::string file = path + "/" + key;
     if (!fs::exists(file, error)) continue;
     auto text = ReadRegularFile(file, kMaxConfigFileBytes);
@@ -99,7 +105,7 @@ Result<S3Config> ReadS3Config(const StoreConfig& config) {
     return Invalid(
         "the S3 store needs credentials: a directory or JSON file (--store-credentials or "
         "$AWS_APPLICATION_CREDENTIALS)");
-  auto values = ReadCredentialValues(config.credentials);
+  auto values = ReadCredentialValues(config.credentials, kS3Keys);
   if (!values.ok()) return values.error();
   auto text = [&](const std::string& key) {
     auto found = values->find(key);
@@ -137,6 +143,36 @@ Result<S3Config> ReadS3Config(const StoreConfig& config) {
   return s3;
 }
 
+Result<AzureBlobConfig> ReadAbsConfig(const StoreConfig& config) {
+  if (config.container.empty()) return Invalid("the ABS store needs a container (--store-container)");
+  if (config.credentials.empty())
+    return Invalid(
+        "the ABS store needs credentials: a directory or JSON file (--store-credentials or "
+        "$AZURE_APPLICATION_CREDENTIALS)");
+  auto values = ReadCredentialValues(config.credentials, kAbsKeys);
+  if (!values.ok()) return values.error();
+  auto text = [&](const std::string& key) {
+    auto found = values->find(key);
+    return found == values->end() ? std::string() : found->second.first;
+  };
+  AzureBlobConfig abs;
+  abs.account = text("storageAccount");
+  abs.key = text("storageKey");
+  abs.container = config.container;
+  if (abs.account.empty() || abs.key.empty())
+    return Invalid("the backup store credentials " + config.credentials +
+                   " have no storageAccount or storageKey");
+  // As etcd-backup-restore: the endpoint override (the account's endpoint,
+  // "http://127.0.0.1:10000/devstoreaccount1" for Azurite) wins over the
+  // credentials' domain, which wins over Azure's blob.core.windows.net.
+  const std::string domain = text("domain");
+  if (!config.endpoint_override.empty())
+    abs.endpoint = config.endpoint_override;
+  else if (!domain.empty())
+    abs.endpoint = "https://" + abs.account + "." + domain;
+  return abs;
+}
+
 Result<std::unique_ptr<ObjectStore>> OpenObjectStore(const StoreConfig& config) {
   if (config.prefix.empty()) return Invalid("the backup store needs a prefix (--store-prefix)");
   if (config.provider == "Local") {
@@ -152,13 +188,22 @@ Result<std::unique_ptr<ObjectStore>> OpenObjectStore(const StoreConfig& config) 
     return std::unique_ptr<ObjectStore>(
         std::make_unique<S3ObjectStore>(std::move(*client), config.prefix, config.scratch_directory));
   }
-  for (const char* later : {"ABS", "GCS", "Swift", "OSS", "ECS", "OCS"}) {
-    if (config.provider == later)
-      return Invalid("the storage provider " + config.provider +
-                     " is not supported by ruleplane yet: Local and S3 are (S3-compatible stores such as "
-                     "MinIO, Dell ECS and OpenShift OCS through S3 with an endpoint override)");
+  if (config.provider == "ABS") {
+    auto abs = ReadAbsConfig(config);
+    if (!abs.ok()) return abs.error();
+    auto client = AzureBlobClient::Create(*abs);
+    if (!client.ok()) return client.error();
+    return std::unique_ptr<ObjectStore>(
+        std::make_unique<AzureObjectStore>(std::move(*client), config.prefix, config.scratch_directory));
   }
-  return Invalid("unknown storage provider '" + config.provider + "': Local or S3");
+  for (const char* later : {"GCS", "Swift", "OSS", "ECS", "OCS"}) {
+    if (config.provider == later)
+      return Invalid(
+          "the storage provider " + config.provider +
+          " is not supported by ruleplane yet: Local, S3 and ABS are (S3-compatible stores such as "
+          "MinIO, Dell ECS and OpenShift OCS through S3 with an endpoint override)");
+  }
+  return Invalid("unknown storage provider '" + config.provider + "': Local, S3 or ABS");
 }
 
 Result<int64_t> CredentialsModifiedTime(const std::string& path) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/object_store/store_config.h"
 #include "platform/base64.h"
 #include "platform/sha256_stream.h"
 #include "tests/support/azurite_server.h"
@@ -420,6 +421,64 @@ TEST(AzureBlobConfigTest, UnusableConfigurationsAreRefusedWhereTheyEnter) {
     EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument) << refused.error().message;
     EXPECT_NE(refused.error().message.find(expected), std::string::npos) << refused.error().message;
   }
+}
+
+TEST(AzureBlobConfigTest, EtcdBackupRestoresCredentialFilesAndEndpoints) {
+  TempDir dir("abs-credentials");
+  const std::string files = dir.path() + "/files";
+  testing::Put(files + "/storageAccount", "acct\n");
+  testing::Put(files + "/storageKey", std::string(AzuriteServer::kKey) + "\n");
+  StoreConfig store;
+  store.provider = "ABS";
+  store.container = "backups";
+  store.prefix = "etcd-main";
+  store.credentials = files;
+  auto config = ReadAbsConfig(store);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->account, "acct");
+  EXPECT_EQ(config->key, AzuriteServer::kKey);
+  EXPECT_EQ(config->container, "backups");
+  EXPECT_EQ(config->endpoint, "");  // Azure's own: https://acct.blob.core.windows.net
+
+  // The (deprecated) domain file, and the endpoint override that wins over it.
+  testing::Put(files + "/domain", "blob.core.chinacloudapi.cn");
+  config = ReadAbsConfig(store);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->endpoint, "https://acct.blob.core.chinacloudapi.cn");
+  store.endpoint_override = "http://127.0.0.1:10000/devstoreaccount1";
+  config = ReadAbsConfig(store);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->endpoint, "http://127.0.0.1:10000/devstoreaccount1");
+
+  // The JSON form, a file or a *.json file in the directory (which then wins).
+  const std::string json = dir.path() + "/json";
+  testing::Put(json + "/storageAccount", "ignored");
+  testing::Put(json + "/credentials.json", "{\"storageAccount\": \"jsonacct\", \"storageKey\": \"" +
+                                               std::string(AzuriteServer::kKey) +
+                                               "\", \"bucketName\": \"unused\"}");
+  store.endpoint_override = "";
+  store.credentials = json;
+  config = ReadAbsConfig(store);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->account, "jsonacct");
+  store.credentials = json + "/credentials.json";
+  config = ReadAbsConfig(store);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->account, "jsonacct");
+
+  // A missing key is refused naming it; so is a provider still unsupported.
+  std::filesystem::remove(files + "/storageKey");
+  store.credentials = files;
+  auto refused = ReadAbsConfig(store);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("storageKey"), std::string::npos) << refused.error().message;
+  auto opened = OpenObjectStore(store);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(opened.error().code, ErrorCode::kInvalidArgument);
+  store.provider = "GCS";
+  opened = OpenObjectStore(store);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_NE(opened.error().message.find("GCS is not supported"), std::string::npos) << opened.error().message;
 }
 
 }  // namespace
