@@ -17,12 +17,12 @@ std::string Environment(const char* name) {
 const char* const kStoreFlagsUsage =
     R"(The backup store (etcd-backup-restore's flags):
   --backup-store DIR               a Local store, the directory <container>/<prefix>
-  --storage-provider Local|S3      with --store-container BUCKET (or $STORAGE_CONTAINER),
+  --storage-provider Local|S3|ABS  with --store-container BUCKET (or $STORAGE_CONTAINER),
                                    --store-prefix PREFIX, --store-endpoint-override URL,
                                    --store-credentials PATH (a directory of files
                                    accessKeyID, secretAccessKey, region, ... or a JSON file;
-                                   $AWS_APPLICATION_CREDENTIALS_JSON or
-                                   $AWS_APPLICATION_CREDENTIALS when not given),
+                                   $AWS_APPLICATION_CREDENTIALS[_JSON], for ABS
+                                   $AZURE_APPLICATION_CREDENTIALS[_JSON], when not given),
                                    --snapstore-temp-directory DIR (default /tmp)
 )";
 
@@ -54,8 +54,11 @@ bool StoreConfigFromFlags(const Flags& flags, StoreConfig& config, std::ostream&
   config.prefix = flags.Get("--store-prefix");
   config.endpoint_override = flags.Get("--store-endpoint-override");
   config.credentials = flags.Get("--store-credentials");
-  if (config.credentials.empty()) config.credentials = Environment("AWS_APPLICATION_CREDENTIALS_JSON");
-  if (config.credentials.empty()) config.credentials = Environment("AWS_APPLICATION_CREDENTIALS");
+  // What etcd-druid sets for each provider (a JSON file wins over a directory).
+  const std::string variable =
+      config.provider == "ABS" ? "AZURE_APPLICATION_CREDENTIALS" : "AWS_APPLICATION_CREDENTIALS";
+  if (config.credentials.empty()) config.credentials = Environment((variable + "_JSON").c_str());
+  if (config.credentials.empty()) config.credentials = Environment(variable.c_str());
   config.scratch_directory = flags.Get("--snapstore-temp-directory", config.scratch_directory);
   // Opening checks the provider and the credentials without contacting the store.
   auto opened = OpenObjectStore(config);

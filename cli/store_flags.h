@@ -2,13 +2,14 @@
 // share, as etcd-backup-restore names them:
 //
 //   --backup-store DIR                 a Local store: the directory <container>/<prefix>
-//   --storage-provider Local|S3        (ABS, GCS, Swift, OSS, ECS, OCS: refused by name)
+//   --storage-provider Local|S3|ABS    (GCS, Swift, OSS, ECS, OCS: refused by name)
 //   --store-container NAME             the bucket ($STORAGE_CONTAINER when not given)
 //   --store-prefix PREFIX              etcd-backup-restore's store prefix
 //   --store-endpoint-override URL      an S3-compatible store (MinIO, ECS, OCS)
 //   --store-credentials PATH           a directory of credential files or a JSON file
 //                                      ($AWS_APPLICATION_CREDENTIALS_JSON, then
-//                                      $AWS_APPLICATION_CREDENTIALS when not given)
+//                                      $AWS_APPLICATION_CREDENTIALS when not given;
+//                                      $AZURE_APPLICATION_CREDENTIALS... for ABS)
 //   --snapstore-temp-directory DIR     where a snapshot waits before its upload (/tmp)
 #pragma once
 

@@ -151,9 +151,30 @@ TEST(EtcdTemplates, TheStatefulSetRunsMemberInitEtcdAndTheMemberAgent) {
   EXPECT_EQ(other["containers"][1]["image"], "registry.example/ruleplane:1");
   EXPECT_EQ(other["containers"][0]["image"], kMemberImage);
   EXPECT_EQ(pod["volumes"][0]["configMap"]["name"], EtcdConfigMapName(etcd));
-  // An S3 store: ruleplane keeps local backups only, so no --backup-store.
-  for (const auto& arg : pod["containers"][1]["args"])
-    EXPECT_EQ(arg.get<std::string>().rfind("--backup-store", 0), std::string::npos);
+  // An S3 store, as etcd-druid mounts it: the secretRef at /var/etcd-backup,
+  // named by AWS_APPLICATION_CREDENTIALS, the bucket in STORAGE_CONTAINER, and
+  // etcd-backup-restore's store flags for both ruleplane containers.
+  EXPECT_EQ(pod["volumes"][1]["name"], "etcd-backup-secret");
+  EXPECT_EQ(pod["volumes"][1]["secret"]["secretName"], "etcd-backup");
+  for (const nlohmann::json& container : {init, pod["containers"][1]}) {
+    const auto& args = container["args"];
+    for (const char* arg : {"--storage-provider=S3", "--store-prefix=shoot--dev--demo--7f1c3e9a/etcd-main",
+                            "--snapstore-temp-directory=/var/etcd/data/temp"})
+      EXPECT_NE(std::find(args.begin(), args.end(), arg), args.end()) << arg << " in " << args;
+    for (const auto& arg : args)
+      EXPECT_EQ(arg.get<std::string>().rfind("--backup-store", 0), std::string::npos);
+    const nlohmann::json mount = {
+        {"name", "etcd-backup-secret"}, {"mountPath", "/var/etcd-backup"}, {"readOnly", true}};
+    EXPECT_NE(std::find(container["volumeMounts"].begin(), container["volumeMounts"].end(), mount),
+              container["volumeMounts"].end())
+        << container["volumeMounts"];
+    const nlohmann::json credentials = {{"name", "AWS_APPLICATION_CREDENTIALS"},
+                                        {"value", "/var/etcd-backup"}};
+    const nlohmann::json bucket = {{"name", "STORAGE_CONTAINER"}, {"value", "dev-backup-etcd"}};
+    for (const nlohmann::json& variable : {credentials, bucket})
+      EXPECT_NE(std::find(container["env"].begin(), container["env"].end(), variable), container["env"].end())
+          << variable << " in " << container["env"];
+  }
   EXPECT_EQ(sts["spec"]["volumeClaimTemplates"][0]["metadata"]["name"],
             pod["containers"][0]["volumeMounts"][0]["name"]);
 }

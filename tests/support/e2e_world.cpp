@@ -68,14 +68,14 @@ std::string E2eWorld::ControllerLog(const std::string& name) const {
   return root_ + "/controller-" + name + ".log";
 }
 
-Status E2eWorld::CreateEtcd(int replicas) {
-  auto etcd = ParseJson(
-      R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd","metadata":{"name":")" +
-      std::string(kEtcd) + R"("},"spec":{"replicas":)" + std::to_string(replicas) +
-      R"(,"labels":{"app.kubernetes.io/part-of":"etcd-main"},)"
-      R"("etcd":{"clientPort":2379,"serverPort":2380,"quota":"1Gi"},)"
-      R"("backup":{"deltaSnapshotPeriod":"5s","store":{"provider":"Local","container":"e2e-backups",)"
-      R"("prefix":"etcd-main"}}}})");
+Status E2eWorld::CreateEtcd(int replicas, const std::string& store) {
+  auto etcd =
+      ParseJson(R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd","metadata":{"name":")" +
+                std::string(kEtcd) + R"("},"spec":{"replicas":)" + std::to_string(replicas) +
+                R"(,"labels":{"app.kubernetes.io/part-of":"etcd-main"},)"
+                R"("etcd":{"clientPort":2379,"serverPort":2380,"quota":"1Gi"},)"
+                R"("backup":{"deltaSnapshotPeriod":"5s","store":)" +
+                store + "}}}");
   if (!etcd.ok()) return etcd.error();
   RequestLog log;
   return ApplyManifests(admin(), {*etcd}, "default", log);

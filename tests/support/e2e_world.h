@@ -59,8 +59,11 @@ class E2eWorld {
                                        const std::string& failpoint = "") const;
   std::string ControllerLog(const std::string& name) const;
 
-  // The Etcd etcd-main from nothing: `replicas` members, Local backups every 5 s.
-  Status CreateEtcd(int replicas);
+  // The Etcd etcd-main from nothing: `replicas` members, backups every 5 s
+  // into `store` (spec.backup.store as JSON; a Local store by default).
+  Status CreateEtcd(int replicas, const std::string& store = kLocalStore);
+  static constexpr const char* kLocalStore =
+      R"({"provider":"Local","container":"e2e-backups","prefix":"etcd-main"})";
   Value Etcd();  // as the API server has it; null when it cannot be read
   // `replicas` members Ready in the status, Ready and AllMembersReady True.
   bool HealthyWith(int replicas);

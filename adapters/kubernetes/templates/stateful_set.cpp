@@ -100,7 +100,7 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
   const std::string storage = FieldText(etcd, {"spec", "storageCapacity"}, "16Gi");
   const std::string claim = FieldText(etcd, {"spec", "volumeClaimTemplate"}, name);
 
-  const Json env = {
+  Json env = {
       {{"name", "POD_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
       {{"name", "POD_NAMESPACE"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}};
   Json mounts = {{{"name", claim}, {"mountPath", "/var/etcd/data"}},
@@ -123,10 +123,17 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
                      "--namespace=$(POD_NAMESPACE)",
                      "--client-url=" + client_url,
                      "--endpoints=" + client_url};
-  // ruleplane's backup store is a local directory: etcd-druid's Local
-  // provider, a host directory per container. Other providers: no backups.
+  // The backup store, as etcd-druid passes it to etcd-backup-restore: Local
+  // is a host directory per container; an object store gets
+  // spec.backup.store.secretRef mounted at /var/etcd-backup, named by the
+  // provider's credentials variable, and the container in
+  // STORAGE_CONTAINER (internal/component/statefulset/builder.go,
+  // internal/store/store.go GetProviderEnvVars). Providers ruleplane does
+  // not write to take no backups.
   const Value* store = ValueAt(etcd, {"spec", "backup", "store"});
   auto provider = StorageProvider(store != nullptr ? FieldText(*store, {"provider"}) : "");
+  const std::string prefix = store != nullptr ? FieldText(*store, {"prefix"}, name) : name;
+  std::vector<std::string> store_args;
   if (provider.ok() && *provider == "Local") {
     const std::string container = FieldText(*store, {"container"}, name);
     volumes.push_back(
@@ -134,9 +141,28 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
          {"hostPath",
           {{"path", "/etc/gardener/local-backupbuckets/" + container}, {"type", "DirectoryOrCreate"}}}});
     mounts.push_back({{"name", "backup-store"}, {"mountPath", "/var/etcd/backup"}});
-    const std::string flag = "--backup-store=/var/etcd/backup/" + FieldText(*store, {"prefix"}, name);
-    init_args.push_back(flag);
-    agent_args.push_back(flag);
+    store_args = {"--backup-store=/var/etcd/backup/" + prefix};
+  } else if (provider.ok() && (*provider == "S3" || *provider == "ABS")) {
+    const std::string secret = FieldText(*store, {"secretRef", "name"});
+    if (secret.empty()) return Missing(etcd, "spec.backup.store.secretRef.name", "is not set");
+    volumes.push_back(
+        {{"name", "etcd-backup-secret"}, {"secret", {{"secretName", secret}, {"defaultMode", 0640}}}});
+    mounts.push_back({{"name", "etcd-backup-secret"}, {"mountPath", "/var/etcd-backup"}, {"readOnly", true}});
+    env.push_back(
+        {{"name", *provider == "S3" ? "AWS_APPLICATION_CREDENTIALS" : "AZURE_APPLICATION_CREDENTIALS"},
+         {"value", "/var/etcd-backup"}});
+    env.push_back({{"name", "STORAGE_CONTAINER"}, {"value", FieldText(*store, {"container"})}});
+    store_args = {"--storage-provider=" + *provider, "--store-prefix=" + prefix,
+                  // etcd-druid's: snapshots wait on the data volume, not in the container's /tmp.
+                  "--snapstore-temp-directory=/var/etcd/data/temp"};
+    if (const std::string endpoint = FieldText(*store, {"endpointOverride"}); !endpoint.empty())
+      store_args.push_back("--store-endpoint-override=" + endpoint);
+  }
+  if (!store_args.empty()) {
+    for (const std::string& arg : store_args) {
+      init_args.push_back(arg);
+      agent_args.push_back(arg);
+    }
     if (Status added = AddSnapshotArgs(etcd, agent_args); !added.ok()) return added.error();
   }
 
