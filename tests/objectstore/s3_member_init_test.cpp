@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -85,6 +87,59 @@ TEST_F(S3MemberInit, AfterQuorumLossTheFirstMemberRestoresFromS3AndTheOthersJoin
       << ::testing::PrintToString(keys);
   EXPECT_TRUE(fs::is_empty(store_config_.scratch_directory)) << "a staged upload or download was left";
   EXPECT_FALSE(fs::exists(store_)) << "nothing went to a local store";
+}
+
+// A full snapshot that another tool wrote in etcd-backup-restore's naming
+// (etcdctl's snapshot, gzipped and uploaded by boto3 as
+// <prefix>/v2/Full-00000000-<revision>-<unix>.gz) is what the first member
+// restores after the quorum is lost.
+TEST_F(S3MemberInit, AFullSnapshotUploadedByAnotherClientIsRestored) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "boto3/");
+  ASSERT_TRUE(writer.WriteSome(30).ok());
+  const std::string db = root_->path() + "/etcdctl.db";
+  const Outcome saved =
+      Shell("ETCDCTL_API=3 etcdctl --endpoints " + cluster_->member(0).client_url + " snapshot save " + db);
+  ASSERT_EQ(saved.exit_code, 0) << saved.out << saved.err;
+  const int64_t revision = writer.acknowledged().back().revision;
+  char name[96];
+  std::snprintf(name, sizeof name, "etcd-main/v2/Full-00000000-%08lld-%lld.gz",
+                static_cast<long long>(revision), static_cast<long long>(std::time(nullptr)));
+  const AwsCredentials keys = S3Server::Credentials();
+  const std::string script =
+      "import boto3, gzip, shutil\n"
+      "with open('" +
+      db + "', 'rb') as raw, gzip.open('" + db +
+      ".gz', 'wb') as packed:\n"
+      "    shutil.copyfileobj(raw, packed)\n"
+      "s3 = boto3.client('s3', endpoint_url='" +
+      server_->endpoint() + "', aws_access_key_id='" + keys.access_key_id + "', aws_secret_access_key='" +
+      keys.secret_access_key +
+      "', region_name='us-east-1')\n"
+      "s3.upload_file('" +
+      db + ".gz', 'backups', '" + name + "')\n";
+  std::ofstream(root_->path() + "/upload.py") << script;
+  const Outcome uploaded = Shell("python3 " + root_->path() + "/upload.py");
+  ASSERT_EQ(uploaded.exit_code, 0) << uploaded.err;
+
+  for (int i = 0; i < 3; ++i) {
+    cluster_->StopMember(i);
+    fs::rename(DataDir(i), DataDir(i) + ".lost-by-test");
+  }
+  const std::string marker = std::to_string(revision) + ":auto";
+  const Outcome first = MemberInitOf(0, WriteEtcd(0, {}, marker));
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("first-member-restore"), std::string::npos) << first.out;
+  ASSERT_TRUE(cluster_->StartMemberWithConfig(0, Config(0)).ok());
+  ASSERT_TRUE(cluster_->WaitReady(0).ok()) << cluster_->member(0).log_path;
+  for (int i = 1; i < 3; ++i) {
+    const Outcome following = MemberInitOf(i, WriteEtcd(i, StatusOfCluster(), marker));
+    ASSERT_EQ(following.exit_code, 0) << following.out << following.err;
+    ASSERT_TRUE(cluster_->StartMemberWithConfig(i, Config(i)).ok());
+    ASSERT_TRUE(cluster_->WaitReady(i).ok()) << cluster_->member(i).log_path;
+  }
+  ExpectHealthyCluster();
+  ExpectNoKeyLost(writer, revision);
 }
 
 TEST_F(S3MemberInit, AWrongSecretIsRefusedByTheServerAndNothingIsStored) {
