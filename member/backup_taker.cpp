@@ -60,7 +60,7 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
     backup.revision = std::max<int64_t>(*revision, 1);
   }
   auto name = store.WriteFull(download, backup.revision, std::chrono::system_clock::now(),
-                              options.compression_suffix, log);
+                              options.compression_suffix, log, options.final);
   std::error_code ignored;
   std::filesystem::remove(download, ignored);
   if (!name.ok()) return name.error();

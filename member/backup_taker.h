@@ -21,6 +21,7 @@ struct BackupOptions {
   // has moved further.
   int64_t delta_memory_limit = 0;
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+  bool final = false;  // a full snapshot named ".final" (BackupStore::WriteFull)
 };
 
 struct TakenBackup {

@@ -211,6 +211,30 @@ TEST(BackupStore, AFullSnapshotWithABadTrailerIsNotStored) {
   EXPECT_TRUE(VerifySnapshotTrailer(copy, "the copy").ok());
 }
 
+// ?final=true's snapshot: etcd-backup-restore's name (the compression
+// suffix, then ".final"), listed as final and read back like any other.
+TEST(BackupStore, AFinalFullSnapshotIsNamedWithTheFinalSuffix) {
+  TempDir dir("store-final");
+  const std::string database = std::string(4096, 'f');
+  const std::string source = dir.path() + "/final.snapshot";
+  Put(source, database + Sha256Digest(database));
+  BackupStore store(dir.path() + "/etcd-main");
+  RequestLog log;
+  const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1714557600));
+  auto stored = store.WriteFull(source, 9, now, ".gz", log, /*final=*/true);
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  EXPECT_EQ(*stored, "Full-00000000-00000009-1714557600.gz.final");
+  auto listing = store.List();
+  ASSERT_TRUE(listing.ok());
+  ASSERT_EQ(listing->snapshots.size(), 1u);
+  EXPECT_TRUE(listing->snapshots[0].is_final);
+  EXPECT_EQ(listing->snapshots[0].compression_suffix, ".gz");
+  EXPECT_EQ(listing->snapshots[0].last_revision, 9);
+  const std::string copy = dir.path() + "/copy.snapshot";
+  ASSERT_TRUE(store.ReadSnapshotToFile(*stored, copy).ok());
+  EXPECT_EQ(Slurp(copy), database + Sha256Digest(database));
+}
+
 TEST(SnapshotTrailerCheck, AcceptsTheStreamInPiecesOfAnySize) {
   const std::string database(100000, 'q');
   const std::string stream = database + Sha256Digest(database);

@@ -138,6 +138,21 @@ void BackupStoreListing::SkipImplausibleRevisions() {
   snapshots = std::move(kept);
 }
 
+std::optional<StoredSnapshot> StoredSnapshotOf(const std::string& path) {
+  auto parsed = expr::ParseBackupPath(path);
+  if (!parsed) return std::nullopt;
+  StoredSnapshot snapshot;
+  snapshot.name = path.substr(path.rfind('/') + 1);
+  snapshot.path = path;
+  snapshot.kind = parsed->full ? "Full" : "Incr";
+  snapshot.start_revision = parsed->start_revision;
+  snapshot.last_revision = parsed->last_revision;
+  snapshot.created_on = CreatedOn(snapshot.name);
+  snapshot.compression_suffix = std::string(CompressionSuffix(snapshot.name));
+  snapshot.is_final = parsed->final;
+  return snapshot;
+}
+
 Result<BackupStoreListing> BackupStore::List(std::optional<int64_t> cluster_revision) const {
   auto objects = objects_->List();
   if (!objects.ok()) {
@@ -149,22 +164,13 @@ Result<BackupStoreListing> BackupStore::List(std::optional<int64_t> cluster_revi
   listing.prefix = objects_->PrefixName();
   listing.warnings = std::move(objects->warnings);
   for (const StoredObject& object : objects->objects) {
-    auto parsed = expr::ParseBackupPath(object.key);
-    if (!parsed) {
+    std::optional<StoredSnapshot> snapshot = StoredSnapshotOf(object.key);
+    if (!snapshot) {
       listing.warnings.push_back(object.key + " is not a snapshot (left alone)");
       continue;
     }
-    StoredSnapshot snapshot;
-    snapshot.name = object.key.substr(object.key.rfind('/') + 1);
-    snapshot.path = object.key;
-    snapshot.kind = parsed->full ? "Full" : "Incr";
-    snapshot.start_revision = parsed->start_revision;
-    snapshot.last_revision = parsed->last_revision;
-    snapshot.created_on = CreatedOn(snapshot.name);
-    snapshot.compression_suffix = std::string(CompressionSuffix(snapshot.name));
-    snapshot.is_final = parsed->final;
-    snapshot.size_bytes = object.size_bytes;
-    listing.snapshots.push_back(std::move(snapshot));
+    snapshot->size_bytes = object.size_bytes;
+    listing.snapshots.push_back(std::move(*snapshot));
   }
   // As etcd-backup-restore sorts: by last revision, then creation time (and
   // by path, so that a provider's listing order does not matter).
@@ -226,8 +232,10 @@ Status BackupStore::ReadSnapshotToFile(const std::string& name, const std::strin
 
 Result<std::string> BackupStore::WriteFull(const std::string& source_file, int64_t revision,
                                            std::chrono::system_clock::time_point now,
-                                           const std::string& compression_suffix, RequestLog& log) {
-  const std::string name = SnapshotName("Full", 0, revision, now) + compression_suffix;
+                                           const std::string& compression_suffix, RequestLog& log,
+                                           bool final) {
+  const std::string name =
+      SnapshotName("Full", 0, revision, now) + compression_suffix + (final ? ".final" : "");
   const std::string key = "v2/" + name;
   if (!log.Record(Request{
           Request::Kind::kFile, "store", source_file, {location() + "/" + key}, "full snapshot", true}))

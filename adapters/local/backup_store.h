@@ -111,13 +111,15 @@ class BackupStore {
 
   // Stores `source_file` (etcd's snapshot stream: db + SHA-256, verified
   // before it is stored) as v2/Full-00000000-<revision %08d>-<unix now>
-  // <compression suffix>, taking the file: uncompressed, it is moved in (a
+  // <compression suffix>[.final], taking the file: uncompressed, it is moved in (a
   // local store renames it into place); compressed, it is compressed while
-  // it is written and then removed. Returns the name. Records the write in
-  // `log`.
+  // it is written and then removed. `final`: etcd-backup-restore's final
+  // snapshot (?final=true, taken before the cluster is hibernated), named
+  // with its ".final" suffix, which garbage collection never deletes.
+  // Returns the name. Records the write in `log`.
   Result<std::string> WriteFull(const std::string& source_file, int64_t revision,
                                 std::chrono::system_clock::time_point now,
-                                const std::string& compression_suffix, RequestLog& log);
+                                const std::string& compression_suffix, RequestLog& log, bool final = false);
   // Stores a delta (bytes from SerializeDelta) as
   // v2/Incr-<start %08d>-<last %08d>-<unix now><compression suffix>, once
   // ParseDelta (the reader replay uses) accepts it and its events lie in
@@ -138,6 +140,10 @@ class BackupStore {
   std::unique_ptr<ObjectStore> objects_;
   int64_t max_delta_bytes_ = kMaxDeltaFileBytes;
 };
+
+// The snapshot an object path in the store names ("v2/Full-...",
+// "v1/Backup-<unix>/Full-..."; size_bytes 0); nullopt when it names none.
+std::optional<StoredSnapshot> StoredSnapshotOf(const std::string& path);
 
 // Checks etcd's snapshot stream: the last 32 bytes are the SHA-256 of the
 // rest. kIo "checksum mismatch" / "too short" naming `what`.
