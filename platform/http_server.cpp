@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,7 +11,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace ruleplane {
@@ -20,10 +24,14 @@ const char* Reason(int status) {
   switch (status) {
     case 200:
       return "OK";
+    case 400:
+      return "Bad Request";
     case 404:
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 500:
+      return "Internal Server Error";
     default:
       return status >= 500 ? "Service Unavailable" : "Error";
   }
@@ -34,28 +42,33 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxRequest = 16384;  // a GET's request line and headers
 
 struct Connection {
+  uint64_t id = 0;
   int fd = -1;  // -1 once closed
   std::string request;
   std::string response;
   size_t sent = 0;
   bool answering = false;      // the request is complete: writing the response
+  bool waiting = false;        // the request is complete: its slow reply is being computed
   Clock::time_point deadline;  // of reading the request, then of writing the response
 };
 
-// "GET /path HTTP/1.1": the whole response to it, from the handler.
-std::string Response(const std::string& request, const HttpServer::Handler& handler) {
+// "GET /path?query HTTP/1.1"; nullopt when the request line is not
+// "METHOD TARGET VERSION".
+std::optional<HttpRequest> ParseRequest(const std::string& request) {
+  const size_t line_end = std::min(request.find("\r\n"), request.size());
   const size_t first_space = request.find(' ');
   const size_t second_space = request.find(' ', first_space + 1);
-  HttpAnswer answer;
-  if (first_space == std::string::npos || second_space == std::string::npos) {
-    answer = {400, "text/plain", "bad request\n"};
-  } else if (request.compare(0, first_space, "GET") != 0) {
-    answer = {405, "text/plain", "only GET\n"};
-  } else {
-    std::string path = request.substr(first_space + 1, second_space - first_space - 1);
-    path = path.substr(0, path.find('?'));
-    answer = handler(path);
-  }
+  if (first_space == 0 || first_space >= line_end || second_space >= line_end) return std::nullopt;
+  HttpRequest parsed;
+  parsed.method = request.substr(0, first_space);
+  const std::string target = request.substr(first_space + 1, second_space - first_space - 1);
+  const size_t question = target.find('?');
+  parsed.path = target.substr(0, question);
+  if (question != std::string::npos) parsed.query = target.substr(question + 1);
+  return parsed;
+}
+
+std::string Render(const HttpAnswer& answer) {
   return "HTTP/1.1 " + std::to_string(answer.status) + " " + Reason(answer.status) +
          "\r\nContent-Type: " + answer.content_type +
          "\r\nContent-Length: " + std::to_string(answer.body.size()) + "\r\nConnection: close\r\n\r\n" +
@@ -65,8 +78,9 @@ std::string Response(const std::string& request, const HttpServer::Handler& hand
 // Reads what the client sent, answers once the request is complete, and
 // writes as much of the answer as the socket takes; closes (fd -1) when done
 // or when the client is gone.
-void Advance(Connection& connection, const HttpServer::Handler& handler,
-             std::chrono::milliseconds write_timeout) {
+// `answer` sets the response (answering) or leaves the connection waiting
+// for its slow reply.
+void Advance(Connection& connection, const std::function<void(Connection&)>& answer) {
   auto finish = [&] {
     close(connection.fd);
     connection.fd = -1;
@@ -91,9 +105,8 @@ void Advance(Connection& connection, const HttpServer::Handler& handler,
       if (ended) finish();
       return;
     }
-    connection.response = Response(connection.request, handler);
-    connection.answering = true;
-    connection.deadline = Clock::now() + write_timeout;
+    answer(connection);
+    if (!connection.answering) return;
   }
   while (connection.sent < connection.response.size()) {
     const ssize_t wrote = send(connection.fd, connection.response.data() + connection.sent,
@@ -113,7 +126,25 @@ void Advance(Connection& connection, const HttpServer::Handler& handler,
 
 }  // namespace
 
+// A slow reply: its thread, then its answer.
+struct HttpServer::Slow {
+  uint64_t connection = 0;
+  std::thread thread;
+  bool done = false;  // under slow_mutex_
+  HttpAnswer answer;
+};
+
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address, Handler handler,
+                                                      HttpServerOptions options) {
+  return Start(address,
+               RequestHandler([handler = std::move(handler)](const HttpRequest& request) -> HttpReply {
+                 if (request.method != "GET") return HttpAnswer{405, "text/plain", "only GET\n"};
+                 return handler(request.path);
+               }),
+               options);
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address, RequestHandler handler,
                                                       HttpServerOptions options) {
   const size_t colon = address.rfind(':');
   if (colon == std::string::npos) {
@@ -130,6 +161,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address
   std::unique_ptr<HttpServer> server(new HttpServer());
   server->handler_ = std::move(handler);
   server->options_ = options;
+  server->wake_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (server->wake_ < 0) return Error{ErrorCode::kIo, std::string("eventfd: ") + std::strerror(errno), {}};
   server->listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   const int yes = 1;
   setsockopt(server->listener_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
@@ -148,10 +181,63 @@ HttpServer::~HttpServer() {
   stopping_ = true;
   if (thread_.joinable()) thread_.join();
   if (listener_ >= 0) close(listener_);
+  if (wake_ >= 0) close(wake_);
+}
+
+bool HttpServer::StartSlow(uint64_t id, std::function<HttpAnswer()> slow) {
+  std::lock_guard<std::mutex> lock(slow_mutex_);
+  if (slow_.size() >= options_.max_slow) return false;
+  auto entry = std::make_unique<Slow>();
+  entry->connection = id;
+  Slow* raw = entry.get();
+  entry->thread = std::thread([this, raw, slow = std::move(slow)] {
+    HttpAnswer answer;
+    try {
+      answer = slow();
+    } catch (const std::exception& error) {
+      answer = {500, "text/plain", std::string("internal error: ") + error.what() + "\n"};
+    } catch (...) {
+      answer = {500, "text/plain", "internal error\n"};
+    }
+    {
+      std::lock_guard<std::mutex> done(slow_mutex_);
+      raw->answer = std::move(answer);
+      raw->done = true;
+    }
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t woke = write(wake_, &one, sizeof one);
+  });
+  slow_.push_back(std::move(entry));
+  return true;
 }
 
 void HttpServer::Serve() {
   std::vector<Connection> connections;
+  uint64_t next_id = 0;
+  auto respond = [&](Connection& connection, const HttpAnswer& answer) {
+    connection.response = Render(answer);
+    connection.waiting = false;
+    connection.answering = true;
+    connection.deadline = Clock::now() + options_.write_timeout;
+  };
+  auto answer = [&](Connection& connection) {
+    const std::optional<HttpRequest> request = ParseRequest(connection.request);
+    if (!request) return respond(connection, {400, "text/plain", "bad request\n"});
+    HttpReply reply;
+    try {
+      reply = handler_(*request);
+    } catch (const std::exception& error) {
+      return respond(connection, {500, "text/plain", std::string("internal error: ") + error.what() + "\n"});
+    } catch (...) {
+      return respond(connection, {500, "text/plain", "internal error\n"});
+    }
+    if (!reply.slow) return respond(connection, reply.answer);
+    if (!StartSlow(connection.id, std::move(reply.slow))) {
+      return respond(connection, {503, "text/plain", "too many slow requests in progress\n"});
+    }
+    connection.waiting = true;
+    connection.deadline = Clock::time_point::max();  // the slow reply bounds its own time
+  };
   while (!stopping_) {
     const Clock::time_point now = Clock::now();
     std::erase_if(connections, [&](const Connection& connection) {
@@ -159,16 +245,45 @@ void HttpServer::Serve() {
       close(connection.fd);  // too slow a client
       return true;
     });
-    std::vector<pollfd> fds = {{listener_, POLLIN, 0}};
+    std::vector<pollfd> fds = {{listener_, POLLIN, 0}, {wake_, POLLIN, 0}};
     auto wait = std::chrono::milliseconds(200);
     for (const Connection& connection : connections) {
-      fds.push_back({connection.fd, static_cast<short>(connection.answering ? POLLOUT : POLLIN), 0});
-      wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(connection.deadline - now));
+      const short events = connection.waiting ? 0 : connection.answering ? POLLOUT : POLLIN;
+      fds.push_back({connection.fd, events, 0});
+      if (!connection.waiting)
+        wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(connection.deadline - now));
     }
     if (poll(fds.data(), fds.size(), static_cast<int>(std::max<int64_t>(wait.count(), 0))) <= 0) continue;
 
     for (size_t i = 0; i < connections.size(); ++i) {
-      if (fds[i + 1].revents != 0) Advance(connections[i], handler_, options_.write_timeout);
+      const short revents = fds[i + 2].revents;
+      if (revents == 0) continue;
+      if (!connections[i].waiting) {
+        Advance(connections[i], answer);
+      } else if ((revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
+        close(connections[i].fd);  // gone while its reply is computed: the reply is dropped
+        connections[i].fd = -1;
+      }
+    }
+    if ((fds[1].revents & POLLIN) != 0) {
+      uint64_t count = 0;
+      [[maybe_unused]] const ssize_t drained = read(wake_, &count, sizeof count);
+      std::vector<std::unique_ptr<Slow>> finished;
+      {
+        std::lock_guard<std::mutex> lock(slow_mutex_);
+        for (auto& entry : slow_)
+          if (entry->done) finished.push_back(std::move(entry));
+        std::erase(slow_, nullptr);
+      }
+      for (auto& entry : finished) {
+        entry->thread.join();
+        for (Connection& connection : connections) {
+          if (connection.id == entry->connection && connection.fd >= 0 && connection.waiting) {
+            respond(connection, entry->answer);
+            Advance(connection, answer);  // writes what the socket takes now
+          }
+        }
+      }
     }
     std::erase_if(connections, [](const Connection& connection) { return connection.fd < 0; });
     if ((fds[0].revents & POLLIN) != 0) {
@@ -180,6 +295,7 @@ void HttpServer::Serve() {
           connections.erase(connections.begin());
         }
         Connection connection;
+        connection.id = ++next_id;
         connection.fd = fd;
         connection.deadline = Clock::now() + options_.read_timeout;
         connections.push_back(std::move(connection));
@@ -188,6 +304,12 @@ void HttpServer::Serve() {
   }
   for (const Connection& connection : connections)
     if (connection.fd >= 0) close(connection.fd);
+  std::vector<std::unique_ptr<Slow>> remaining;
+  {
+    std::lock_guard<std::mutex> lock(slow_mutex_);
+    remaining.swap(slow_);
+  }
+  for (auto& entry : remaining) entry->thread.join();
 }
 
 }  // namespace ruleplane

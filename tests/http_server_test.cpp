@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <future>
 #include <string>
 #include <thread>
 
@@ -147,6 +148,57 @@ TEST(HttpServer, AClientClosingMidAnswerDoesNotKillTheServer) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the server writes on
     ExpectHealthzPromptly(port);
   }
+}
+
+// A slow reply (member-agent's /snapshot/full) is computed on a thread of
+// its own: while it is blocked (on a latch this test releases only after
+// /healthz answered), /healthz is answered; then the slow one is answered
+// too. The request's method and query reach the handler.
+TEST(HttpServer, ASlowReplyDoesNotHoldUpHealthz) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> started;
+  HttpRequest seen;
+  auto server = HttpServer::Start("127.0.0.1:0",
+                                  HttpServer::RequestHandler([&](const HttpRequest& request) -> HttpReply {
+                                    if (request.path == "/healthz")
+                                      return HttpAnswer{200, "text/plain", "ok\n"};
+                                    if (request.path != "/slow")
+                                      return HttpAnswer{404, "text/plain", "not found\n"};
+                                    seen = request;
+                                    return HttpReply::Slow([&, released] {
+                                      started.set_value();
+                                      released.wait();
+                                      return HttpAnswer{200, "application/json", "{\"slow\":true}"};
+                                    });
+                                  }));
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  const int port = (*server)->port();
+  const int slow = Connect(port, std::chrono::seconds(10));
+  ASSERT_GE(slow, 0);
+  ASSERT_TRUE(SendAll(slow, "POST /slow?final=true HTTP/1.1\r\nContent-Length: 0\r\n\r\n"));
+  ASSERT_EQ(started.get_future().wait_for(std::chrono::seconds(3)), std::future_status::ready);
+  ExpectHealthzPromptly(port);
+  ExpectHealthzPromptly(port);
+  release.set_value();
+  const std::string answered = ReadAll(slow);
+  close(slow);
+  EXPECT_EQ(answered.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << answered;
+  EXPECT_NE(answered.find("{\"slow\":true}"), std::string::npos) << answered;
+  EXPECT_EQ(seen.method, "POST");
+  EXPECT_EQ(seen.query, "final=true");
+}
+
+// A path handler (the controller's) answers GETs only, as before.
+TEST(HttpServer, APathHandlerRefusesOtherMethods) {
+  auto server = HttpServer::Start("127.0.0.1:0", Answer);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  const int fd = Connect((*server)->port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd, "POST /healthz HTTP/1.1\r\n\r\n"));
+  const std::string answered = ReadAll(fd);
+  close(fd);
+  EXPECT_EQ(answered.rfind("HTTP/1.1 405 ", 0), 0u) << answered;
 }
 
 }  // namespace
