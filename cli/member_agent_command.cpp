@@ -26,6 +26,7 @@ constexpr const char* kMemberAgentUsage =
                              [--garbage-collection-period DURATION]
                              [--delta-snapshot-retention-period DURATION]
                              [--k8s-heartbeat-duration DURATION] [--once]
+                             [--server-port PORT [--server-host IP]]
 
 Beside an etcd member, every heartbeat (--k8s-heartbeat-duration, default 10s):
 renews the member's Lease (named --name) with "<memberID>:<Leader|Member>"
@@ -51,6 +52,12 @@ collected something, on standard output. SIGTERM ends a backup in progress
 (its partial download removed) and exits 0. --once runs one heartbeat and then
 the backup and collection, and exits (1 when it found the member unhealthy or
 failed).
+With --server-port (etcd-backup-restore's flag; not served without it), it
+serves etcd-backup-restore's HTTP API on --server-host (default 0.0.0.0, all
+addresses): /healthz, /snapshot/full[?final=true] and /snapshot/delta (taken
+now by the leader; another member forwards them to the leader's agent, at the
+leading member's client host with the same port), /snapshot/latest, and
+/metrics (etcdbr_* metrics).
 )";
 
 // etcd-backup-restore's --compression-policy names; its "lzw" is read
@@ -100,6 +107,8 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
                               {"--garbage-collection-period"},
                               {"--delta-snapshot-retention-period"},
                               {"--k8s-heartbeat-duration"},
+                              {"--server-port"},
+                              {"--server-host"},
                               {"--once", false}}));
   if (!flags.Parse(args, err, usage)) return kExitUsage;
   if (!flags.Require({"--name", "--client-url", "--endpoints", "--etcd"}, err, usage)) return kExitUsage;
@@ -108,6 +117,14 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
   std::chrono::nanoseconds heartbeat = agent.heartbeat;
   bool compress = true;
   std::chrono::nanoseconds delta_retention{0};
+  int64_t server_port = 0;
+  if (!flags.GetCount("--server-port", server_port, err)) return kExitUsage;
+  if (server_port > 65535) {
+    err << "ruleplane: --server-port must be a port number, got " << server_port << "\n";
+    return kExitUsage;
+  }
+  options.server_port = static_cast<int>(server_port);
+  options.server_host = flags.Get("--server-host", options.server_host);
   if (!flags.GetDuration("--k8s-heartbeat-duration", heartbeat, err) ||
       !flags.GetDuration("--delta-snapshot-period", agent.delta_period, err) ||
       !flags.GetCount("--delta-snapshot-memory-limit", agent.delta_memory_limit, err) ||

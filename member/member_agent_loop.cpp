@@ -6,10 +6,18 @@
 #include <thread>
 
 #include "engine/common/json_value.h"
+#include "member/member_api.h"
 #include "member/member_backups.h"
+#include "platform/http_client.h"
+#include "platform/http_server.h"
 
 namespace ruleplane {
 namespace {
+
+// How long an API request waits for its snapshot: the backup thread may
+// first finish a scheduled one (BackupOptions' timeout, 5 minutes) and then
+// takes it (as long again).
+constexpr std::chrono::minutes kSnapshotRequestTimeout{11};
 
 // Until `period` after `started`, or until `stop`; false when stopping.
 bool WaitUntilNext(std::chrono::steady_clock::time_point started, std::chrono::seconds period,
@@ -41,6 +49,49 @@ Result<std::unique_ptr<BackupSide>> OpenBackupSide(const MemberAgentLoopOptions&
   if (!objects.ok()) return objects.error();
   return std::make_unique<BackupSide>(options, std::move(*objects), stop);
 }
+
+// The API's side of the agent: snapshots through the backup thread, the
+// store listed through a store of its own (a store's clients serve one
+// thread), forwarding with a client per request.
+class LoopApi : public MemberApiBackend {
+ public:
+  LoopApi(BackupSide* side, std::unique_ptr<BackupStore> store, const std::atomic<bool>& healthy,
+          const std::atomic<bool>& stop)
+      : side_(side), store_(std::move(store)), healthy_(healthy), stop_(stop) {}
+
+  bool Healthy() override { return healthy_; }
+  bool BacksUp() override { return side_ != nullptr && store_ != nullptr; }
+  RequestedSnapshot TakeSnapshot(const SnapshotRequest& request) override {
+    return side_->backups.Request(request, kSnapshotRequestTimeout);
+  }
+  Result<BackupStoreListing> ListStore() override {
+    std::lock_guard<std::mutex> lock(store_mutex_);
+    return store_->List();
+  }
+  std::string StorePrefix() override { return store_ ? store_->objects().PrefixName() : ""; }
+  std::string MetricsText() override {
+    return side_ ? side_->backups.metrics().Text() : BackupMetrics().Text();
+  }
+  Result<HttpAnswer> Send(const std::string& method, const std::string& url) override {
+    HttpClient client;
+    client.set_cancel(&stop_);
+    HttpExchange exchange;
+    exchange.method = method;
+    exchange.url = url;
+    exchange.timeout = kSnapshotRequestTimeout + std::chrono::minutes(1);
+    auto response = client.Exchange(exchange);
+    if (!response.ok()) return response.error();
+    const std::string type = response->Header("content-type");
+    return HttpAnswer{static_cast<int>(response->status), type.empty() ? "text/plain" : type, response->body};
+  }
+
+ private:
+  BackupSide* side_;
+  std::unique_ptr<BackupStore> store_;
+  std::mutex store_mutex_;
+  const std::atomic<bool>& healthy_;
+  const std::atomic<bool>& stop_;
+};
 
 }  // namespace
 
@@ -90,23 +141,56 @@ void RunMemberAgentLoop(const MemberAgentLoopOptions& options, const std::atomic
     std::lock_guard<std::mutex> lock(printing);
     log << FormatJson(line) << std::endl;
   };
+  std::atomic<bool> healthy{false};
+  std::unique_ptr<LoopApi> api;
+  std::unique_ptr<HttpServer> server;
+  if (options.server_port > 0) {
+    std::unique_ptr<BackupStore> listing;
+    if (side) {
+      auto objects = OpenObjectStore(options.store);
+      if (objects.ok()) listing = std::make_unique<BackupStore>(std::move(*objects));
+    }
+    api = std::make_unique<LoopApi>(side.get(), std::move(listing), healthy, stop);
+    auto started = HttpServer::Start(options.server_host + ":" + std::to_string(options.server_port),
+                                     HttpServer::RequestHandler([&](const HttpRequest& request) {
+                                       return ServeMemberApi(request, *api, options.server_port);
+                                     }));
+    if (started.ok()) {
+      server = std::move(*started);
+    } else {
+      print(Value::MakeMap({{Value::String("error"), Value::String("server: " + started.error().message)}}));
+    }
+  }
   std::thread backup_thread;
   if (side) {
     backup_thread = std::thread([&] {
+      auto next = std::chrono::steady_clock::now();
       while (true) {
-        const auto started = std::chrono::steady_clock::now();
-        const BackupRound round = side->backups.Run(std::chrono::system_clock::now());
-        if (!round.idle()) print(round.ToValue());
-        if (!WaitUntilNext(started, options.agent.heartbeat, stop)) break;
+        std::vector<BackupRound> served;
+        side->backups.ServeRequests(served);
+        for (const BackupRound& round : served) print(round.ToValue());
+        if (std::chrono::steady_clock::now() >= next) {
+          next = std::chrono::steady_clock::now() + options.agent.heartbeat;
+          const BackupRound round = side->backups.Run(std::chrono::system_clock::now());
+          if (!round.idle()) print(round.ToValue());
+        }
+        // Wakes at once for a request from the API.
+        if (!side->backups.WaitForWork(next, stop)) break;
       }
     });
   }
   while (true) {
     const auto started = std::chrono::steady_clock::now();
-    print(agent.Heartbeat(std::chrono::system_clock::now()).ToValue());
+    const AgentRound round = agent.Heartbeat(std::chrono::system_clock::now());
+    healthy = round.healthy;
+    print(round.ToValue());
     if (!WaitUntilNext(started, options.agent.heartbeat, stop)) break;
   }
+  healthy = false;
   if (backup_thread.joinable()) backup_thread.join();
+  // Requests still waiting are answered, so that the server's slow replies end.
+  if (side) side->backups.Close();
+  server.reset();
 }
 
 }  // namespace ruleplane

@@ -11,6 +11,19 @@
 #include "engine/extensions/cron_schedule.h"
 
 namespace ruleplane {
+namespace {
+
+void AppendError(BackupRound& round, const std::string& error) {
+  round.error += (round.error.empty() ? "" : "; ") + error;
+}
+
+RequestedSnapshot Failed(std::string error) {
+  RequestedSnapshot answer;
+  answer.error = std::move(error);
+  return answer;
+}
+
+}  // namespace
 
 Value BackupRound::ToValue() const {
   return Value::MakeMap({{Value::String("leads"), Value::Bool(leads)},
@@ -26,6 +39,7 @@ MemberBackups::MemberBackups(MemberAgentOptions options, EtcdClient& cluster, Ku
 Result<MemberBackups::DueBackup> MemberBackups::TakeDueBackup(std::chrono::system_clock::time_point now) {
   auto listing = store_.List();
   if (!listing.ok()) return listing.error();
+  metrics_.ObserveStore(listing->snapshots);
   int64_t last_full_created = -1;
   for (const StoredSnapshot& snapshot : listing->snapshots) {
     if (snapshot.kind == "Full") last_full_created = std::max(last_full_created, snapshot.created_on);
@@ -45,19 +59,18 @@ Result<MemberBackups::DueBackup> MemberBackups::TakeDueBackup(std::chrono::syste
   if (!credentials.ok()) return credentials.error();
   if (!credentials_modified_) credentials_modified_ = *credentials;
   full_due = full_due || *credentials > *credentials_modified_;
-  RequestLog log;
   BackupOptions backup;
   backup.compression_suffix = options_.compression_suffix;
   backup.delta_memory_limit = options_.delta_memory_limit;
   if (full_due) {
-    auto taken = TakeFullBackup(cluster_, store_, backup, log);
+    auto taken = Take("Full", backup);
     if (!taken.ok()) return taken.error();
     credentials_modified_ = *credentials;
     return DueBackup{*taken, options_.full_snapshot_lease};
   }
   if (options_.delta_period < std::chrono::seconds(1)) return DueBackup{};
   if (last_delta_ && now - *last_delta_ < options_.delta_period) return DueBackup{};
-  auto taken = TakeDeltaBackup(cluster_, store_, backup, log);
+  auto taken = Take("Incr", backup);
   if (!taken.ok()) return taken.error();
   // A delta cut at the memory limit: the rest is due at the next round.
   last_delta_ = taken->more ? std::nullopt : std::optional(now);
@@ -75,8 +88,12 @@ Status MemberBackups::CollectGarbage(int64_t cluster_revision, std::chrono::syst
   if (!doomed.ok()) return doomed.error();
   RequestLog log;
   for (const StoredSnapshot& snapshot : *doomed) {
-    if (Status deleted = store_.Delete(snapshot, log); !deleted.ok())
+    if (Status deleted = store_.Delete(snapshot, log); !deleted.ok()) {
+      metrics_.Collected(snapshot.kind, false);
+      metrics_.Failure(deleted.error().message);
       return Error{deleted.error().code, "deleting " + snapshot.path + ": " + deleted.error().message, {}};
+    }
+    metrics_.Collected(snapshot.kind, true);
     round.collected.push_back(snapshot.path);
   }
   return {};
@@ -136,32 +153,13 @@ BackupRound MemberBackups::Run(std::chrono::system_clock::time_point now) {
   auto status = cluster_.MemberStatus(options_.client_url, reads);
   round.leads = status.ok() && status->leader != 0 && status->leader == status->member_id;
   if (!round.leads) return round;
-  auto append_error = [&](const std::string& error) {
-    round.error += (round.error.empty() ? "" : "; ") + error;
-  };
   auto backup = TakeDueBackup(now);
   if (!backup.ok() && stopping_ != nullptr && stopping_->load()) {
     round.error = "backup: interrupted by shutdown";  // not an upload that failed
     return round;
   }
-  // A snapshot can take minutes: what it did is recorded at the time it ended.
-  const auto ended = std::chrono::system_clock::now();
-  Status reported;
-  if (!backup.ok()) {
-    append_error("backup: " + backup.error().message);
-    reported = SetBackupReady(false, backup.error().message, ended);
-  } else if (!backup->taken.name.empty()) {
-    round.backup = backup->taken.name;
-    const std::string revision = std::to_string(backup->taken.revision);
-    if (!backup->lease.empty()) {
-      if (Status renewed = RenewAgentLease(kube_, options_.namespace_name, backup->lease, revision, ended,
-                                           3 * options_.heartbeat.count());
-          !renewed.ok())
-        append_error("snapshot lease: " + renewed.error().message);
-    }
-    reported = SetBackupReady(true, "the last snapshot upload succeeded", ended);
-  }
-  if (!reported.ok()) append_error("BackupReady: " + reported.error().message);
+  Report(backup.ok() ? Result<TakenBackup>(backup->taken) : Result<TakenBackup>(backup.error()),
+         backup.ok() ? backup->lease : "", round);
 
   // Collected whether or not the backup failed, as etcd-backup-restore's
   // collector runs on a timer of its own: a store that refuses uploads
@@ -176,8 +174,140 @@ BackupRound MemberBackups::Run(std::chrono::system_clock::time_point now) {
   if (!current.ok() || current->leader == 0 || current->leader != current->member_id) return round;
   last_collection_ = collecting;
   if (Status collected = CollectGarbage(current->revision, collecting, round); !collected.ok())
-    append_error("garbage collection: " + collected.error().message);
+    AppendError(round, "garbage collection: " + collected.error().message);
   return round;
+}
+
+Result<TakenBackup> MemberBackups::Take(const std::string& kind, const BackupOptions& backup) {
+  RequestLog log;
+  const auto started = std::chrono::steady_clock::now();
+  auto taken = kind == "Full" ? TakeFullBackup(cluster_, store_, backup, log)
+                              : TakeDeltaBackup(cluster_, store_, backup, log);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!taken.ok()) {
+    if (stopping_ == nullptr || !stopping_->load())
+      metrics_.SnapshotFailed(kind, seconds, taken.error().message);
+  } else if (!taken->name.empty()) {
+    if (auto stored = StoredSnapshotOf("v2/" + taken->name)) metrics_.SnapshotTaken(*stored, seconds);
+  }
+  return taken;
+}
+
+void MemberBackups::Report(const Result<TakenBackup>& taken, const std::string& lease, BackupRound& round) {
+  // A snapshot can take minutes: what it did is recorded at the time it ended.
+  const auto ended = std::chrono::system_clock::now();
+  Status reported;
+  if (!taken.ok()) {
+    AppendError(round, "backup: " + taken.error().message);
+    reported = SetBackupReady(false, taken.error().message, ended);
+  } else if (!taken->name.empty()) {
+    round.backup = taken->name;
+    const std::string revision = std::to_string(taken->revision);
+    if (!lease.empty()) {
+      if (Status renewed = RenewAgentLease(kube_, options_.namespace_name, lease, revision, ended,
+                                           3 * options_.heartbeat.count());
+          !renewed.ok())
+        AppendError(round, "snapshot lease: " + renewed.error().message);
+    }
+    reported = SetBackupReady(true, "the last snapshot upload succeeded", ended);
+  }
+  if (!reported.ok()) AppendError(round, "BackupReady: " + reported.error().message);
+}
+
+RequestedSnapshot MemberBackups::Serve(const SnapshotRequest& request, BackupRound& round) {
+  RequestLog reads;
+  auto status = cluster_.MemberStatus(options_.client_url, reads);
+  if (!status.ok()) return Failed("this member does not answer: " + status.error().message);
+  if (status->leader == 0) return Failed("the cluster has no leader");
+  if (status->leader != status->member_id) {
+    RequestedSnapshot answer;
+    answer.outcome = RequestedSnapshot::Outcome::kNotLeader;
+    answer.error = "this member does not lead";
+    auto members = cluster_.MemberList(reads);
+    if (!members.ok()) return answer;
+    for (const EtcdMember& member : *members) {
+      if (member.id == status->leader && !member.client_urls.empty())
+        answer.leader_client_url = member.client_urls[0];
+    }
+    return answer;
+  }
+  round.leads = true;
+  // etcd-backup-restore's TriggerDeltaSnapshot refuses so too.
+  if (!request.full && options_.delta_period < std::chrono::seconds(1))
+    return Failed("delta snapshots are disabled (--delta-snapshot-period under 1s)");
+  BackupOptions backup;
+  backup.compression_suffix = options_.compression_suffix;
+  backup.delta_memory_limit = options_.delta_memory_limit;
+  backup.final = request.full && request.final;
+  auto taken = Take(request.full ? "Full" : "Incr", backup);
+  if (!taken.ok() && stopping_ != nullptr && stopping_->load()) return Failed("interrupted by shutdown");
+  if (taken.ok() && !request.full && !taken->more) last_delta_ = std::chrono::system_clock::now();
+  Report(taken, request.full ? options_.full_snapshot_lease : options_.delta_snapshot_lease, round);
+  if (!taken.ok()) return Failed(taken.error().message);
+  RequestedSnapshot answer;
+  if (taken->name.empty()) {
+    answer.outcome = RequestedSnapshot::Outcome::kNothingNew;
+    return answer;
+  }
+  std::optional<StoredSnapshot> stored = StoredSnapshotOf("v2/" + taken->name);
+  if (!stored) return Failed("the snapshot's name does not parse: " + taken->name);
+  answer.outcome = RequestedSnapshot::Outcome::kTaken;
+  answer.snapshot = *stored;
+  return answer;
+}
+
+RequestedSnapshot MemberBackups::Request(SnapshotRequest request, std::chrono::milliseconds timeout) {
+  auto pending = std::make_shared<Pending>();
+  pending->request = request;
+  std::unique_lock<std::mutex> lock(requests_mutex_);
+  if (closed_) return Failed("the member-agent is stopping");
+  requests_.push_back(pending);
+  requests_changed_.notify_all();
+  requests_changed_.wait_for(lock, timeout, [&] { return pending->done || closed_; });
+  if (pending->done) return pending->answer;
+  std::erase(requests_, pending);  // not started: nobody waits for it any more
+  return Failed(closed_ ? "the member-agent is stopping"
+                        : "no answer within " + std::to_string(timeout.count() / 1000) + "s");
+}
+
+void MemberBackups::ServeRequests(std::vector<BackupRound>& rounds) {
+  while (true) {
+    std::shared_ptr<Pending> next;
+    {
+      std::lock_guard<std::mutex> lock(requests_mutex_);
+      if (requests_.empty()) return;
+      next = requests_.front();
+      requests_.pop_front();
+    }
+    BackupRound round;
+    RequestedSnapshot answer = Serve(next->request, round);
+    if (!round.idle()) rounds.push_back(std::move(round));
+    {
+      std::lock_guard<std::mutex> lock(requests_mutex_);
+      next->answer = std::move(answer);
+      next->done = true;
+    }
+    requests_changed_.notify_all();
+  }
+}
+
+bool MemberBackups::WaitForWork(std::chrono::steady_clock::time_point until, const std::atomic<bool>& stop) {
+  std::unique_lock<std::mutex> lock(requests_mutex_);
+  while (!stop) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!requests_.empty() || now >= until) return true;
+    requests_changed_.wait_until(lock, std::min(until, now + std::chrono::milliseconds(100)));
+  }
+  return false;
+}
+
+void MemberBackups::Close() {
+  {
+    std::lock_guard<std::mutex> lock(requests_mutex_);
+    closed_ = true;
+    requests_.clear();
+  }
+  requests_changed_.notify_all();
 }
 
 }  // namespace ruleplane

@@ -22,16 +22,27 @@
 //   cluster.set_cancel(&stopping);       // SIGTERM ends a snapshot in progress
 //   MemberBackups backups(options, cluster, kube, store, &stopping);
 //   BackupRound round = backups.Run(std::chrono::system_clock::now());
+//
+// Out of schedule (member-agent's /snapshot/full and /snapshot/delta, as
+// etcd-backup-restore's TriggerFullSnapshot and TriggerDeltaSnapshot): any
+// thread calls Request and waits; the backup thread, which alone uses the
+// clients and the store, serves it at its next wake-up (ServeRequests),
+// woken at once by the request (WaitForWork).
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/value.h"
+#include "member/backup_metrics.h"
 #include "member/backup_taker.h"
 #include "member/member_agent.h"
 
@@ -47,6 +58,26 @@ struct BackupRound {
   Value ToValue() const;
 };
 
+// A snapshot asked for out of schedule.
+struct SnapshotRequest {
+  bool full = true;    // else a delta
+  bool final = false;  // a full snapshot named ".final"
+};
+
+// How the backup thread answered a SnapshotRequest.
+struct RequestedSnapshot {
+  enum class Outcome {
+    kTaken,       // `snapshot` is in the store
+    kNothingNew,  // a delta, and the cluster has not moved since the last snapshot
+    kNotLeader,   // this member does not lead: `leader_client_url` does ("" when unknown)
+    kFailed,      // `error` says why (also a timeout, or the agent stopping)
+  };
+  Outcome outcome = Outcome::kFailed;
+  StoredSnapshot snapshot;
+  std::string leader_client_url;
+  std::string error;
+};
+
 class MemberBackups {
  public:
   // While `*stopping` is true, a backup that fails (the clients were
@@ -56,7 +87,32 @@ class MemberBackups {
 
   BackupRound Run(std::chrono::system_clock::time_point now);
 
+  // Thread-safe: queues `request` for the backup thread and waits at most
+  // `timeout` for its answer (kFailed after it, or once Close was called).
+  RequestedSnapshot Request(SnapshotRequest request, std::chrono::milliseconds timeout);
+  // The backup thread: answers every queued request, in order; one line per
+  // snapshot taken or failed into `rounds` (for the log).
+  void ServeRequests(std::vector<BackupRound>& rounds);
+  // The backup thread: waits until `until`, a request, or `stop` (checked
+  // every 100 ms: a signal handler sets it and cannot notify). False when stopping.
+  bool WaitForWork(std::chrono::steady_clock::time_point until, const std::atomic<bool>& stop);
+  // Answers the queued requests kFailed and every later one at once.
+  void Close();
+
+  // Thread-safe.
+  const BackupMetrics& metrics() const { return metrics_; }
+
  private:
+  struct Pending {
+    SnapshotRequest request;
+    bool done = false;
+    RequestedSnapshot answer;
+  };
+  RequestedSnapshot Serve(const SnapshotRequest& request, BackupRound& round);
+  // A snapshot taken at `kind` ("Full"/"Incr") timed, into the metrics.
+  Result<TakenBackup> Take(const std::string& kind, const BackupOptions& backup);
+  // After a snapshot was taken or failed: its Lease, BackupReady, the round's fields.
+  void Report(const Result<TakenBackup>& taken, const std::string& lease, BackupRound& round);
   // The backup due now, taken: its name is "" when none was due or the
   // cluster had not moved; `lease` is the snapshot Lease it renews.
   struct DueBackup {
@@ -80,6 +136,11 @@ class MemberBackups {
   std::optional<std::chrono::system_clock::time_point> last_delta_;
   std::optional<int64_t> credentials_modified_;  // as first seen, then at each change
   std::optional<std::chrono::system_clock::time_point> last_collection_;
+  BackupMetrics metrics_;
+  std::mutex requests_mutex_;
+  std::condition_variable requests_changed_;
+  std::deque<std::shared_ptr<Pending>> requests_;
+  bool closed_ = false;
 };
 
 }  // namespace ruleplane
