@@ -5,8 +5,10 @@
 //   {"result":{"header":{...},"remaining_bytes":"1234","blob":"<base64>"}}
 //   {"error":{"grpc_code":14,"http_code":503,"message":"...","http_status":"..."}}
 //
-// Each line is parsed as JSON (any whitespace and key order JSON allows),
-// and each result's blob, decoded, goes to the sink in order. Bounds: one
+// Each line is taken as JSON takes it (any whitespace and key order JSON
+// allows; a line in the gateway's own shape has its blob cut out, and only
+// the few bytes before it parsed), and each result's blob, decoded, goes to
+// the sink in order. Bounds: one
 // line at most `max_line_bytes` (kMaxSnapshotLineBytes, 4 MiB: etcd sends a
 // message per 32 KiB of database, 44 KiB in base64), time linear in the
 // stream's length however it is sliced. Anything else (an error message, a
