@@ -64,8 +64,10 @@ class EtcdLifecycle : public ::testing::Test {
     ASSERT_TRUE(world_->CreateEtcd(replicas, store).ok());
   }
   // Quorum lost (two of three data directories wiped) on an Etcd created
-  // with `store`, then approved and recovered from its backups.
-  void LoseQuorumAndRecoverAfterAnApproval(const std::string& store);
+  // with `store`, then approved and recovered from its backups; first, with
+  // `wipe_one_first`, one member's data directory wiped alone (it rejoins,
+  // restored from the store).
+  void LoseQuorumAndRecoverAfterAnApproval(const std::string& store, bool wipe_one_first = false);
   Value Etcd() { return world_->Etcd(); }
   bool HealthyWith(int replicas) { return world_->HealthyWith(replicas); }
   std::vector<std::string> ClientUrls(int replicas) const { return world_->ClientUrls(replicas); }
@@ -303,10 +305,10 @@ TEST_F(EtcdLifecycle, QuorumLostAndRecoveredFromTheBackupOnlyAfterAnApproval) {
 
 // The same with an S3 store (s3rver, which verifies Signature V4): the
 // credentials in a Secret as etcd-druid's spec.backup.store.secretRef names
-// it, the store reached through an endpoint override; the backups are in the
-// bucket in etcd-backup-restore's names, and the first member restores from
-// there.
-TEST_F(EtcdLifecycle, WithAnS3StoreQuorumLostIsRecoveredFromTheBucket) {
+// it, the store reached through an endpoint override. Created from nothing,
+// one member wiped (restored from the bucket, it rejoins), then the quorum
+// lost: the first member restores from the bucket, the others join.
+TEST_F(EtcdLifecycle, WithAnS3StoreAWipedMemberAndALostQuorumAreRestoredFromTheBucket) {
   auto server = S3Server::Start(dir_->path() + "/s3", {"backups"});
   ASSERT_TRUE(server.ok()) << server.error().message;
   auto secret = ParseJson(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"etcd-backup"},)"
@@ -318,7 +320,8 @@ TEST_F(EtcdLifecycle, WithAnS3StoreQuorumLostIsRecoveredFromTheBucket) {
   LoseQuorumAndRecoverAfterAnApproval(
       R"({"provider":"S3","container":"backups","prefix":"etcd-main","secretRef":{"name":"etcd-backup"},)"
       R"("endpointOverride":")" +
-      (*server)->endpoint() + R"("})");
+          (*server)->endpoint() + R"("})",
+      true);
   if (HasFatalFailure()) return;
   StoreConfig config;
   config.provider = "S3";
@@ -344,7 +347,7 @@ TEST_F(EtcdLifecycle, WithAnS3StoreQuorumLostIsRecoveredFromTheBucket) {
   EXPECT_FALSE(fs::exists(dir_->path() + "/node/hostpath/etc/gardener")) << "nothing went to a local store";
 }
 
-void EtcdLifecycle::LoseQuorumAndRecoverAfterAnApproval(const std::string& store) {
+void EtcdLifecycle::LoseQuorumAndRecoverAfterAnApproval(const std::string& store, bool wipe_one_first) {
   StartController(0, "", {"--param", "notReadyGracePeriod=10s", "--param", "unknownGracePeriod=5s"});
   CreateEtcd(3, store);
   ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
@@ -363,6 +366,23 @@ void EtcdLifecycle::LoseQuorumAndRecoverAfterAnApproval(const std::string& store
   const int64_t written = writer.acknowledged().empty() ? 0 : writer.acknowledged().back().revision;
   ASSERT_TRUE(Eventually([&] { return delta_revision() >= written; }, std::chrono::seconds(30)))
       << delta_revision() << " < " << written;
+  if (wipe_one_first) {
+    // One data directory wiped while its Pod is away: member-init removes
+    // the member, adds it again and restores it from the store's full
+    // snapshot; it catches up from the leader.
+    const std::string data = agent_->VolumeDir("etcd-main-2", kEtcd);
+    ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", "etcd-main-2", ""}, {}, std::nullopt, log).ok());
+    ASSERT_TRUE(
+        Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") == 0; }, std::chrono::seconds(30)));
+    std::error_code moved;
+    fs::rename(data + "/new.etcd", dir_->path() + "/wiped-alone", moved);
+    ASSERT_FALSE(moved) << moved.message();
+    ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") != 0 && HealthyWith(3); },
+                           std::chrono::seconds(120), std::chrono::seconds(1)))
+        << Describe();
+    const std::string init_log = Slurp(dir_->path() + "/node/pods/etcd-main-2/member-init.log");
+    EXPECT_NE(init_log.find("RestoreFullSnapshot etcd-main-2  done"), std::string::npos) << init_log;
+  }
 
   for (const char* pod : {"etcd-main-1", "etcd-main-2"}) {
     const std::string data = agent_->VolumeDir(pod, kEtcd);
