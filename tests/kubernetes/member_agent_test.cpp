@@ -23,6 +23,7 @@
 #include "adapters/object_store/store_config.h"
 #include "engine/common/json_value.h"
 #include "engine/common/time_util.h"
+#include "platform/http_client.h"
 #include "platform/process.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/etcd_cluster.h"
@@ -418,6 +419,130 @@ TEST_F(MemberAgentTest, TheLeaderBacksUpIntoS3AndRotatedCredentialsBringAFullSna
   EXPECT_EQ(TextAt(Get("leases", "etcd-main-full-snap"), {"spec", "holderIdentity"}),
             std::to_string(writer.acknowledged().back().revision))
       << "the second full holds every write";
+}
+
+// etcd-backup-restore's HTTP API on --server-port, as etcd-druid calls it:
+// the leader's agent on 127.0.0.1 and a non-leader's on 127.0.0.2 with the
+// same port (the leader's client URL is on 127.0.0.1, where the non-leader
+// forwards). /healthz; /snapshot/full on the leader and on the non-leader
+// (forwarded), each holding the cluster's revision then; ?final=true (a
+// .final name); /snapshot/delta after writes; /snapshot/latest; /metrics
+// with the newest full's revision.
+TEST_F(MemberAgentTest, ServesEtcdBackupRestoresApiAndMetricsAndForwardsToTheLeader) {
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const int other = (leader + 1) % 3;
+  const std::string port = std::to_string(FreeLoopbackPort());
+  // No scheduled full after the first and no scheduled delta while the test runs.
+  const std::vector<std::string> flags = {
+      "--k8s-heartbeat-duration",    "1s", "--schedule",    "0 0 1 1 *", "--delta-snapshot-period", "1h",
+      "--garbage-collection-period", "1h", "--server-port", port};
+  std::vector<std::string> leader_flags = flags, other_flags = flags;
+  leader_flags.insert(leader_flags.end(), {"--server-host", "127.0.0.1"});
+  other_flags.insert(other_flags.end(), {"--server-host", "127.0.0.2"});
+  ChildProcess leading = StartAgent(leader, endpoints_, store_, "agent-leader.log", leader_flags);
+  ChildProcess following = StartAgent(other, endpoints_, store_, "agent-other.log", other_flags);
+  const std::string at_leader = "http://127.0.0.1:" + port, at_other = "http://127.0.0.2:" + port;
+  HttpClient http;
+  auto call = [&](const std::string& method, const std::string& url) {
+    auto response = http.Send(method, url, "", std::chrono::seconds(60));
+    EXPECT_TRUE(response.ok()) << url << ": " << response.error().message;
+    return response.ok() ? *response : HttpResponse{};
+  };
+  auto json = [](const HttpResponse& response) {
+    auto parsed = ParseJson(response.body);
+    EXPECT_TRUE(parsed.ok()) << response.body;
+    return parsed.ok() ? *parsed : Value::Null();
+  };
+  auto revision = [&] {
+    EtcdClient client = etcd_->Client();
+    auto status = client.MemberStatus(etcd_->member(leader).client_url, log_);
+    EXPECT_TRUE(status.ok());
+    return status.ok() ? status->revision : -1;
+  };
+  auto stored = [&](const std::string& name) {
+    const std::vector<std::string> files = StoreFiles(store_);
+    return std::find(files.begin(), files.end(), "v2/" + name) != files.end();
+  };
+  const std::string logs = dir_->path() + "/agent-leader.log";
+
+  for (const std::string& agent : {at_leader, at_other}) {
+    ASSERT_TRUE(Eventually(
+        [&] {
+          auto response = http.Send("GET", agent + "/healthz", "", std::chrono::seconds(2));
+          return response.ok() && response->status == 200 && response->body == R"({"health":true})";
+        },
+        std::chrono::seconds(20)))
+        << agent << "\n"
+        << Slurp(logs);
+  }
+  // The first round's full snapshot, before any request.
+  ASSERT_TRUE(Eventually([&] { return !StoreFiles(store_).empty(); }, std::chrono::seconds(20)))
+      << Slurp(logs);
+
+  NumberedWriter writer(etcd_->ClientUrls(), "api/");
+  ASSERT_TRUE(writer.WriteSome(10).ok());
+  HttpResponse response = call("POST", at_leader + "/snapshot/full");
+  ASSERT_EQ(response.status, 200) << response.body << Slurp(logs);
+  Value snapshot = json(response);
+  EXPECT_EQ(TextAt(snapshot, {"kind"}), "Full");
+  EXPECT_EQ(ValueAt(snapshot, {"lastRevision"})->int_value(), revision());
+  EXPECT_EQ(ValueAt(snapshot, {"isFinal"})->bool_value(), false);
+  EXPECT_EQ(TextAt(snapshot, {"prefix"}), "etcd-main/v2/");
+  EXPECT_TRUE(stored(TextAt(snapshot, {"snapName"}))) << response.body;
+
+  // Asked of a member that does not lead: forwarded to the leader's agent.
+  ASSERT_TRUE(writer.WriteSome(5).ok());
+  response = call("GET", at_other + "/snapshot/full");
+  ASSERT_EQ(response.status, 200) << response.body << Slurp(dir_->path() + "/agent-other.log");
+  snapshot = json(response);
+  EXPECT_EQ(ValueAt(snapshot, {"lastRevision"})->int_value(), revision());
+  EXPECT_TRUE(stored(TextAt(snapshot, {"snapName"}))) << response.body;
+
+  EXPECT_EQ(call("GET", at_leader + "/snapshot/full?final=maybe").status, 400);
+  response = call("POST", at_leader + "/snapshot/full?final=true");
+  ASSERT_EQ(response.status, 200) << response.body;
+  const Value final_full = json(response);
+  EXPECT_EQ(ValueAt(final_full, {"isFinal"})->bool_value(), true);
+  const std::string final_name = TextAt(final_full, {"snapName"});
+  EXPECT_TRUE(final_name.ends_with(".gz.final")) << response.body;
+  EXPECT_TRUE(stored(final_name)) << final_name;
+
+  ASSERT_TRUE(writer.WriteSome(7).ok());
+  response = call("POST", at_leader + "/snapshot/delta");
+  ASSERT_EQ(response.status, 200) << response.body;
+  const Value delta = json(response);
+  EXPECT_EQ(TextAt(delta, {"kind"}), "Incr");
+  EXPECT_EQ(ValueAt(delta, {"startRevision"})->int_value(),
+            ValueAt(final_full, {"lastRevision"})->int_value() + 1);
+  EXPECT_EQ(ValueAt(delta, {"lastRevision"})->int_value(), writer.acknowledged().back().revision);
+  EXPECT_TRUE(stored(TextAt(delta, {"snapName"}))) << response.body;
+
+  response = call("GET", at_other + "/snapshot/latest");
+  ASSERT_EQ(response.status, 200) << response.body;
+  const Value latest = json(response);
+  EXPECT_EQ(TextAt(latest, {"fullSnapshot", "snapName"}), final_name);
+  const Value* deltas = ValueAt(latest, {"deltaSnapshots"});
+  ASSERT_TRUE(deltas != nullptr && deltas->is_list()) << response.body;
+  ASSERT_EQ(deltas->list_value().size(), 1u) << response.body;
+  EXPECT_EQ(TextAt(deltas->list_value()[0], {"snapName"}), TextAt(delta, {"snapName"}));
+
+  response = call("GET", at_leader + "/metrics");
+  ASSERT_EQ(response.status, 200);
+  EXPECT_TRUE(Contains(response.body, "\netcdbr_snapshot_latest_revision{kind=\"Full\"} " +
+                                          std::to_string(ValueAt(final_full, {"lastRevision"})->int_value()) +
+                                          "\n"))
+      << response.body;
+  EXPECT_TRUE(Contains(response.body, "\netcdbr_snapshot_latest_revision{kind=\"Incr\"} " +
+                                          std::to_string(writer.acknowledged().back().revision) + "\n"))
+      << response.body;
+  EXPECT_TRUE(Contains(response.body, "\netcdbr_snapshot_gc_total{kind=\"Full\",succeeded=\"true\"} "))
+      << response.body;
+  EXPECT_TRUE(
+      Contains(response.body, "\netcdbr_snapshot_duration_seconds_count{kind=\"Full\",succeeded=\"true\"} "))
+      << response.body;
+  following.Stop();
+  leading.Stop();
 }
 
 class MemberAgentScaleInTest : public MemberAgentTest {
