@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "adapters/kubernetes/manifests.h"
+#include "adapters/kubernetes/object_fields.h"
 #include "cli/output_format.h"
 #include "engine/common/json_value.h"
 
@@ -142,6 +143,15 @@ TEST(EtcdTemplates, TheStatefulSetRunsMemberInitEtcdAndTheMemberAgent) {
   EXPECT_EQ(pod["containers"][0]["readinessProbe"]["httpGet"]["scheme"], "HTTPS");
   EXPECT_EQ(pod["containers"][1]["name"], "member-agent");
   EXPECT_EQ(pod["containers"][1]["args"][0], "member-agent");
+  // etcd-backup-restore's API where etcd-druid asks for it: --server-port and the port named "server".
+  const std::string server_port =
+      "--server-port=" + std::to_string(FieldInt(etcd, {"spec", "backup", "port"}, 8080));
+  EXPECT_NE(std::find(pod["containers"][1]["args"].begin(), pod["containers"][1]["args"].end(), server_port),
+            pod["containers"][1]["args"].end())
+      << pod["containers"][1]["args"];
+  EXPECT_EQ(pod["containers"][1]["ports"][0]["name"], "server");
+  EXPECT_EQ(pod["containers"][1]["ports"][0]["containerPort"],
+            FieldInt(etcd, {"spec", "backup", "port"}, 8080));
   // No image in the spec: the member image; the backup image, when given, for both ruleplane containers.
   EXPECT_EQ(pod["containers"][0]["image"], kMemberImage);
   auto with_image = EtcdStatefulSet(WithBackupImage(etcd, "registry.example/ruleplane:1"), 3);
@@ -289,6 +299,11 @@ TEST(EtcdTemplates, TheServicesAreAClientServiceAndAHeadlessPeerService) {
   EXPECT_EQ(ValueAt((*services)[1], {"spec", "clusterIP"})->string_value(), "None");
   EXPECT_TRUE(ValueAt((*services)[1], {"spec", "publishNotReadyAddresses"})->bool_value());
   EXPECT_EQ(ValueAt((*services)[1], {"spec", "ports"})->list_value()[0].Find("port")->int_value(), 2380);
+  // etcd-druid's client Service also carries the sidecar's API, named backuprestore.
+  const Value::List& client_ports = ValueAt((*services)[0], {"spec", "ports"})->list_value();
+  ASSERT_EQ(client_ports.size(), 2u);
+  EXPECT_EQ(client_ports[1].Find("name")->string_value(), "backuprestore");
+  EXPECT_EQ(client_ports[1].Find("port")->int_value(), FieldInt(etcd, {"spec", "backup", "port"}, 8080));
 }
 
 // examples/etcd-member-statefulset.yaml is what the controller creates for

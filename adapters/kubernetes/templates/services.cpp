@@ -10,6 +10,7 @@ Result<Value::List> EtcdServices(const Value& etcd) {
   if (FieldText(etcd, {"metadata", "uid"}).empty()) return Missing(etcd, "metadata.uid", "is not set");
   const int64_t client_port = FieldInt(etcd, {"spec", "etcd", "clientPort"}, 2379);
   const int64_t peer_port = FieldInt(etcd, {"spec", "etcd", "serverPort"}, 2380);
+  const int64_t backup_port = FieldInt(etcd, {"spec", "backup", "port"}, 8080);
   const Json client = {
       {"apiVersion", "v1"},
       {"kind", "Service"},
@@ -17,7 +18,10 @@ Result<Value::List> EtcdServices(const Value& etcd) {
       {"spec",
        {{"type", "ClusterIP"},
         {"selector", SelectorLabels(name)},
-        {"ports", Json::array({{{"name", "client"}, {"port", client_port}, {"targetPort", client_port}}})}}}};
+        // backuprestore: member-agent's API (/snapshot/full), as etcd-druid's client Service names it.
+        {"ports",
+         Json::array({{{"name", "client"}, {"port", client_port}, {"targetPort", client_port}},
+                      {{"name", "backuprestore"}, {"port", backup_port}, {"targetPort", backup_port}}})}}}};
   const Json peer = {
       {"apiVersion", "v1"},
       {"kind", "Service"},

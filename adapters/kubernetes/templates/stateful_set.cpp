@@ -117,12 +117,13 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
                     // While the first member restores, the others wait in member-init rather than
                     // in the kubelet's restart back-off, which grows to 5 minutes.
                     "--wait-for-cluster=120"};
-  Json agent_args = {"member-agent",
-                     "--etcd=" + name,
-                     "--name=$(POD_NAME)",
-                     "--namespace=$(POD_NAMESPACE)",
-                     "--client-url=" + client_url,
-                     "--endpoints=" + client_url};
+  const int64_t backup_port = FieldInt(etcd, {"spec", "backup", "port"}, 8080);
+  Json agent_args = {"member-agent", "--etcd=" + name, "--name=$(POD_NAME)", "--namespace=$(POD_NAMESPACE)",
+                     "--client-url=" + client_url, "--endpoints=" + client_url,
+                     // etcd-backup-restore's HTTP API, where etcd-druid asks for snapshots; on
+                     // every address of the Pod, said explicitly so that a test kubelet running
+                     // Pods as host processes can bind it to the Pod's own address.
+                     "--server-port=" + std::to_string(backup_port), "--server-host=0.0.0.0"};
   // The backup store, as etcd-druid passes it to etcd-backup-restore: Local
   // is a host directory per container; an object store gets
   // spec.backup.store.secretRef mounted at /var/etcd-backup, named by the
@@ -195,6 +196,8 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
                      {"imagePullPolicy", "IfNotPresent"},
                      {"command", Json::array({"ruleplane"})},
                      {"args", agent_args},
+                     // etcd-druid's name for the backup-restore container's port.
+                     {"ports", Json::array({{{"name", "server"}, {"containerPort", backup_port}}})},
                      {"env", env},
                      {"volumeMounts", mounts}}})},
       {"volumes", volumes}};
