@@ -6,8 +6,8 @@
 // compression and checks on top of it; a provider does I/O and nothing else.
 //
 // Providers: a local directory (Local, adapters/local/local_object_store.h);
-// S3 and S3-compatible stores (adapters/object_store/s3_object_store.h);
-// Azure Blob Storage (ABS, adapters/object_store/azure_object_store.h).
+// S3 and S3-compatible stores, and Azure Blob Storage (ABS), as buckets
+// (adapters/object_store/bucket_object_store.h).
 // GCS, Swift and OSS have none yet: OpenObjectStore (store_config.h)
 // refuses them by name.
 #pragma once

@@ -8,8 +8,7 @@
 #include <span>
 
 #include "adapters/local/local_object_store.h"
-#include "adapters/object_store/azure_object_store.h"
-#include "adapters/object_store/s3_object_store.h"
+#include "adapters/object_store/bucket_object_store.h"
 #include "engine/common/json_value.h"
 #include "platform/file_input.h"
 
@@ -185,16 +184,14 @@ Result<std::unique_ptr<ObjectStore>> OpenObjectStore(const StoreConfig& config) 
     if (!s3.ok()) return s3.error();
     auto client = S3Client::Create(*s3);
     if (!client.ok()) return client.error();
-    return std::unique_ptr<ObjectStore>(
-        std::make_unique<S3ObjectStore>(std::move(*client), config.prefix, config.scratch_directory));
+    return OpenS3Bucket(std::move(*client), config.prefix, config.scratch_directory);
   }
   if (config.provider == "ABS") {
     auto abs = ReadAbsConfig(config);
     if (!abs.ok()) return abs.error();
     auto client = AzureBlobClient::Create(*abs);
     if (!client.ok()) return client.error();
-    return std::unique_ptr<ObjectStore>(
-        std::make_unique<AzureObjectStore>(std::move(*client), config.prefix, config.scratch_directory));
+    return OpenAzureContainer(std::move(*client), config.prefix, config.scratch_directory);
   }
   for (const char* later : {"GCS", "Swift", "OSS", "ECS", "OCS"}) {
     if (config.provider == later)
