@@ -1,16 +1,11 @@
 #include "adapters/object_store/azure_blob_client.h"
 
 #include <openssl/evp.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "adapters/object_store/s3_xml.h"
@@ -29,16 +24,8 @@ constexpr size_t kMaxShortAnswerBytes = 1 << 20;
 constexpr int64_t kMinBlockBytes = int64_t{64} << 10;
 constexpr int64_t kMaxBlockBytes = int64_t{4000} << 20;  // the service's largest block
 constexpr int64_t kMaxBlocks = 50'000;                   // the most blocks a committed blob has
-constexpr size_t kReadPieceBytes = 256 * 1024;           // what the checksum reads of a block at a time
 
 Error Invalid(const std::string& message) { return Error{ErrorCode::kInvalidArgument, message, {}}; }
-
-// Text from a server, fit for a message: printable ASCII, at most `max` bytes.
-std::string Printable(std::string_view text, size_t max = 300) {
-  std::string out;
-  for (char c : text.substr(0, max)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  return out;
-}
 
 // Azure's messages go on with "\nRequestId:...\nTime:...": the first line says it.
 std::string FirstLine(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
@@ -56,36 +43,12 @@ Error AzureStatusError(const HttpResponse& response, const std::string& what) {
   const std::string message = FirstLine(XmlText(response.body, "Message").value_or(""));
   const std::string detail = XmlText(response.body, "AuthenticationErrorDetail").value_or("");
   const long status = response.status;
-  ErrorCode error = ErrorCode::kInvalidArgument;
-  if (status >= 500 || status == 429 || code == "ServerBusy" || code == "OperationTimedOut" ||
-      code == "InternalError")
-    error = ErrorCode::kUnavailable;
-  else if (status == 401 || status == 403)
-    error = ErrorCode::kPermissionDenied;
-  else if (status == 404)
-    error = ErrorCode::kNotFound;
-  else if (status == 408)
-    error = ErrorCode::kDeadlineExceeded;
-  else if (status == 409 || status == 412)
-    error = ErrorCode::kConflict;
-  else if (status >= 300 && status < 400)
-    error = ErrorCode::kFailedPrecondition;  // another endpoint: the configuration must change
-  std::string text = what + ": HTTP " + std::to_string(status);
-  if (!code.empty()) text += " " + Printable(code, 64);
-  if (!message.empty()) text += ": " + Printable(message);
+  const ErrorCode error = ObjectStoreErrorCode(
+      status, code == "ServerBusy" || code == "OperationTimedOut" || code == "InternalError");
+  std::string text = ObjectStoreErrorText(what, status, code, message);
   if (!detail.empty()) text += " (" + Printable(detail, 200) + ")";
   if (code.empty() && status == 404) text += " (no such blob or container)";
   return Error{error, text, {}};
-}
-
-Result<int64_t> ParseSize(std::string_view text) {
-  if (text.empty() || text.size() > 18) return Error{ErrorCode::kUnavailable, "", {}};
-  int64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return Error{ErrorCode::kUnavailable, "", {}};
-    value = value * 10 + (c - '0');
-  }
-  return value;
 }
 
 // The base64 MD5 of [offset, offset + size) of `fd`, read in pieces; kIo
@@ -94,20 +57,11 @@ Result<std::string> RangeMd5(int fd, int64_t offset, int64_t size, const std::st
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   if (!context || EVP_DigestInit_ex(context.get(), EVP_md5(), nullptr) != 1)
     return Error{ErrorCode::kInternal, what + ": OpenSSL could not start an MD5", {}};
-  std::string buffer(kReadPieceBytes, '\0');
-  for (int64_t done = 0; done < size;) {
-    const size_t want = static_cast<size_t>(std::min<int64_t>(size - done, kReadPieceBytes));
-    const ssize_t got = pread(fd, buffer.data(), want, offset + done);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      return Error{ErrorCode::kIo,
-                   what + ": the file could not be read at byte " + std::to_string(offset + done) + ": " +
-                       (got < 0 ? std::strerror(errno) : "it is shorter than when the upload began"),
-                   {}};
-    }
-    EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(got));
-    done += got;
-  }
+  if (Status read =
+          ReadFileRange(fd, offset, size, what,
+                        [&](std::string_view p) { EVP_DigestUpdate(context.get(), p.data(), p.size()); });
+      !read.ok())
+    return read.error();
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_DigestFinal_ex(context.get(), digest, &length);
@@ -121,33 +75,11 @@ std::string BlockId(int number) {
   return Base64Encode(digits);
 }
 
-class FileCloser {
- public:
-  explicit FileCloser(int fd) : fd_(fd) {}
-  ~FileCloser() { close(fd_); }
-  FileCloser(const FileCloser&) = delete;
-  FileCloser& operator=(const FileCloser&) = delete;
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 // One request: what is signed and what is sent.
-struct AzureBlobClient::Call {
-  std::string method;
+struct AzureBlobClient::Call : ObjectCall {
   std::string blob;  // "" = the container
-  std::vector<std::pair<std::string, std::string>> query;
-  std::vector<std::pair<std::string, std::string>> headers;  // signed and sent
-  std::string body;
-  // Or a range of a file.
-  int fd = -1;
-  int64_t offset = 0;
-  int64_t size = 0;
-  std::function<bool(std::string_view)> on_data;
-  bool transfer = false;  // a block or a blob: transfer_timeout and the low-speed bound
-  HttpLimits limits;
 };
 
 AzureBlobClient::AzureBlobClient(AzureBlobConfig config) : config_(std::move(config)), http_(config_.tls) {}
@@ -201,54 +133,23 @@ Result<HttpResponse> AzureBlobClient::Send(const Call& call) {
   request.headers = {{"x-ms-date", HttpDate(std::chrono::system_clock::now())},
                      {"x-ms-version", std::string(kApiVersion)}};
   request.headers.insert(request.headers.end(), call.headers.begin(), call.headers.end());
-  request.content_length = call.fd >= 0 ? call.size : static_cast<int64_t>(call.body.size());
+  request.content_length = call.body_size();
   const SharedKeySignature signature = SignSharedKey(request, decoded_key_);
 
   HttpExchange exchange;
-  exchange.method = call.method;
   const size_t authority_end = endpoint_.size() - endpoint_path_.size();
   exchange.url = endpoint_.substr(0, authority_end) + path +
                  (call.query.empty() ? "" : "?" + AzureQueryString(call.query));
   for (const auto& [name, value] : request.headers) exchange.headers.push_back(name + ": " + value);
   exchange.headers.push_back("Authorization: " + signature.authorization);
-  exchange.body = call.body;
-  if (call.fd >= 0) {
-    exchange.body_size = call.size;
-    exchange.read_body = [fd = call.fd, offset = call.offset, sent = int64_t{0}](
-                             char* buffer, size_t size) mutable -> size_t {
-      for (;;) {
-        const ssize_t got = pread(fd, buffer, size, offset + sent);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return 0;
-        sent += got;
-        return static_cast<size_t>(got);
-      }
-    };
-  }
-  exchange.on_data = call.on_data;
-  exchange.timeout = call.transfer ? config_.transfer_timeout : config_.request_timeout;
-  exchange.limits = call.limits;
-  if (call.transfer && config_.low_speed_bytes_per_second > 0) {
-    exchange.limits.low_speed_bytes_per_second = config_.low_speed_bytes_per_second;
-    exchange.limits.low_speed_window = std::chrono::seconds(60);
-  }
-  auto response = http_.Exchange(exchange);
-  if (!response.ok())
-    return Error{response.error().code, What(call.method, call.blob) + ": " + response.error().message, {}};
-  return response;
+  return ExchangeWithin(http_, std::move(exchange), call, config_, What(call.method, call.blob));
 }
 
 Status AzureBlobClient::PutBlobFromFile(const std::string& blob, const std::string& path) {
-  auto fd = OpenRegularFile(path);
-  if (!fd.ok())
-    return Error{fd.error().code, What("PutBlob", blob) + ": the file to upload: " + fd.error().message, {}};
-  FileCloser closer(*fd);
-  struct stat status {};
-  if (fstat(*fd, &status) != 0)
-    return Error{ErrorCode::kIo, What("PutBlob", blob) + ": " + path + ": " + std::strerror(errno), {}};
-  const int64_t size = status.st_size;
-  if (size < config_.block_size_bytes) return PutSingle(blob, *fd, size);
-  return PutBlocks(blob, *fd, size);
+  auto file = UploadFile::Open(path, What("PutBlob", blob));
+  if (!file.ok()) return file.error();
+  if (file->size() < config_.block_size_bytes) return PutSingle(blob, file->fd(), file->size());
+  return PutBlocks(blob, file->fd(), file->size());
 }
 
 Status AzureBlobClient::PutSingle(const std::string& blob, int fd, int64_t size) {
@@ -317,43 +218,28 @@ Status AzureBlobClient::PutBlock(const std::string& blob, const std::string& blo
   call.size = size;
   call.transfer = true;
   call.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an Azure upload answer"};
-  Error last;
-  for (int attempt = 1; attempt <= config_.block_attempts; ++attempt) {
-    if (attempt > 1) std::this_thread::sleep_for(std::chrono::seconds(attempt - 1));
+  return RetryTransfer(config_.block_attempts, [&]() -> Status {
     auto response = Send(call);
-    if (response.ok() && response->status == 201) return {};
-    last = response.ok() ? AzureStatusError(*response, what) : response.error();
-    if (last.code != ErrorCode::kUnavailable && last.code != ErrorCode::kDeadlineExceeded) break;
-    if (config_.block_attempts > 1)
-      last.message +=
-          " (attempt " + std::to_string(attempt) + " of " + std::to_string(config_.block_attempts) + ")";
-  }
-  return last;
+    if (!response.ok()) return response.error();
+    if (response->status != 201) return AzureStatusError(*response, what);
+    return {};
+  });
 }
 
 Result<int64_t> AzureBlobClient::GetBlobToSink(const std::string& blob,
                                                const std::function<bool(std::string_view)>& sink) {
-  int64_t received = 0;
-  bool refused = false;
+  CountingSink counted(sink);
   Call call;
   call.method = "GET";
   call.blob = blob;
-  call.on_data = [&](std::string_view data) {
-    received += static_cast<int64_t>(data.size());
-    if (sink(data)) return true;
-    refused = true;
-    return false;
-  };
+  call.on_data = counted.OnData();
   call.transfer = true;
   call.limits = {.max_body_bytes = 0, .name = "an Azure blob"};
   auto response = Send(call);
   if (!response.ok()) return response.error();
   if (response->status != 200) return AzureStatusError(*response, What("GetBlob", blob));
-  if (refused)
-    return Error{
-        ErrorCode::kIo,
-        What("GetBlob", blob) + ": the sink refused the data after " + std::to_string(received) + " bytes",
-        {}};
+  if (counted.refused()) return counted.Refused(What("GetBlob", blob));
+  const int64_t received = counted.received();
   const std::string length = response->Header("content-length");
   auto expected = ParseSize(length);
   if (!expected.ok() || *expected != received)

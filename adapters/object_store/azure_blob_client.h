@@ -41,12 +41,17 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/object_store/object_transfer.h"
 #include "engine/common/error.h"
 #include "platform/http_client.h"
 
 namespace ruleplane {
 
-struct AzureBlobConfig {
+// With ObjectTransferSettings' bounds on one request: request_timeout (a
+// listing page, a delete, a block list), transfer_timeout (one block, one
+// single-request upload, or one blob read, whole) and
+// low_speed_bytes_per_second.
+struct AzureBlobConfig : ObjectTransferSettings {
   std::string account;  // the storage account's name
   std::string key;      // its access key, base64 as Azure shows it
   std::string container;
@@ -62,12 +67,6 @@ struct AzureBlobConfig {
   // Attempts at each block before the upload is abandoned (kUnavailable or
   // kDeadlineExceeded only), a second apart, then two, ...
   int block_attempts = 3;
-  // One short request (a listing page, a delete, a block list).
-  std::chrono::milliseconds request_timeout{std::chrono::seconds(30)};
-  // One block, one single-request upload, or one blob read, whole.
-  std::chrono::milliseconds transfer_timeout{std::chrono::hours(1)};
-  // A transfer slower than this on average over a minute fails early.
-  long low_speed_bytes_per_second = 1024;
   // The most blobs ListBlobs returns before it fails (a bound on memory).
   int64_t max_listed_blobs = 1'000'000;
   // List Blobs' maxresults (the service's default and most: 5000).

@@ -1,12 +1,8 @@
 #include "adapters/object_store/s3_client.h"
 
 #include <openssl/evp.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-#include <thread>
+#include <algorithm>
 #include <utility>
 
 #include "adapters/object_store/s3_xml.h"
@@ -23,18 +19,10 @@ constexpr size_t kMaxListPageBytes = 16 << 20;  // 1,000 keys of up to 1 KiB eac
 constexpr size_t kMaxShortAnswerBytes = 1 << 20;
 constexpr int64_t kMinPartBytes = int64_t{5} << 20;  // S3's smallest part but the last
 constexpr int64_t kMaxParts = 10'000;
-constexpr size_t kReadPieceBytes = 256 * 1024;  // what the hash reads of a part at a time
 
 std::string Unquoted(std::string etag) {
   if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') return etag.substr(1, etag.size() - 2);
   return etag;
-}
-
-// Text from a server, fit for a message: printable ASCII, at most `max` bytes.
-std::string Printable(std::string_view text, size_t max = 300) {
-  std::string out;
-  for (char c : text.substr(0, max)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  return out;
 }
 
 std::string Hex(std::string_view bytes) {
@@ -60,88 +48,24 @@ Error S3StatusError(const HttpResponse& response, const std::string& what) {
   const std::string code = XmlText(response.body, "Code").value_or("");
   const std::string message = XmlText(response.body, "Message").value_or("");
   const long status = response.status;
-  ErrorCode error = ErrorCode::kInvalidArgument;
-  if (status >= 500 || status == 429 || code == "SlowDown" || code == "RequestTimeout" ||
-      code == "InternalError" || code == "ServiceUnavailable")
-    error = ErrorCode::kUnavailable;
-  else if (status == 401 || status == 403)
-    error = ErrorCode::kPermissionDenied;
-  else if (status == 404)
-    error = ErrorCode::kNotFound;
-  else if (status == 408)
-    error = ErrorCode::kDeadlineExceeded;
-  else if (status == 409 || status == 412)
-    error = ErrorCode::kConflict;
-  else if (status >= 300 && status < 400)
-    error = ErrorCode::kFailedPrecondition;  // another region or endpoint: the configuration must change
-  std::string text = what + ": HTTP " + std::to_string(status);
-  if (!code.empty()) text += " " + Printable(code, 64);
-  if (!message.empty()) text += ": " + Printable(message);
+  const ErrorCode error =
+      ObjectStoreErrorCode(status, code == "SlowDown" || code == "RequestTimeout" ||
+                                       code == "InternalError" || code == "ServiceUnavailable");
+  std::string text = ObjectStoreErrorText(what, status, code, message);
   if (const auto endpoint = XmlText(response.body, "Endpoint"); endpoint && !endpoint->empty())
     text += " (the bucket answers at " + Printable(*endpoint, 200) + ")";
   if (code.empty() && status == 404) text += " (no such object or bucket)";
   return Error{error, text, {}};
 }
 
-Result<int64_t> ParseSize(std::string_view text) {
-  if (text.empty() || text.size() > 18) return Error{ErrorCode::kUnavailable, "", {}};
-  int64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return Error{ErrorCode::kUnavailable, "", {}};
-    value = value * 10 + (c - '0');
-  }
-  return value;
-}
-
-// Reads [offset, offset + size) of `fd` in pieces; kIo naming `what`.
-Status ReadRange(int fd, int64_t offset, int64_t size, const std::string& what,
-                 const std::function<void(std::string_view)>& piece) {
-  std::string buffer(kReadPieceBytes, '\0');
-  for (int64_t done = 0; done < size;) {
-    const size_t want = static_cast<size_t>(std::min<int64_t>(size - done, kReadPieceBytes));
-    const ssize_t got = pread(fd, buffer.data(), want, offset + done);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      return Error{ErrorCode::kIo,
-                   what + ": the file could not be read at byte " + std::to_string(offset + done) + ": " +
-                       (got < 0 ? std::strerror(errno) : "it is shorter than when the upload began"),
-                   {}};
-    }
-    piece(std::string_view(buffer.data(), static_cast<size_t>(got)));
-    done += got;
-  }
-  return {};
-}
-
-class FileCloser {
- public:
-  explicit FileCloser(int fd) : fd_(fd) {}
-  ~FileCloser() { close(fd_); }
-  FileCloser(const FileCloser&) = delete;
-  FileCloser& operator=(const FileCloser&) = delete;
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 // One request: what is signed and what is sent.
-struct S3Client::Call {
-  std::string method;
-  std::string key;  // "" = the bucket
-  std::vector<std::pair<std::string, std::string>> query;
-  std::vector<std::pair<std::string, std::string>> headers;  // signed and sent
-  std::vector<std::string> unsigned_headers;                 // "Content-Type: ..."
-  std::string body;
-  // Or a range of a file, with its SHA-256 (hex) computed beforehand.
-  int fd = -1;
-  int64_t offset = 0;
-  int64_t size = 0;
+struct S3Client::Call : ObjectCall {
+  std::string key;                            // "" = the bucket
+  std::vector<std::string> unsigned_headers;  // "Content-Type: ..."
+  // The body's SHA-256 (hex); for a range of a file, computed beforehand.
   std::string payload_hash = std::string(kEmptyPayloadSha256);
-  std::function<bool(std::string_view)> on_data;
-  bool transfer = false;  // a part or an object: transfer_timeout and the low-speed bound
-  HttpLimits limits;
 };
 
 S3Client::S3Client(S3Config config) : config_(std::move(config)), http_(config_.tls) {}
@@ -197,36 +121,11 @@ Result<HttpResponse> S3Client::Send(const Call& call) {
       SignSigV4(request, config_.credentials, config_.region, std::chrono::system_clock::now());
 
   HttpExchange exchange;
-  exchange.method = call.method;
   exchange.url = scheme_ + "://" + request.host + signature.encoded_path +
                  (signature.encoded_query.empty() ? "" : "?" + signature.encoded_query);
   exchange.headers = signature.headers;
   exchange.headers.insert(exchange.headers.end(), call.unsigned_headers.begin(), call.unsigned_headers.end());
-  exchange.body = call.body;
-  if (call.fd >= 0) {
-    exchange.body_size = call.size;
-    exchange.read_body = [fd = call.fd, offset = call.offset, sent = int64_t{0}](
-                             char* buffer, size_t size) mutable -> size_t {
-      for (;;) {
-        const ssize_t got = pread(fd, buffer, size, offset + sent);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return 0;
-        sent += got;
-        return static_cast<size_t>(got);
-      }
-    };
-  }
-  exchange.on_data = call.on_data;
-  exchange.timeout = call.transfer ? config_.transfer_timeout : config_.request_timeout;
-  exchange.limits = call.limits;
-  if (call.transfer && config_.low_speed_bytes_per_second > 0) {
-    exchange.limits.low_speed_bytes_per_second = config_.low_speed_bytes_per_second;
-    exchange.limits.low_speed_window = std::chrono::seconds(60);
-  }
-  auto response = http_.Exchange(exchange);
-  if (!response.ok())
-    return Error{response.error().code, What(call.method, call.key) + ": " + response.error().message, {}};
-  return response;
+  return ExchangeWithin(http_, std::move(exchange), call, config_, What(call.method, call.key));
 }
 
 namespace {
@@ -261,16 +160,10 @@ void Append(std::vector<T>& to, const std::vector<T>& more) {
 }  // namespace
 
 Status S3Client::PutObjectFromFile(const std::string& key, const std::string& path) {
-  auto fd = OpenRegularFile(path);
-  if (!fd.ok())
-    return Error{fd.error().code, What("PutObject", key) + ": the file to upload: " + fd.error().message, {}};
-  FileCloser closer(*fd);
-  struct stat status {};
-  if (fstat(*fd, &status) != 0)
-    return Error{ErrorCode::kIo, What("PutObject", key) + ": " + path + ": " + std::strerror(errno), {}};
-  const int64_t size = status.st_size;
-  if (size < config_.part_size_bytes) return PutSingle(key, *fd, size);
-  return PutMultipart(key, *fd, size);
+  auto file = UploadFile::Open(path, What("PutObject", key));
+  if (!file.ok()) return file.error();
+  if (file->size() < config_.part_size_bytes) return PutSingle(key, file->fd(), file->size());
+  return PutMultipart(key, file->fd(), file->size());
 }
 
 // Payload hash: the SHA-256 of every body is computed and signed, over
@@ -283,7 +176,7 @@ Status S3Client::PutObjectFromFile(const std::string& key, const std::string& pa
 Status S3Client::PutSingle(const std::string& key, int fd, int64_t size) {
   Sha256Stream hash;
   if (Status read =
-          ReadRange(fd, 0, size, What("PutObject", key), [&](std::string_view p) { hash.Update(p); });
+          ReadFileRange(fd, 0, size, What("PutObject", key), [&](std::string_view p) { hash.Update(p); });
       !read.ok())
     return read;
   const std::string digest = hash.Finish();
@@ -365,7 +258,7 @@ Result<std::string> S3Client::UploadPart(const std::string& key, const std::stri
                                          int part_number, int fd, int64_t offset, int64_t size) {
   const std::string what = What("UploadPart", key) + " part " + std::to_string(part_number);
   Sha256Stream hash;
-  if (Status read = ReadRange(fd, offset, size, what, [&](std::string_view p) { hash.Update(p); });
+  if (Status read = ReadFileRange(fd, offset, size, what, [&](std::string_view p) { hash.Update(p); });
       !read.ok())
     return read.error();
   const std::string digest = hash.Finish();
@@ -380,23 +273,17 @@ Result<std::string> S3Client::UploadPart(const std::string& key, const std::stri
   call.payload_hash = Hex(digest);
   call.transfer = true;
   call.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an S3 upload answer"};
-  Error last;
-  for (int attempt = 1; attempt <= config_.part_attempts; ++attempt) {
-    if (attempt > 1) std::this_thread::sleep_for(std::chrono::seconds(attempt - 1));
+  std::string etag;
+  Status sent = RetryTransfer(config_.part_attempts, [&]() -> Status {
     auto response = Send(call);
-    if (response.ok() && response->status == 200) {
-      const std::string etag = response->Header("etag");
-      if (!etag.empty()) return etag;
-      last = Error{ErrorCode::kUnavailable, what + ": the answer has no ETag", {}};
-    } else {
-      last = response.ok() ? S3StatusError(*response, what) : response.error();
-    }
-    if (last.code != ErrorCode::kUnavailable && last.code != ErrorCode::kDeadlineExceeded) break;
-    if (attempt > 1 || config_.part_attempts > 1)
-      last.message +=
-          " (attempt " + std::to_string(attempt) + " of " + std::to_string(config_.part_attempts) + ")";
-  }
-  return last;
+    if (!response.ok()) return response.error();
+    if (response->status != 200) return S3StatusError(*response, what);
+    etag = response->Header("etag");
+    if (etag.empty()) return Error{ErrorCode::kUnavailable, what + ": the answer has no ETag", {}};
+    return {};
+  });
+  if (!sent.ok()) return sent.error();
+  return etag;
 }
 
 Status S3Client::AbortUpload(const std::string& key, const std::string& upload_id) {
@@ -414,28 +301,19 @@ Status S3Client::AbortUpload(const std::string& key, const std::string& upload_i
 
 Result<S3ObjectInfo> S3Client::GetObjectToSink(const std::string& key,
                                                const std::function<bool(std::string_view)>& sink) {
-  int64_t received = 0;
-  bool refused = false;
+  CountingSink counted(sink);
   Call call;
   call.method = "GET";
   call.key = key;
   call.headers = CustomerKeyHeaders(config_.encryption);
-  call.on_data = [&](std::string_view data) {
-    received += static_cast<int64_t>(data.size());
-    if (sink(data)) return true;
-    refused = true;
-    return false;
-  };
+  call.on_data = counted.OnData();
   call.transfer = true;
   call.limits = {.max_body_bytes = 0, .name = "an S3 object"};
   auto response = Send(call);
   if (!response.ok()) return response.error();
   if (response->status != 200) return S3StatusError(*response, What("GetObject", key));
-  if (refused)
-    return Error{
-        ErrorCode::kIo,
-        What("GetObject", key) + ": the sink refused the data after " + std::to_string(received) + " bytes",
-        {}};
+  if (counted.refused()) return counted.Refused(What("GetObject", key));
+  const int64_t received = counted.received();
   S3ObjectInfo info;
   info.etag = Unquoted(response->Header("etag"));
   info.last_modified = response->Header("last-modified");

@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/object_store/object_transfer.h"
 #include "engine/common/error.h"
 #include "platform/aws_sigv4.h"
 #include "platform/http_client.h"
@@ -62,7 +63,11 @@ struct S3Encryption {
   std::string customer_algorithm = "AES256";  // the only one S3 knows
 };
 
-struct S3Config {
+// With ObjectTransferSettings' bounds on one request: request_timeout
+// (HEAD, DELETE, a listing page, starting or finishing an upload),
+// transfer_timeout (one part, one single-request upload, or one object
+// read, whole) and low_speed_bytes_per_second.
+struct S3Config : ObjectTransferSettings {
   // "https://s3.eu-west-1.amazonaws.com", "http://127.0.0.1:9000"; "" =
   // AWS's endpoint for `region`.
   std::string endpoint;
@@ -80,13 +85,6 @@ struct S3Config {
   // Attempts at each part before the upload is abandoned (kUnavailable or
   // kDeadlineExceeded only), a second apart, then two, ...
   int part_attempts = 3;
-  // One short request (HEAD, DELETE, a listing page, starting or finishing
-  // an upload).
-  std::chrono::milliseconds request_timeout{std::chrono::seconds(30)};
-  // One part, one single-request upload, or one object read, whole.
-  std::chrono::milliseconds transfer_timeout{std::chrono::hours(1)};
-  // A transfer slower than this on average over a minute fails early.
-  long low_speed_bytes_per_second = 1024;
   // The most keys ListObjects returns before it fails (a bound on memory).
   int64_t max_listed_keys = 1'000'000;
   // ListObjectsV2's max-keys (S3's default and most: 1000).

@@ -18,8 +18,8 @@
 
 #include "adapters/object_store/store_config.h"
 #include "platform/base64.h"
-#include "platform/sha256_stream.h"
 #include "tests/support/azurite_server.h"
+#include "tests/support/object_store_files.h"
 #include "tests/support/s3_fault_proxy.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
@@ -28,60 +28,16 @@ namespace ruleplane {
 namespace {
 
 using testing::AzuriteServer;
+using testing::FileSha256Hex;
+using testing::kRssIsMeaningful;
+using testing::ProcStatusBytes;
+using testing::ResetPeakRss;
 using testing::S3FaultProxy;
 using testing::TempDir;
+using testing::WritePatternFile;
 
 constexpr int64_t kMiB = 1 << 20;
 const std::string kContainer = "backups";
-
-// `size` bytes that differ from one offset to the next (a pattern that
-// repeats would hide a block sent twice or out of order).
-void WriteFile(const std::string& path, int64_t size, uint32_t seed) {
-  std::ofstream out(path, std::ios::binary);
-  std::string block(static_cast<size_t>(std::min<int64_t>(size, kMiB)), '\0');
-  uint32_t state = seed * 2654435761u + 1;
-  for (int64_t done = 0; done < size;) {
-    const size_t now = static_cast<size_t>(std::min<int64_t>(size - done, kMiB));
-    for (size_t i = 0; i < now; ++i) {
-      state = state * 1664525u + 1013904223u;
-      block[i] = static_cast<char>(state >> 24);
-    }
-    out.write(block.data(), static_cast<std::streamsize>(now));
-    done += static_cast<int64_t>(now);
-  }
-}
-
-std::string FileSha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  Sha256Stream hash;
-  std::string block(kMiB, '\0');
-  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0)
-    hash.Update(std::string_view(block.data(), static_cast<size_t>(in.gcount())));
-  return Base64Encode(hash.Finish());
-}
-
-// The current resident set (VmRSS) and its peak (VmHWM), in bytes.
-int64_t ProcStatusBytes(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind(field + ":", 0) == 0) return std::atoll(line.c_str() + field.size() + 1) * 1024;
-  return -1;
-}
-
-// AddressSanitizer keeps freed memory in quarantine and maps shadow memory:
-// under it the resident set says nothing about what the client holds.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kRssIsMeaningful = false;
-#else
-constexpr bool kRssIsMeaningful = true;
-#endif
-
-// Resets VmHWM to the current RSS (Linux 4.0 and later).
-bool ResetPeakRss() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-  return static_cast<bool>(clear);
-}
 
 class AzureBlobTest : public ::testing::Test {
  protected:
@@ -120,7 +76,7 @@ class AzureBlobTest : public ::testing::Test {
 
   std::string File(const std::string& name, int64_t size, uint32_t seed) const {
     const std::string path = dir_.path() + "/" + name;
-    WriteFile(path, size, seed);
+    WritePatternFile(path, size, seed);
     return path;
   }
 
@@ -255,7 +211,7 @@ TEST_F(AzureBlobTest, ABlockUploadComesBackWholeAndHoldsAboutOneBlockInMemory) {
   ASSERT_TRUE(read.ok()) << read.error().message;
   EXPECT_EQ(*read, size);
   EXPECT_TRUE(!kRssIsMeaningful || read_growth < 4 * kMiB) << read_growth << " bytes";
-  EXPECT_EQ(FileSha256(copy), FileSha256(path));
+  EXPECT_EQ(FileSha256Hex(copy), FileSha256Hex(path));
   auto listed = direct->ListBlobs("etcd-main/");
   ASSERT_TRUE(listed.ok()) << listed.error().message;
   ASSERT_EQ(listed->size(), 1u);

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "platform/sha256_stream.h"
 #include "tests/support/hostile_http_server.h"
+#include "tests/support/object_store_files.h"
 #include "tests/support/s3_fault_proxy.h"
 #include "tests/support/s3_server.h"
 #include "tests/support/temp_dir.h"
@@ -25,67 +25,17 @@
 namespace ruleplane {
 namespace {
 
+using testing::FileSha256Hex;
+using testing::kRssIsMeaningful;
+using testing::ProcStatusBytes;
+using testing::ResetPeakRss;
 using testing::S3FaultProxy;
 using testing::S3Server;
 using testing::TempDir;
+using testing::WritePatternFile;
 
 constexpr int64_t kMiB = 1 << 20;
 const std::string kBucket = "backups";
-
-// `size` bytes that differ from one offset to the next (a pattern that
-// repeats would hide a part sent twice), written 1 MiB at a time.
-void WriteFile(const std::string& path, int64_t size, uint32_t seed) {
-  std::ofstream out(path, std::ios::binary);
-  std::string block(static_cast<size_t>(std::min<int64_t>(size, kMiB)), '\0');
-  uint32_t state = seed * 2654435761u + 1;
-  for (int64_t done = 0; done < size;) {
-    const size_t now = static_cast<size_t>(std::min<int64_t>(size - done, kMiB));
-    for (size_t i = 0; i < now; ++i) {
-      state = state * 1664525u + 1013904223u;
-      block[i] = static_cast<char>(state >> 24);
-    }
-    out.write(block.data(), static_cast<std::streamsize>(now));
-    done += static_cast<int64_t>(now);
-  }
-}
-
-std::string FileSha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  Sha256Stream hash;
-  std::string block(kMiB, '\0');
-  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0)
-    hash.Update(std::string_view(block.data(), static_cast<size_t>(in.gcount())));
-  std::string hex;
-  for (unsigned char byte : hash.Finish()) {
-    char two[3];
-    std::snprintf(two, sizeof two, "%02x", byte);
-    hex += two;
-  }
-  return hex;
-}
-
-// The peak resident set size (VmHWM) and the current one (VmRSS), in bytes.
-int64_t ProcStatusBytes(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind(field + ":", 0) == 0) return std::atoll(line.c_str() + field.size() + 1) * 1024;
-  return -1;
-}
-
-// AddressSanitizer keeps freed memory in quarantine and maps shadow memory:
-// under it the resident set says nothing about what the client holds.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kRssIsMeaningful = false;
-#else
-constexpr bool kRssIsMeaningful = true;
-#endif
-
-// Resets VmHWM to the current RSS (Linux 4.0 and later).
-bool ResetPeakRss() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-  return static_cast<bool>(clear);
-}
 
 class S3ClientTest : public ::testing::Test {
  protected:
@@ -124,7 +74,7 @@ class S3ClientTest : public ::testing::Test {
 
   std::string File(const std::string& name, int64_t size, uint32_t seed) const {
     const std::string path = dir_.path() + "/" + name;
-    WriteFile(path, size, seed);
+    WritePatternFile(path, size, seed);
     return path;
   }
 
@@ -267,7 +217,7 @@ TEST_F(S3ClientTest, AMultipartUploadComesBackWholeAndHoldsAboutOnePartInMemory)
   ASSERT_TRUE(info.ok()) << info.error().message;
   EXPECT_EQ(info->size, size);
   EXPECT_TRUE(!kRssIsMeaningful || read_growth < 4 * kMiB) << read_growth << " bytes";
-  EXPECT_EQ(FileSha256(copy), FileSha256(path));
+  EXPECT_EQ(FileSha256Hex(copy), FileSha256Hex(path));
 }
 
 TEST_F(S3ClientTest, AWrongSecretIsPermissionDeniedWithTheServersCode) {
@@ -500,7 +450,7 @@ with open(upload_from, 'rb') as f:
   std::string expected;
   for (const auto& [key, path] : ours)
     expected +=
-        key + "\t" + std::to_string(std::filesystem::file_size(path)) + "\t" + FileSha256(path) + "\n";
+        key + "\t" + std::to_string(std::filesystem::file_size(path)) + "\t" + FileSha256Hex(path) + "\n";
   EXPECT_EQ(run.output, expected);
 
   std::string copy_path = dir_.path() + "/theirs-copy";
@@ -512,7 +462,7 @@ with open(upload_from, 'rb') as f:
       });
   copy.close();
   ASSERT_TRUE(info.ok()) << info.error().message;
-  EXPECT_EQ(FileSha256(copy_path), FileSha256(theirs_path));
+  EXPECT_EQ(FileSha256Hex(copy_path), FileSha256Hex(theirs_path));
 }
 
 TEST(S3ClientConfig, UnusableConfigurationsAreRefusedWhereTheyEnter) {
