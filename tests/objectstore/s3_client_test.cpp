@@ -408,15 +408,8 @@ TEST_F(S3ClientTest, EveryKindOfServerSideEncryptionIsSignedAsTheServerVerifies)
   }
 }
 
-// The python3 that has boto3: Debian's (python3-boto3) or the one on PATH.
-std::string PythonWithBoto3() {
-  for (const std::string python : {"python3", "/usr/bin/python3"})
-    if (testing::RunShell(python + " -c 'import boto3'").exit_code == 0) return python;
-  return "";
-}
-
 TEST_F(S3ClientTest, Boto3ReadsWhatRuleplaneWroteAndTheOtherWayRound) {
-  const std::string python = PythonWithBoto3();
+  const std::string python = testing::PythonWithBoto3();
   ASSERT_FALSE(python.empty())
       << "no python3 with boto3 (bash scripts/install-deps.sh installs python3-boto3)";
   S3Config config = Config();

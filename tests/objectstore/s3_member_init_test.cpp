@@ -16,6 +16,7 @@
 
 #include "tests/run_ruleplane.h"
 #include "tests/support/member_harness.h"
+#include "tests/support/object_store_files.h"
 #include "tests/support/s3_server.h"
 
 namespace ruleplane::testing {
@@ -57,7 +58,7 @@ class S3MemberInit : public ::testing::Test, protected MemberHarness {
         "    for item in page.get('Contents', []): print(item['Key'])\n";
     const std::string path = root_->path() + "/list.py";
     std::ofstream(path) << script;
-    const Outcome listed = Shell("python3 " + path);
+    const Outcome listed = Shell(PythonWithBoto3() + " " + path);
     EXPECT_EQ(listed.exit_code, 0) << listed.err;
     std::vector<std::string> lines;
     std::istringstream in(listed.out);
@@ -119,7 +120,7 @@ TEST_F(S3MemberInit, AFullSnapshotUploadedByAnotherClientIsRestored) {
       "s3.upload_file('" +
       db + ".gz', 'backups', '" + name + "')\n";
   std::ofstream(root_->path() + "/upload.py") << script;
-  const Outcome uploaded = Shell("python3 " + root_->path() + "/upload.py");
+  const Outcome uploaded = Shell(PythonWithBoto3() + " " + root_->path() + "/upload.py");
   ASSERT_EQ(uploaded.exit_code, 0) << uploaded.err;
 
   for (int i = 0; i < 3; ++i) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "platform/sha256_stream.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -56,6 +57,12 @@ bool ResetPeakRss() {
   std::ofstream clear("/proc/self/clear_refs");
   clear << "5";
   return static_cast<bool>(clear);
+}
+
+std::string PythonWithBoto3() {
+  for (const std::string python : {"python3", "/usr/bin/python3"})
+    if (RunShell(python + " -c 'import boto3' 2>/dev/null").exit_code == 0) return python;
+  return "";
 }
 
 }  // namespace ruleplane::testing

@@ -1,4 +1,4 @@
-// What the object-store client tests (S3Client, AzureBlobClient) share:
+// What the object-store tests (S3Client, AzureBlobClient, the stores) share:
 // large files of bytes that differ from one offset to the next, their
 // SHA-256, and the process's resident set, to see that an upload or a read
 // holds no part or block in memory.
@@ -29,6 +29,11 @@ int64_t ProcStatusBytes(const std::string& field);
 
 // Resets VmHWM to the current RSS (Linux 4.0 and later); false when it cannot.
 bool ResetPeakRss();
+
+// The python3 that has boto3 (the independent S3 client the tests check
+// ruleplane against): the one on PATH, or Debian's, where python3-boto3
+// installs it; "" when neither has it.
+std::string PythonWithBoto3();
 
 // AddressSanitizer keeps freed memory in quarantine and maps shadow memory:
 // under it the resident set says nothing about what the client holds.
