@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -86,9 +87,12 @@ std::vector<StatusMember> MemberHarness::StatusOfCluster(const std::vector<std::
 }
 
 Outcome MemberHarness::Shell(const std::string& command, const std::string& env) {
-  // Named after the running test: ctest runs the scenarios in parallel.
-  const std::string out = testing_support::TempPath("member-init.out");
-  const std::string err = testing_support::TempPath("member-init.err");
+  // Named after the running test (ctest runs the scenarios in parallel) and
+  // numbered: a test may run two commands at once.
+  static std::atomic<int> commands{0};
+  const std::string number = std::to_string(++commands);
+  const std::string out = testing_support::TempPath("shell-" + number + ".out");
+  const std::string err = testing_support::TempPath("shell-" + number + ".err");
   const std::string line = env + (env.empty() ? "" : " ") + command + " </dev/null >" + out + " 2>" + err;
   const int status = std::system(line.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
