@@ -11,6 +11,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "adapters/kubernetes/manifests.h"
 #include "adapters/kubernetes/object_fields.h"
@@ -35,6 +38,63 @@ Value WithBackupImage(const Value& etcd, const std::string& image) {
   auto value = ParseJson(json.dump());
   EXPECT_TRUE(value.ok());
   return value.ok() ? *value : Value::Null();
+}
+
+// The Etcd with `edit` applied to its JSON.
+template <typename Edit>
+Value Edited(const Value& etcd, Edit edit) {
+  nlohmann::ordered_json json = nlohmann::ordered_json::parse(FormatJson(etcd));
+  edit(json);
+  auto value = ParseJson(json.dump());
+  EXPECT_TRUE(value.ok());
+  return value.ok() ? *value : Value::Null();
+}
+
+nlohmann::json PodSpec(const Result<Value>& statefulset) {
+  return nlohmann::json::parse(FormatJson(*statefulset))["spec"]["template"]["spec"];
+}
+
+const nlohmann::json& Container(const nlohmann::json& pod, const std::string& name) {
+  for (const char* list : {"initContainers", "containers"})
+    for (const nlohmann::json& container : pod[list])
+      if (container["name"] == name) return container;
+  ADD_FAILURE() << "no container " << name;
+  static const nlohmann::json none = nlohmann::json::object();
+  return none;
+}
+
+// "<secret name>/<key>" of the Secret file a container reads at `path`:
+// through the container's volumeMount at the path's directory to the pod's
+// secret volume (its items, when it lists them, else the key is the file
+// name); "" when no mounted Secret holds that path.
+std::string SecretFileAt(const nlohmann::json& pod, const nlohmann::json& container,
+                         const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return "";
+  const std::string dir = path.substr(0, slash), file = path.substr(slash + 1);
+  for (const nlohmann::json& mount : container.value("volumeMounts", nlohmann::json::array())) {
+    if (mount["mountPath"] != dir) continue;
+    for (const nlohmann::json& volume : pod["volumes"]) {
+      if (volume["name"] != mount["name"] || !volume.contains("secret")) continue;
+      std::string key = volume["secret"].contains("items") ? "" : file;
+      for (const nlohmann::json& item : volume["secret"].value("items", nlohmann::json::array()))
+        if (item["path"] == file) key = item["key"];
+      return key.empty() ? "" : volume["secret"]["secretName"].get<std::string>() + "/" + key;
+    }
+  }
+  return "";
+}
+
+// "<name>/<key>" of the Secret spec.etcd.<side>.<ref> names, for a
+// kubernetes.io/tls key (tls.crt, tls.key) or, for "ca", the CA's dataKey.
+std::string SecretFileOf(const Value& etcd, const std::string& side, const std::string& ref,
+                         const std::string& key) {
+  const Value* name = ValueAt(etcd, {"spec", "etcd", side, ref, "name"});
+  const Value* data_key = ValueAt(etcd, {"spec", "etcd", side, ref, "dataKey"});
+  return (name != nullptr ? name->string_value() : "?") + "/" +
+         (key != "ca"           ? key
+          : data_key != nullptr ? data_key->string_value()
+                                : "ca.crt");
 }
 
 TEST(EtcdTemplates, TheConfigMapListsOneTlsPeerUrlPerReplica) {
@@ -140,7 +200,9 @@ TEST(EtcdTemplates, TheStatefulSetRunsMemberInitEtcdAndTheMemberAgent) {
   ASSERT_EQ(pod["containers"].size(), 2u);
   EXPECT_EQ(pod["containers"][0]["name"], "etcd");
   EXPECT_EQ(pod["containers"][0]["command"][1], "--config-file=/var/etcd/data/etcd.conf.yaml");
-  EXPECT_EQ(pod["containers"][0]["readinessProbe"]["httpGet"]["scheme"], "HTTPS");
+  // Client TLS asks for client certificates: the probe gets /health from the metrics listener.
+  EXPECT_EQ(pod["containers"][0]["readinessProbe"]["httpGet"]["scheme"], "HTTP");
+  EXPECT_EQ(pod["containers"][0]["readinessProbe"]["httpGet"]["port"], 2381);
   EXPECT_EQ(pod["containers"][1]["name"], "member-agent");
   EXPECT_EQ(pod["containers"][1]["args"][0], "member-agent");
   // etcd-backup-restore's API where etcd-druid asks for it: --server-port and the port named "server".
@@ -187,6 +249,144 @@ TEST(EtcdTemplates, TheStatefulSetRunsMemberInitEtcdAndTheMemberAgent) {
   }
   EXPECT_EQ(sts["spec"]["volumeClaimTemplates"][0]["metadata"]["name"],
             pod["containers"][0]["volumeMounts"][0]["name"]);
+}
+
+// Every file etcd.conf.yaml names for TLS is a key of the Secret it stands
+// for, mounted at that file's directory in the etcd container: derived from
+// the two objects, so the test fails whenever the paths and the mounts part.
+TEST(EtcdTemplates, TheTlsFilesOfTheConfigMapAreTheSecretsTheEtcdContainerMounts) {
+  for (const std::string ca_key : {"", "bundle.crt"}) {
+    // The example names bundle.crt; without a dataKey, etcd-druid's ca.crt.
+    const Value etcd = Edited(ExampleEtcd(), [&](auto& json) {
+      for (const char* side : {"clientUrlTls", "peerUrlTls"}) {
+        if (ca_key.empty())
+          json["spec"]["etcd"][side]["tlsCASecretRef"].erase("dataKey");
+        else
+          json["spec"]["etcd"][side]["tlsCASecretRef"]["dataKey"] = ca_key;
+      }
+    });
+    auto config_map = EtcdConfigMap(etcd, 3);
+    auto statefulset = EtcdStatefulSet(etcd, 3);
+    ASSERT_TRUE(config_map.ok()) << config_map.error().message;
+    ASSERT_TRUE(statefulset.ok()) << statefulset.error().message;
+    const YAML::Node config = YAML::Load(ValueAt(*config_map, {"data", "etcd.conf.yaml"})->string_value());
+    const nlohmann::json pod = PodSpec(statefulset);
+    const nlohmann::json& container = Container(pod, "etcd");
+    for (const auto& [section, side] : {std::pair{"client-transport-security", "clientUrlTls"},
+                                        std::pair{"peer-transport-security", "peerUrlTls"}}) {
+      ASSERT_TRUE(config[section].IsMap()) << section;
+      EXPECT_TRUE(config[section]["client-cert-auth"].as<bool>()) << section;
+      for (const auto& [file, ref, key] : {std::tuple{"cert-file", "serverTLSSecretRef", "tls.crt"},
+                                           std::tuple{"key-file", "serverTLSSecretRef", "tls.key"},
+                                           std::tuple{"trusted-ca-file", "tlsCASecretRef", "ca"}}) {
+        const std::string path = config[section][file].as<std::string>();
+        EXPECT_EQ(SecretFileAt(pod, container, path), SecretFileOf(etcd, side, ref, key))
+            << section << "." << file << " = " << path << "; mounts " << container["volumeMounts"]
+            << "; volumes " << pod["volumes"];
+      }
+    }
+    // etcd-druid's mount paths (internal/common/constants.go).
+    EXPECT_EQ(config["client-transport-security"]["cert-file"].as<std::string>(),
+              "/var/etcd/ssl/server/tls.crt");
+    EXPECT_EQ(config["client-transport-security"]["trusted-ca-file"].as<std::string>(),
+              "/var/etcd/ssl/ca/" + std::string(ca_key.empty() ? "ca.crt" : ca_key));
+    EXPECT_EQ(config["peer-transport-security"]["key-file"].as<std::string>(),
+              "/var/etcd/ssl/peer/server/tls.key");
+    // The readiness probe reads /health where etcd serves it without a client certificate.
+    EXPECT_EQ(config["listen-metrics-urls"].as<std::string>(), "http://0.0.0.0:2381");
+    const nlohmann::json& probe = container["readinessProbe"]["httpGet"];
+    EXPECT_EQ("http://0.0.0.0:" + std::to_string(probe["port"].get<int>()),
+              config["listen-metrics-urls"].as<std::string>());
+    EXPECT_EQ(probe["scheme"], "HTTP");
+    EXPECT_EQ(probe["path"], "/health");
+    for (const nlohmann::json& volume : pod["volumes"])
+      if (volume.contains("secret")) {
+        EXPECT_EQ(volume["secret"]["defaultMode"], 0640) << volume;
+      }
+  }
+}
+
+// member-init and member-agent talk to etcd's client URLs, which ask for a
+// client certificate: both pass --cacert, --cert and --key, each a file of the
+// client CA or client Secret mounted into that container.
+TEST(EtcdTemplates, MemberInitAndMemberAgentPresentTheMountedClientSecret) {
+  const Value etcd = ExampleEtcd();
+  auto statefulset = EtcdStatefulSet(etcd, 3);
+  ASSERT_TRUE(statefulset.ok()) << statefulset.error().message;
+  const nlohmann::json pod = PodSpec(statefulset);
+  for (const std::string name : {"member-init", "member-agent"}) {
+    const nlohmann::json& container = Container(pod, name);
+    for (const auto& [flag, ref, key] : {std::tuple{"--cacert=", "tlsCASecretRef", "ca"},
+                                         std::tuple{"--cert=", "clientTLSSecretRef", "tls.crt"},
+                                         std::tuple{"--key=", "clientTLSSecretRef", "tls.key"}}) {
+      std::vector<std::string> paths;
+      for (const nlohmann::json& arg : container["args"])
+        if (const std::string text = arg; text.rfind(flag, 0) == 0)
+          paths.push_back(text.substr(std::string_view(flag).size()));
+      ASSERT_EQ(paths.size(), 1u) << name << " " << flag << " in " << container["args"];
+      EXPECT_EQ(SecretFileAt(pod, container, paths[0]), SecretFileOf(etcd, "clientUrlTls", ref, key))
+          << name << " " << flag << paths[0] << "; mounts " << container["volumeMounts"];
+    }
+    // etcd-druid's client Secret path (internal/common/constants.go).
+    EXPECT_NE(
+        std::find(container["args"].begin(), container["args"].end(), "--cert=/var/etcd/ssl/client/tls.crt"),
+        container["args"].end())
+        << container["args"];
+  }
+  // The etcd container does not need the client Secret; member-init and
+  // member-agent do not need the server and peer Secrets.
+  for (const nlohmann::json& mount : Container(pod, "etcd")["volumeMounts"])
+    EXPECT_NE(mount["name"], "etcd-client-tls");
+  for (const std::string name : {"member-init", "member-agent"})
+    for (const nlohmann::json& mount : Container(pod, name)["volumeMounts"])
+      for (const char* other : {"etcd-server-tls", "etcd-peer-ca", "etcd-peer-server-tls"})
+        EXPECT_NE(mount["name"], other) << name;
+}
+
+TEST(EtcdTemplates, APlaintextEtcdMountsNoTlsSecretAndProbesTheClientPort) {
+  const Value etcd = Edited(ExampleEtcd(), [](auto& json) {
+    json["spec"]["etcd"].erase("clientUrlTls");
+    json["spec"]["etcd"].erase("peerUrlTls");
+  });
+  auto config_map = EtcdConfigMap(etcd, 3);
+  auto statefulset = EtcdStatefulSet(etcd, 3);
+  ASSERT_TRUE(config_map.ok()) << config_map.error().message;
+  ASSERT_TRUE(statefulset.ok()) << statefulset.error().message;
+  const YAML::Node config = YAML::Load(ValueAt(*config_map, {"data", "etcd.conf.yaml"})->string_value());
+  for (const char* key : {"client-transport-security", "peer-transport-security", "listen-metrics-urls"})
+    EXPECT_FALSE(config[key]) << key;
+  EXPECT_EQ(config["listen-client-urls"].as<std::string>(), "http://0.0.0.0:2379");
+  const nlohmann::json pod = PodSpec(statefulset);
+  for (const nlohmann::json& volume : pod["volumes"])
+    if (volume.contains("secret")) {
+      EXPECT_EQ(volume["name"], "etcd-backup-secret") << volume;
+    }
+  for (const std::string name : {"member-init", "etcd", "member-agent"}) {
+    const nlohmann::json& container = Container(pod, name);
+    for (const nlohmann::json& mount : container["volumeMounts"])
+      EXPECT_EQ(mount["mountPath"].get<std::string>().rfind("/var/etcd/ssl", 0), std::string::npos) << mount;
+    for (const nlohmann::json& arg : container.value("args", nlohmann::json::array()))
+      for (const char* flag : {"--cacert", "--cert", "--key"})
+        EXPECT_EQ(arg.get<std::string>().rfind(flag, 0), std::string::npos) << name << ": " << arg;
+  }
+  const nlohmann::json& probe = Container(pod, "etcd")["readinessProbe"]["httpGet"];
+  EXPECT_EQ(probe["port"], 2379);
+  EXPECT_EQ(probe["scheme"], "HTTP");
+}
+
+TEST(EtcdTemplates, ATlsSecretWithoutANameIsRefusedNamingTheField) {
+  for (const auto& [side, ref] :
+       {std::pair{"clientUrlTls", "tlsCASecretRef"}, std::pair{"clientUrlTls", "serverTLSSecretRef"},
+        std::pair{"clientUrlTls", "clientTLSSecretRef"}, std::pair{"peerUrlTls", "tlsCASecretRef"},
+        std::pair{"peerUrlTls", "serverTLSSecretRef"}}) {
+    const Value etcd = Edited(ExampleEtcd(), [&](auto& json) { json["spec"]["etcd"][side].erase(ref); });
+    auto statefulset = EtcdStatefulSet(etcd, 3);
+    ASSERT_FALSE(statefulset.ok()) << side << "." << ref;
+    EXPECT_NE(
+        statefulset.error().message.find("spec.etcd." + std::string(side) + "." + ref + ".name is not set"),
+        std::string::npos)
+        << statefulset.error().message;
+  }
 }
 
 TEST(EtcdTemplates, ALocalBackupStoreIsAHostDirectoryBothMemberCommandsUse) {

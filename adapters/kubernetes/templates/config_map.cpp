@@ -52,15 +52,28 @@ Result<Value> EtcdConfigMap(const Value& etcd, int64_t replicas) {
        << peer + "@" + name + "-peer@" + ns + "@" + peer_port;
   yaml << YAML::Key << "advertise-client-urls" << YAML::Value
        << client + "@" + name + "-peer@" + ns + "@" + client_port;
-  for (const auto& [field, side] : {std::pair{"clientUrlTls", "client"}, std::pair{"peerUrlTls", "peer"}}) {
-    if (ValueAt(etcd, {"spec", "etcd", field}) == nullptr) continue;
-    const std::string dir = std::string("/var/etcd/ssl/") + side;
-    yaml << YAML::Key << std::string(side) + "-transport-security" << YAML::Value << YAML::BeginMap;
-    yaml << YAML::Key << "cert-file" << YAML::Value << dir + "/server/tls.crt";
-    yaml << YAML::Key << "key-file" << YAML::Value << dir + "/server/tls.key";
+  // With client certificates asked for, the kubelet's readiness probe cannot
+  // get /health from the client URL; etcd also serves it, over plain HTTP, on
+  // the metrics listener (stateful_set.cpp probes it there).
+  if (client == "https")
+    yaml << YAML::Key << "listen-metrics-urls" << YAML::Value
+         << "http://0.0.0.0:" + std::to_string(kEtcdMetricsPort);
+  // The Secrets where the StatefulSet mounts them, as etcd-druid writes them
+  // (internal/component/configmap/etcdconfig.go, getSchemeAndSecurityConfig).
+  struct Side {
+    const char* field;
+    const char* key;
+    const TlsSecretMount& ca;
+    const TlsSecretMount& server;
+  };
+  for (const Side& side : {Side{"clientUrlTls", "client-transport-security", kEtcdCa, kEtcdServerTls},
+                           Side{"peerUrlTls", "peer-transport-security", kEtcdPeerCa, kEtcdPeerServerTls}}) {
+    if (ValueAt(etcd, {"spec", "etcd", side.field}) == nullptr) continue;
+    yaml << YAML::Key << side.key << YAML::Value << YAML::BeginMap;
+    yaml << YAML::Key << "cert-file" << YAML::Value << std::string(side.server.path) + "/tls.crt";
+    yaml << YAML::Key << "key-file" << YAML::Value << std::string(side.server.path) + "/tls.key";
     yaml << YAML::Key << "client-cert-auth" << YAML::Value << true;
-    yaml << YAML::Key << "trusted-ca-file" << YAML::Value
-         << dir + "/ca/" + FieldText(etcd, {"spec", "etcd", field, "tlsCASecretRef", "dataKey"}, "ca.crt");
+    yaml << YAML::Key << "trusted-ca-file" << YAML::Value << TlsCaFile(etcd, side.field, side.ca);
     yaml << YAML::Key << "auto-tls" << YAML::Value << false;
     yaml << YAML::EndMap;
   }

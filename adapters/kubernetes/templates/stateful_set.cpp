@@ -77,6 +77,46 @@ Status AddSnapshotArgs(const Value& etcd, Json& args) {
   return {};
 }
 
+// The TLS Secrets of spec.etcd.clientUrlTls and peerUrlTls as volumes (mode
+// 0640), and the mounts of the etcd container (the CA and server Secrets of
+// both sides) and of member-init and member-agent (the client CA and the client
+// Secret, which they present to etcd with --cacert, --cert and --key), as
+// etcd-druid's StatefulSet builder has them
+// (internal/component/statefulset/builder.go: getClientTLSVolumes,
+// getPeerTLSVolumes, getEtcdContainerSecretVolumeMounts,
+// getBackupRestoreContainerSecretVolumeMounts). etcd-druid also mounts the
+// client Secret into the etcd container, for etcd-wrapper; ruleplane's etcd
+// container runs etcd itself, which does not need it. A Secret without a name
+// is refused here, naming the field.
+Status AddTlsSecrets(const Value& etcd, Json& volumes, Json& etcd_mounts, Json& member_mounts,
+                     Json& member_args) {
+  auto add = [&](std::string_view side, const char* ref, const TlsSecretMount& secret,
+                 std::initializer_list<Json*> mounted_in) -> Status {
+    const std::string name = FieldText(etcd, {"spec", "etcd", side, ref, "name"});
+    if (name.empty())
+      return Missing(etcd, "spec.etcd." + std::string(side) + "." + ref + ".name", "is not set");
+    volumes.push_back({{"name", secret.volume}, {"secret", {{"secretName", name}, {"defaultMode", 0640}}}});
+    for (Json* mounts : mounted_in)
+      mounts->push_back({{"name", secret.volume}, {"mountPath", secret.path}, {"readOnly", true}});
+    return {};
+  };
+  if (ValueAt(etcd, {"spec", "etcd", "clientUrlTls"}) != nullptr) {
+    for (Status added : {add("clientUrlTls", "tlsCASecretRef", kEtcdCa, {&etcd_mounts, &member_mounts}),
+                         add("clientUrlTls", "serverTLSSecretRef", kEtcdServerTls, {&etcd_mounts}),
+                         add("clientUrlTls", "clientTLSSecretRef", kEtcdClientTls, {&member_mounts})})
+      if (!added.ok()) return added;
+    member_args.push_back("--cacert=" + TlsCaFile(etcd, "clientUrlTls", kEtcdCa));
+    member_args.push_back(std::string("--cert=") + kEtcdClientTls.path + "/tls.crt");
+    member_args.push_back(std::string("--key=") + kEtcdClientTls.path + "/tls.key");
+  }
+  if (ValueAt(etcd, {"spec", "etcd", "peerUrlTls"}) != nullptr) {
+    for (Status added : {add("peerUrlTls", "tlsCASecretRef", kEtcdPeerCa, {&etcd_mounts}),
+                         add("peerUrlTls", "serverTLSSecretRef", kEtcdPeerServerTls, {&etcd_mounts})})
+      if (!added.ok()) return added;
+  }
+  return {};
+}
+
 }  // namespace
 
 Value EtcdPodSelector(const Value& etcd) {
@@ -166,6 +206,23 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
     }
     if (Status added = AddSnapshotArgs(etcd, agent_args); !added.ok()) return added.error();
   }
+  Json etcd_mounts = Json::array({mounts[0]});
+  Json tls_args = Json::array();
+  if (Status added = AddTlsSecrets(etcd, volumes, etcd_mounts, mounts, tls_args); !added.ok())
+    return added.error();
+  for (const Json& arg : tls_args) {
+    init_args.push_back(arg);
+    agent_args.push_back(arg);
+  }
+  // Plain HTTP: /health on the client URL; with client TLS, which asks for a
+  // client certificate the kubelet does not have, /health on the metrics
+  // listener the ConfigMap adds for it (kEtcdMetricsPort). etcd-druid
+  // probes etcd-wrapper's /readyz instead, which ruleplane does not run.
+  const bool client_tls = Scheme(etcd, "clientUrlTls") == "https";
+  const Json readiness = {
+      {"httpGet",
+       {{"path", "/health"}, {"port", client_tls ? kEtcdMetricsPort : client_port}, {"scheme", "HTTP"}}},
+      {"periodSeconds", 5}};
 
   const Json pod_spec = {
       {"serviceAccountName", "ruleplane-member"},
@@ -184,13 +241,8 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
                      {"command", Json::array({"etcd", "--config-file=/var/etcd/data/etcd.conf.yaml"})},
                      {"ports", Json::array({{{"name", "client"}, {"containerPort", client_port}},
                                             {{"name", "peer"}, {"containerPort", peer_port}}})},
-                     {"readinessProbe",
-                      {{"httpGet",
-                        {{"path", "/health"},
-                         {"port", client_port},
-                         {"scheme", Scheme(etcd, "clientUrlTls") == "https" ? "HTTPS" : "HTTP"}}},
-                       {"periodSeconds", 5}}},
-                     {"volumeMounts", Json::array({mounts[0]})}},
+                     {"readinessProbe", readiness},
+                     {"volumeMounts", etcd_mounts}},
                     {{"name", "member-agent"},
                      {"image", kMemberImage},
                      {"imagePullPolicy", "IfNotPresent"},

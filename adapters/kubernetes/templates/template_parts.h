@@ -3,6 +3,7 @@
 // metadata every object of an Etcd carries, the names of storage providers.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -39,5 +40,30 @@ Result<std::string> StorageProvider(const std::string& provider);
 
 // "<scheme>" of the client or peer URLs: https when that side has TLS.
 std::string Scheme(const Value& etcd, std::string_view tls_field);
+
+// etcd's metrics listener (listen-metrics-urls, plain HTTP), which the
+// ConfigMap adds when the client side has TLS: the readiness probe's /health.
+inline constexpr int64_t kEtcdMetricsPort = 2381;
+
+// A TLS Secret's volume in the member pods and where it is mounted: etcd-druid's
+// names and paths (internal/common/constants.go, VolumeNameEtcd* and
+// VolumeMountPathEtcd*). The TLS Secrets are kubernetes.io/tls (tls.crt,
+// tls.key); a CA Secret's certificate is its tlsCASecretRef.dataKey.
+struct TlsSecretMount {
+  const char* volume;
+  const char* path;
+};
+// spec.etcd.clientUrlTls: tlsCASecretRef, serverTLSSecretRef (etcd's client
+// listener) and clientTLSSecretRef (what member-init and member-agent present).
+inline constexpr TlsSecretMount kEtcdCa{"etcd-ca", "/var/etcd/ssl/ca"};
+inline constexpr TlsSecretMount kEtcdServerTls{"etcd-server-tls", "/var/etcd/ssl/server"};
+inline constexpr TlsSecretMount kEtcdClientTls{"etcd-client-tls", "/var/etcd/ssl/client"};
+// spec.etcd.peerUrlTls: tlsCASecretRef and serverTLSSecretRef.
+inline constexpr TlsSecretMount kEtcdPeerCa{"etcd-peer-ca", "/var/etcd/ssl/peer/ca"};
+inline constexpr TlsSecretMount kEtcdPeerServerTls{"etcd-peer-server-tls", "/var/etcd/ssl/peer/server"};
+
+// The CA file of spec.etcd.<tls_field> under its mount: "<ca path>/<dataKey>",
+// dataKey "ca.crt" unless set (etcd-druid's default).
+std::string TlsCaFile(const Value& etcd, std::string_view tls_field, const TlsSecretMount& ca);
 
 }  // namespace ruleplane
