@@ -506,20 +506,22 @@ TEST(EtcdTemplates, TheServicesAreAClientServiceAndAHeadlessPeerService) {
   EXPECT_EQ(client_ports[1].Find("port")->int_value(), FieldInt(etcd, {"spec", "backup", "port"}, 8080));
 }
 
-// examples/etcd-member-statefulset.yaml is what the controller creates for
-// examples/etcd.yaml: a reader sees the member pod template without running
-// anything. RULEPLANE_UPDATE_GOLDEN=1 writes it again.
-TEST(EtcdTemplates, ExamplesShowTheStatefulSetTheControllerCreatesForTheExample) {
+// examples/<golden> is what the controller creates for examples/etcd.yaml
+// with `edit` applied (`note`, comment lines after the header, says how): a
+// reader sees the member pod template without running anything.
+// RULEPLANE_UPDATE_GOLDEN=1 writes it again.
+template <typename Edit>
+void ExpectGoldenStatefulSet(const std::string& golden, const std::string& note, Edit edit) {
   const std::string source = RULEPLANE_SOURCE_DIR;
   auto example = LoadManifests(source + "/examples/etcd.yaml");
   ASSERT_TRUE(example.ok()) << example.error().message;
-  nlohmann::ordered_json etcd = nlohmann::ordered_json::parse(FormatJson(example->front()));
-  etcd["metadata"]["namespace"] = "default";
-  etcd["metadata"]["uid"] = "0a1b2c3d-0000-4000-8000-000000000000";
-  etcd["metadata"]["generation"] = 1;
-  auto value = ParseJson(etcd.dump());
-  ASSERT_TRUE(value.ok());
-  auto statefulset = EtcdStatefulSet(*value, 3);
+  const Value etcd = Edited(example->front(), [&](auto& json) {
+    json["metadata"]["namespace"] = "default";
+    json["metadata"]["uid"] = "0a1b2c3d-0000-4000-8000-000000000000";
+    json["metadata"]["generation"] = 1;
+    edit(json);
+  });
+  auto statefulset = EtcdStatefulSet(etcd, 3);
   ASSERT_TRUE(statefulset.ok()) << statefulset.error().message;
   const std::string text =
       "# The StatefulSet `ruleplane controller` creates for examples/etcd.yaml "
@@ -529,13 +531,34 @@ TEST(EtcdTemplates, ExamplesShowTheStatefulSetTheControllerCreatesForTheExample)
       "written\n"
       "# by tests/etcd_templates_test.cpp (RULEPLANE_UPDATE_GOLDEN=1), so that it shows what the code "
       "renders.\n" +
-      cli::FormatYaml(*statefulset);
-  const std::string path = source + "/examples/etcd-member-statefulset.yaml";
+      note + cli::FormatYaml(*statefulset);
+  const std::string path = source + "/examples/" + golden;
   if (std::getenv("RULEPLANE_UPDATE_GOLDEN") != nullptr) std::ofstream(path) << text;
   std::ifstream in(path);
   std::stringstream deployed;
   deployed << in.rdbuf();
   EXPECT_EQ(deployed.str(), text) << "run with RULEPLANE_UPDATE_GOLDEN=1 to write it again";
+}
+
+TEST(EtcdTemplates, ExamplesShowTheStatefulSetTheControllerCreatesForTheExample) {
+  ExpectGoldenStatefulSet("etcd-member-statefulset.yaml", "", [](auto&) {});
+}
+
+// The same with TLS on both sides: the Secrets (kubernetes.io/tls, the CAs'
+// under ca.crt) are the user's to create; the pod mounts them where
+// etcd-druid does.
+TEST(EtcdTemplates, ExamplesShowTheStatefulSetTheControllerCreatesForTheExampleWithTls) {
+  ExpectGoldenStatefulSet(
+      "etcd-tls-member-statefulset.yaml",
+      "# Here with TLS on both sides: spec.etcd.clientUrlTls and peerUrlTls name the Secrets of the\n"
+      "# volumes below (kubernetes.io/tls; the CAs' certificate under ca.crt).\n",
+      [](auto& json) {
+        json["spec"]["etcd"]["clientUrlTls"] = {{"tlsCASecretRef", {{"name", "etcd-main-ca"}}},
+                                                {"serverTLSSecretRef", {{"name", "etcd-main-server"}}},
+                                                {"clientTLSSecretRef", {{"name", "etcd-main-client"}}}};
+        json["spec"]["etcd"]["peerUrlTls"] = {{"tlsCASecretRef", {{"name", "etcd-main-peer-ca"}}},
+                                              {"serverTLSSecretRef", {{"name", "etcd-main-peer-server"}}}};
+      });
 }
 
 }  // namespace
