@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "platform/file_input.h"
+#include "platform/tls_files.h"
 
 namespace ruleplane {
 namespace {
@@ -136,6 +137,44 @@ size_t OnData(char* data, size_t size, size_t count, void* user) {
   return bytes;
 }
 
+// A handshake that failed on this side: the server's certificate did not
+// verify, or a file could not be used.
+bool IsTlsFailure(CURLcode code) {
+  return code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CACERT_BADFILE ||
+         code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR;
+}
+
+// libcurl names no file: say which one is wrong, or which one the failure points at.
+std::string TlsFailureCause(CURLcode code, const char* detail, const TlsConfig& tls) {
+  std::string cause = detail[0] != '\0' ? std::string(" (") + detail + ")" : "";
+  if (Status files = CheckTlsFiles(tls, std::chrono::system_clock::now()); !files.ok())
+    return cause + ": " + files.error().message;
+  if (code != CURLE_PEER_FAILED_VERIFICATION) return cause;
+  return cause + ": the server's certificate does not verify against " +
+         (!tls.ca_file.empty() ? "CA file " + tls.ca_file
+          : tls.ca_pem.empty() ? "the system's CAs"
+                               : "the given CA");
+}
+
+// A server that refuses a client certificate (or wants one) may just end the
+// connection once the handshake is done, as etcd does: nothing but a reset
+// arrives. When a file is at fault, that is the error; otherwise the reset
+// stays a transport failure, with what it may mean.
+Error ConnectionEndedByTlsServer(const std::string& message, const TlsConfig& tls) {
+  if (Status files = CheckTlsFiles(tls, std::chrono::system_clock::now()); !files.ok())
+    return Error{ErrorCode::kPermissionDenied, message + ": " + files.error().message, {}};
+  if (tls.cert_file.empty() && tls.cert_pem.empty()) {
+    return Error{
+        ErrorCode::kUnavailable,
+        message + "; a server that requires client certificates ends the connection so, and none was given",
+        {}};
+  }
+  return Error{ErrorCode::kUnavailable,
+               message + "; a server that refuses client certificate " +
+                   (tls.cert_file.empty() ? "(given as PEM)" : tls.cert_file) + " ends the connection so",
+               {}};
+}
+
 }  // namespace
 
 std::string HttpResponse::Header(std::string_view name) const {
@@ -246,6 +285,8 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
   }
+  char detail[CURL_ERROR_SIZE] = "";
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail);
   const CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(headers);
   long status = 0;
@@ -295,10 +336,11 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
     if (on_data != nullptr && status == 200 && exchange == nullptr) return status;
     return Error{ErrorCode::kDeadlineExceeded, message, {}};
   }
-  if (code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CACERT_BADFILE ||
-      code == CURLE_PEER_FAILED_VERIFICATION) {
-    return Error{ErrorCode::kPermissionDenied, message, {}};
-  }
+  const bool https = url.size() > 8 && (url[4] == 's' || url[4] == 'S') && url[5] == ':';
+  if (https && IsTlsFailure(code))
+    return Error{ErrorCode::kPermissionDenied, message + TlsFailureCause(code, detail, tls_), {}};
+  if (https && status == 0 && (code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR))
+    return ConnectionEndedByTlsServer(message, tls_);
   return Error{ErrorCode::kUnavailable, message, {}};
 }
 

@@ -15,7 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string LoopbackUrl(int port) { return "http://127.0.0.1:" + std::to_string(port); }
+std::string LoopbackUrl(const std::string& scheme, int port) {
+  return scheme + "://127.0.0.1:" + std::to_string(port);
+}
 
 }  // namespace
 
@@ -26,8 +28,8 @@ std::unique_ptr<EtcdCluster> EtcdCluster::Create(int members, const std::string&
   for (int i = 0; i < members; ++i) {
     EtcdMemberSpec spec;
     spec.name = name_prefix + std::to_string(i);
-    spec.client_url = LoopbackUrl(FreeLoopbackPort());
-    spec.peer_url = LoopbackUrl(FreeLoopbackPort());
+    spec.client_url = LoopbackUrl("http", FreeLoopbackPort());
+    spec.peer_url = LoopbackUrl("http", FreeLoopbackPort());
     fs::create_directories(root + "/" + spec.name);
     spec.data_dir = root + "/" + spec.name + "/data";
     spec.log_path = root + "/" + spec.name + "/etcd.log";
@@ -36,6 +38,18 @@ std::unique_ptr<EtcdCluster> EtcdCluster::Create(int members, const std::string&
   cluster->processes_.resize(static_cast<size_t>(members));
   return cluster;
 }
+
+void EtcdCluster::EnableTls(const TestPki& pki) {
+  pki_ = pki;
+  for (EtcdMemberSpec& spec : specs_) {
+    spec.client_url = "https" + spec.client_url.substr(spec.client_url.find("://"));
+    spec.peer_url = "https" + spec.peer_url.substr(spec.peer_url.find("://"));
+  }
+}
+
+TlsConfig EtcdCluster::ClientTls() const { return pki_ ? pki_->ClientTls() : TlsConfig{}; }
+
+std::string EtcdCluster::Scheme() const { return pki_ ? "https" : "http"; }
 
 EtcdCluster::~EtcdCluster() {
   for (ChildProcess& process : processes_) process.Stop(std::chrono::seconds(5));
@@ -78,8 +92,8 @@ Status EtcdCluster::StartAll(std::chrono::milliseconds timeout) {
       EtcdMemberSpec& spec = specs_[static_cast<size_t>(i)];
       std::error_code removed;
       fs::remove_all(spec.data_dir, removed);
-      spec.client_url = LoopbackUrl(FreeLoopbackPort());
-      spec.peer_url = LoopbackUrl(FreeLoopbackPort());
+      spec.client_url = LoopbackUrl(Scheme(), FreeLoopbackPort());
+      spec.peer_url = LoopbackUrl(Scheme(), FreeLoopbackPort());
     }
   }
 }
@@ -103,6 +117,12 @@ Status EtcdCluster::StartMember(int i, const std::string& initial_cluster_state)
        "--advertise-client-urls", spec.client_url, "--listen-peer-urls", spec.peer_url,
        "--initial-advertise-peer-urls", spec.peer_url, "--initial-cluster", InitialCluster(),
        "--initial-cluster-token", token_, "--initial-cluster-state", initial_cluster_state});
+  if (pki_) {
+    argv.insert(argv.end(), {"--cert-file", pki_->member_cert, "--key-file", pki_->member_key,
+                             "--trusted-ca-file", pki_->ca_cert, "--client-cert-auth", "--peer-cert-file",
+                             pki_->member_cert, "--peer-key-file", pki_->member_key, "--peer-trusted-ca-file",
+                             pki_->ca_cert, "--peer-client-cert-auth"});
+  }
   argv.insert(argv.end(), extra_flags_.begin(), extra_flags_.end());
   auto process = ChildProcess::Start(argv, spec.log_path);
   if (!process.ok()) return process.error();
@@ -124,7 +144,7 @@ Status EtcdCluster::WaitReady(int i, std::chrono::milliseconds timeout) {
 
 Status EtcdCluster::WaitReady(int i, std::chrono::milliseconds timeout, bool stop_when_any_exits) {
   const EtcdMemberSpec& spec = specs_[static_cast<size_t>(i)];
-  EtcdClient client(EtcdClientConfig{{spec.client_url}, {}, std::chrono::seconds(2)});
+  EtcdClient client(EtcdClientConfig{{spec.client_url}, ClientTls(), std::chrono::seconds(2)});
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     RequestLog reads;
@@ -160,7 +180,7 @@ void EtcdCluster::SignalMember(int i, int signal) { processes_[static_cast<size_
 bool EtcdCluster::IsRunning(int i) { return processes_[static_cast<size_t>(i)].running(); }
 
 EtcdClient EtcdCluster::Client() const {
-  return EtcdClient(EtcdClientConfig{ClientUrls(), {}, std::chrono::seconds(5)});
+  return EtcdClient(EtcdClientConfig{ClientUrls(), ClientTls(), std::chrono::seconds(5)});
 }
 
 Status EtcdCluster::WriteConfigTemplate(int i, const std::string& path) const {
@@ -176,12 +196,21 @@ Status EtcdCluster::WriteConfigTemplate(int i, const std::string& path) const {
       << "initial-cluster-token: " << token_ << "\n"
       << "initial-cluster-state: new\n"
       << "snapshot-count: 10000\n";
+  if (pki_) {
+    for (const char* side : {"client", "peer"}) {
+      out << side << "-transport-security:\n"
+          << "  cert-file: " << pki_->member_cert << "\n"
+          << "  key-file: " << pki_->member_key << "\n"
+          << "  trusted-ca-file: " << pki_->ca_cert << "\n"
+          << "  client-cert-auth: true\n";
+    }
+  }
   if (!out.flush()) return Error{ErrorCode::kIo, "cannot write " + path, {}};
   return {};
 }
 
-NumberedWriter::NumberedWriter(std::vector<std::string> endpoints, std::string prefix)
-    : endpoints_(std::move(endpoints)), prefix_(std::move(prefix)) {}
+NumberedWriter::NumberedWriter(std::vector<std::string> endpoints, std::string prefix, TlsConfig tls)
+    : endpoints_(std::move(endpoints)), prefix_(std::move(prefix)), tls_(std::move(tls)) {}
 
 NumberedWriter::~NumberedWriter() { Stop(); }
 
@@ -202,7 +231,7 @@ std::string NumberedWriter::KeyOf(int64_t index) const {
 }
 
 Status NumberedWriter::WriteSome(int count) {
-  EtcdClient client(EtcdClientConfig{endpoints_, {}, std::chrono::seconds(5)});
+  EtcdClient client(EtcdClientConfig{endpoints_, tls_, std::chrono::seconds(5)});
   for (int i = 0; i < count; ++i) {
     RequestLog log;
     const int64_t index = next_++;
@@ -215,7 +244,7 @@ Status NumberedWriter::WriteSome(int count) {
 }
 
 void NumberedWriter::Loop(std::chrono::milliseconds interval) {
-  EtcdClient client(EtcdClientConfig{endpoints_, {}, std::chrono::seconds(2)});
+  EtcdClient client(EtcdClientConfig{endpoints_, tls_, std::chrono::seconds(2)});
   auto last_success = std::chrono::steady_clock::now();
   while (running_) {
     RequestLog log;
@@ -279,8 +308,8 @@ std::vector<std::string> MissingKeys(EtcdClient& client, const NumberedWriter& w
   return missing;
 }
 
-Result<MemberView> MemberViewAt(const std::string& client_url) {
-  EtcdClient client(EtcdClientConfig{{client_url}, {}, std::chrono::seconds(5)});
+Result<MemberView> MemberViewAt(const std::string& client_url, const TlsConfig& tls) {
+  EtcdClient client(EtcdClientConfig{{client_url}, tls, std::chrono::seconds(5)});
   RequestLog reads;
   auto status = client.MemberStatus(client_url, reads);
   if (!status.ok()) return status.error();
@@ -298,10 +327,11 @@ Result<MemberView> MemberViewAt(const std::string& client_url) {
   return view;
 }
 
-Result<uint32_t> HashKvAt(const std::string& client_url, int64_t revision, int attempts) {
+Result<uint32_t> HashKvAt(const std::string& client_url, int64_t revision, int attempts,
+                          const TlsConfig& tls) {
   Result<HashKvResult> result = Error{ErrorCode::kUnavailable, "not asked", {}};
   for (int attempt = 0; attempt < attempts; ++attempt) {
-    result = EndpointHashKV(client_url, revision, {}, std::chrono::seconds(10));
+    result = EndpointHashKV(client_url, revision, tls, std::chrono::seconds(10));
     if (result.ok()) return result->hash;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "adapters/etcd/etcd_client.h"
 #include "platform/process.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_pki.h"
 
 namespace ruleplane::testing {
 
@@ -45,6 +47,14 @@ class EtcdCluster {
   std::vector<std::string> ClientUrls() const;
   std::string InitialCluster() const;  // "m0=http://...,m1=...", every member
   const std::string& token() const { return token_; }
+
+  // Client and peer URLs become https, every member serves them with the
+  // PKI's member certificate and asks for client certificates
+  // (client-cert-auth, peer-client-cert-auth); Client(), the readiness
+  // wait and the configuration templates use it. Before any member starts.
+  void EnableTls(const TestPki& pki);
+  // What a client presents to the members: the PKI's client certificate, or nothing without TLS.
+  TlsConfig ClientTls() const;
 
   // More etcd flags for every member started with flags (StartAll, StartMember).
   void set_extra_flags(std::vector<std::string> flags) { extra_flags_ = std::move(flags); }
@@ -77,10 +87,12 @@ class EtcdCluster {
   EtcdCluster() = default;
   Status WaitAllReady(std::chrono::milliseconds timeout);
   Status WaitReady(int i, std::chrono::milliseconds timeout, bool stop_when_any_exits);
+  std::string Scheme() const;
   std::vector<EtcdMemberSpec> specs_;
   std::vector<ChildProcess> processes_;
   std::string token_;
   std::vector<std::string> extra_flags_;
+  std::optional<TestPki> pki_;
 };
 
 // Keeps putting numbered keys (`<prefix>00000001`, ...) through the cluster
@@ -88,7 +100,7 @@ class EtcdCluster {
 // their revision), so that a test can check none was lost.
 class NumberedWriter {
  public:
-  NumberedWriter(std::vector<std::string> endpoints, std::string prefix);
+  NumberedWriter(std::vector<std::string> endpoints, std::string prefix, TlsConfig tls = {});
   ~NumberedWriter();  // stops
   void Start(std::chrono::milliseconds interval = std::chrono::milliseconds(5));
   void Stop();
@@ -113,6 +125,7 @@ class NumberedWriter {
   void Loop(std::chrono::milliseconds interval);
   std::vector<std::string> endpoints_;
   std::string prefix_;
+  TlsConfig tls_;
   std::atomic<bool> running_{false};
   std::thread thread_;
   mutable std::mutex mutex_;
@@ -138,8 +151,9 @@ struct MemberView {
 };
 
 // What the member at `client_url` says: its cluster ID, revision and member list.
-Result<MemberView> MemberViewAt(const std::string& client_url);
+Result<MemberView> MemberViewAt(const std::string& client_url, const TlsConfig& tls = {});
 // HashKV of the member at `client_url` at `revision`; retried while it catches up (`attempts` x 100 ms).
-Result<uint32_t> HashKvAt(const std::string& client_url, int64_t revision, int attempts = 50);
+Result<uint32_t> HashKvAt(const std::string& client_url, int64_t revision, int attempts = 50,
+                          const TlsConfig& tls = {});
 
 }  // namespace ruleplane::testing

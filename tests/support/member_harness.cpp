@@ -42,6 +42,19 @@ Status MemberHarness::Create(int size, const std::string& name) {
   return {};
 }
 
+Status MemberHarness::EnableTls() {
+  auto pki = TestPki::Create(root_->path() + "/pki");
+  if (!pki.ok()) return pki.error();
+  pki_ = *pki;
+  cluster_->EnableTls(*pki);
+  for (int i = 0; i < size_; ++i) {
+    if (Status written = cluster_->WriteConfigTemplate(i, Template(i)); !written.ok()) return written;
+  }
+  return {};
+}
+
+std::string MemberHarness::TlsFlags() const { return pki_ ? " " + pki_->ClientFlags() : ""; }
+
 std::string MemberHarness::Endpoints() const {
   std::string joined;
   for (const std::string& url : cluster_->ClientUrls()) joined += (joined.empty() ? "" : ",") + url;
@@ -107,7 +120,7 @@ std::string MemberHarness::MemberInitArgs(int i, const std::string& etcd) const 
   return "member-init --name " + member.name + " --peer-url " + member.peer_url + " --client-url " +
          member.client_url + " --data-dir " + member.data_dir + " --config-template " + Template(i) +
          " --config-out " + Config(i) + " --namespace default --endpoints " + Endpoints() + " " +
-         StoreFlags() + " --etcd " + etcd + " --retry-deadline 30";
+         StoreFlags() + TlsFlags() + " --etcd " + etcd + " --retry-deadline 30";
 }
 
 Outcome MemberHarness::MemberInitOf(int i, const std::string& etcd, const std::string& extra,
@@ -116,7 +129,7 @@ Outcome MemberHarness::MemberInitOf(int i, const std::string& etcd, const std::s
 }
 
 Outcome MemberHarness::Backup(const std::string& kind) const {
-  return Ruleplane("backup " + kind + " --endpoints " + Endpoints() + " " + StoreFlags());
+  return Ruleplane("backup " + kind + " --endpoints " + Endpoints() + " " + StoreFlags() + TlsFlags());
 }
 
 std::string MemberHarness::StoreFlags() const {
@@ -137,7 +150,7 @@ std::unique_ptr<BackupStore> MemberHarness::OpenStore() const {
 
 void MemberHarness::RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
-  NumberedWriter writer(cluster_->ClientUrls(), "loss/");
+  NumberedWriter writer(cluster_->ClientUrls(), "loss/", cluster_->ClientTls());
   ASSERT_TRUE(writer.WriteSome(40).ok());
   Outcome full = Backup("full");
   ASSERT_EQ(full.exit_code, 0) << full.out << full.err;
@@ -174,7 +187,8 @@ void MemberHarness::RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing
   }
 
   // What the lost cluster held at the last backed-up revision: the rebuilt one must hold the same.
-  auto original = EndpointHashKV(cluster_->member(0).client_url, last_backup, {}, std::chrono::seconds(10));
+  auto original = EndpointHashKV(cluster_->member(0).client_url, last_backup, cluster_->ClientTls(),
+                                 std::chrono::seconds(10));
   ASSERT_TRUE(original.ok()) << original.error().message;
 
   for (int i = 0; i < 3; ++i) {
@@ -240,7 +254,8 @@ void MemberHarness::RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing
   }
   ExpectHealthyCluster();
   ExpectNoKeyLost(writer, last_backup);
-  auto rebuilt = EndpointHashKV(cluster_->member(0).client_url, last_backup, {}, std::chrono::seconds(10));
+  auto rebuilt = EndpointHashKV(cluster_->member(0).client_url, last_backup, cluster_->ClientTls(),
+                                std::chrono::seconds(10));
   ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().message;
   EXPECT_EQ(rebuilt->hash, original->hash)
       << "the rebuilt cluster holds other data at revision " << last_backup;
@@ -324,10 +339,12 @@ std::vector<std::string> MemberHarness::Beside(int i, const std::string& infix) 
   return found;
 }
 
-Result<MemberView> MemberHarness::ViewOf(int i) const { return MemberViewAt(cluster_->member(i).client_url); }
+Result<MemberView> MemberHarness::ViewOf(int i) const {
+  return MemberViewAt(cluster_->member(i).client_url, cluster_->ClientTls());
+}
 
 Result<uint32_t> MemberHarness::HashAt(int i, int64_t revision, int attempts) const {
-  return HashKvAt(cluster_->member(i).client_url, revision, attempts);
+  return HashKvAt(cluster_->member(i).client_url, revision, attempts, cluster_->ClientTls());
 }
 
 }  // namespace ruleplane::testing

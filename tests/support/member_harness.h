@@ -51,7 +51,12 @@ class MemberHarness {
   std::string Config(int i) const { return Dir(i) + "/etcd.conf.yaml"; }
   std::string Journal(int i) const { return Dir(i) + "/ruleplane-journal.db"; }
   std::string DataDir(int i) const { return cluster_->member(i).data_dir; }
+  // Client and peer TLS with client certificates on every member (a fresh
+  // test PKI); member-init, backup and the harness's own reads present the
+  // client certificate. After Create, before any member starts.
+  Status EnableTls();
   std::string Endpoints() const;  // every client URL, comma-separated
+  std::string TlsFlags() const;   // " --cacert F --cert F --key F", or "" without TLS
 
   // Writes the Etcd object etcd-druid would show and returns its path;
   // `rebootstrap`: the marker an approved quorum-loss plan writes, if any.
@@ -114,6 +119,7 @@ class MemberHarness {
   std::unique_ptr<EtcdCluster> cluster_;
   std::string store_;  // the Local store's directory
   StoreConfig store_config_;
+  std::optional<TestPki> pki_;
 };
 
 }  // namespace ruleplane::testing
