@@ -120,10 +120,22 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
   }
   round.healthy = true;
   const bool leads = status->leader == status->member_id;
-  round.holder_identity = MemberIdHex(status->member_id) + (leads ? ":Leader" : ":Member");
+  // etcd-backup-restore's holder since v0.40 (pkg/health/heartbeat/heartbeat.go):
+  // "<memberID>:<clusterID>:<role>", both IDs in hex without padding.
+  round.holder_identity = MemberIdHex(status->member_id) + ":" + MemberIdHex(status->cluster_id) +
+                          (leads ? ":Leader" : ":Member");
+  // Peer TLS as the cluster knows this member now (its peer URLs in the member list).
+  bool peer_tls = false;
+  for (const EtcdMember& member : *members) {
+    if (member.id != status->member_id) continue;
+    peer_tls = !member.peer_urls.empty() &&
+               std::all_of(member.peer_urls.begin(), member.peer_urls.end(),
+                           [](const std::string& url) { return url.rfind("https://", 0) == 0; });
+  }
   if (Status renewed =
           RenewAgentLease(kube_, options_.namespace_name, options_.member_name, round.holder_identity, now,
-                          3 * options_.heartbeat.count(), status->revision);
+                          3 * options_.heartbeat.count(), status->revision,
+                          {{kPeerTlsEnabledAnnotation, peer_tls ? "true" : "false"}});
       !renewed.ok()) {
     round.error = renewed.error().message;
     round.holder_identity.clear();

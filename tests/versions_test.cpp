@@ -95,7 +95,7 @@ const std::vector<Scenario>& Scenarios() {
         "ScaleStatefulSet etcd-main replicas=0"}},
       {"v2-lease-expired.json",
        "etcd-druid",
-       {},
+       {"SetMemberStatus etcd-main-1 status=Unknown reason=LeaseExpired"},
        {"SetMemberStatus etcd-main-1 status=Unknown reason=LeaseExpired",
         "SetEtcdCondition etcd-main type=AllMembersReady status=False reason=NotAllMembersReady"}},
       {"v2-lease-renewed-50s-ago.json",

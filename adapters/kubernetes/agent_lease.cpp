@@ -3,10 +3,12 @@
 namespace ruleplane {
 namespace {
 
-// The Lease patched with `spec` (null: left alone) and the revision
-// annotations, fenced as FencedMergePatch fences by the resourceVersion just read.
+// The Lease patched with `spec` (null: left alone), the revision
+// annotations and `annotations`, fenced as FencedMergePatch fences by the
+// resourceVersion just read.
 Status PatchAgentLease(KubeClient& kube, const std::string& namespace_name, const std::string& name,
-                       std::chrono::system_clock::time_point now, int64_t revision, Value spec) {
+                       std::chrono::system_clock::time_point now, int64_t revision, Value spec,
+                       const LeaseAnnotations& annotations = {}) {
   RequestLog log;
   const KubeResource lease{"coordination.k8s.io/v1", "leases", namespace_name, name, ""};
   auto current = kube.Get(lease, log);
@@ -19,12 +21,14 @@ Status PatchAgentLease(KubeClient& kube, const std::string& namespace_name, cons
     return current.error();
   }
   Value::Map metadata = {{Value::String("resourceVersion"), Value::String(ResourceVersionOf(*current))}};
+  Value::Map written;
   if (revision >= 0) {
-    metadata.emplace_back(
-        Value::String("annotations"),
-        Value::MakeMap({{Value::String(kRevisionAnnotation), Value::String(std::to_string(revision))},
-                        {Value::String(kRevisionTimeAnnotation), Value::String(FormatMicroTime(now))}}));
+    written.emplace_back(Value::String(kRevisionAnnotation), Value::String(std::to_string(revision)));
+    written.emplace_back(Value::String(kRevisionTimeAnnotation), Value::String(FormatMicroTime(now)));
   }
+  for (const auto& [key, value] : annotations) written.emplace_back(Value::String(key), Value::String(value));
+  if (!written.empty())
+    metadata.emplace_back(Value::String("annotations"), Value::MakeMap(std::move(written)));
   Value::Map patch = {{Value::String("metadata"), Value::MakeMap(std::move(metadata))}};
   if (!spec.is_null()) patch.emplace_back(Value::String("spec"), std::move(spec));
   auto patched = kube.MergePatch(lease, Value::MakeMap(std::move(patch)), log);
@@ -36,12 +40,13 @@ Status PatchAgentLease(KubeClient& kube, const std::string& namespace_name, cons
 
 Status RenewAgentLease(KubeClient& kube, const std::string& namespace_name, const std::string& name,
                        const std::string& holder, std::chrono::system_clock::time_point now,
-                       int64_t duration_seconds, int64_t revision) {
+                       int64_t duration_seconds, int64_t revision, const LeaseAnnotations& annotations) {
   return PatchAgentLease(
       kube, namespace_name, name, now, revision,
       Value::MakeMap({{Value::String("holderIdentity"), Value::String(holder)},
                       {Value::String("renewTime"), Value::String(FormatMicroTime(now))},
-                      {Value::String("leaseDurationSeconds"), Value::Int(duration_seconds)}}));
+                      {Value::String("leaseDurationSeconds"), Value::Int(duration_seconds)}}),
+      annotations);
 }
 
 Status RecordAgentRevision(KubeClient& kube, const std::string& namespace_name, const std::string& name,

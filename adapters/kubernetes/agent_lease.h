@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "adapters/kubernetes/kube_client.h"
 
@@ -19,11 +21,20 @@ namespace ruleplane {
 inline constexpr const char* kRevisionAnnotation = "ruleplane.dev/revision";
 inline constexpr const char* kRevisionTimeAnnotation = "ruleplane.dev/revision-time";
 
-// `revision` >= 0: also annotate the Lease with it and `now`.
-// A missing Lease is kFailedPrecondition (etcd-druid creates it).
+// On a member's Lease, as etcd-backup-restore's heartbeat writes it
+// (pkg/health/heartbeat/heartbeat.go, PeerURLTLSEnabledKey): "true" when
+// every peer URL of the member is https. etcd-druid waits for it on every
+// member before it calls a peer TLS change done.
+inline constexpr const char* kPeerTlsEnabledAnnotation = "member.etcd.gardener.cloud/tls-enabled";
+
+using LeaseAnnotations = std::vector<std::pair<std::string, std::string>>;
+
+// `revision` >= 0: also annotate the Lease with it and `now`; `annotations`
+// are written beside. A missing Lease is kFailedPrecondition (etcd-druid creates it).
 Status RenewAgentLease(KubeClient& kube, const std::string& namespace_name, const std::string& name,
                        const std::string& holder, std::chrono::system_clock::time_point now,
-                       int64_t duration_seconds, int64_t revision = -1);
+                       int64_t duration_seconds, int64_t revision = -1,
+                       const LeaseAnnotations& annotations = {});
 
 // Only the revision annotations, the Lease's holder and renewal untouched.
 Status RecordAgentRevision(KubeClient& kube, const std::string& namespace_name, const std::string& name,

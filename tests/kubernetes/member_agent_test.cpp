@@ -72,11 +72,19 @@ class MemberAgentTest : public ::testing::Test {
   // Members of the etcd cluster; the Etcd (pink-of-health) says 3.
   virtual int Members() const { return 3; }
   virtual std::vector<std::string> EtcdFlags() const { return {}; }
+  // Client and peer TLS with client-cert-auth; the agents present the client certificate.
+  virtual bool WithTls() const { return false; }
 
   void SetUp() override {
     dir_ = std::make_unique<TempDir>("member-agent");
     etcd_ = EtcdCluster::Create(Members(), dir_->path(), "etcd-main-");
     etcd_->set_extra_flags(EtcdFlags());
+    if (WithTls()) {
+      auto pki = TestPki::Create(dir_->path() + "/pki");
+      ASSERT_TRUE(pki.ok()) << pki.error().message;
+      etcd_->EnableTls(*pki);
+      tls_flags_ = pki->ClientFlags();
+    }
     ASSERT_TRUE(etcd_->StartAll().ok());
     // The agents run as the user "member", bound to the shipped member Role only.
     auto bed = KubeTestBed::Start(dir_->path() + "/bed", {.cluster = {.users = {"member"}},
@@ -96,7 +104,8 @@ class MemberAgentTest : public ::testing::Test {
     return testing_support::Ruleplane("member-agent --once --name " + etcd_->member(i).name +
                                       " --client-url " + etcd_->member(i).client_url + " --endpoints " +
                                       endpoints_ + " --etcd etcd-main --namespace default --kubeconfig " +
-                                      agent_kubeconfig_ + " --backup-store " + store_ + " " + extra);
+                                      agent_kubeconfig_ + " --backup-store " + store_ + " " + tls_flags_ +
+                                      " " + extra);
   }
 
   Value Get(const std::string& resource, const std::string& name) {
@@ -178,7 +187,7 @@ class MemberAgentTest : public ::testing::Test {
   KubeCluster* kube_ = nullptr;
   KubeClient* admin_ = nullptr;
   RequestLog log_;
-  std::string kubeconfig_, agent_kubeconfig_, endpoints_, store_;
+  std::string kubeconfig_, agent_kubeconfig_, endpoints_, store_, tls_flags_;
 };
 
 TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady) {
@@ -192,8 +201,11 @@ TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady)
     ASSERT_TRUE(status.ok());
     const bool leads = status->leader == status->member_id;
     const Value renewed = Get("leases", etcd_->member(i).name);
-    EXPECT_EQ(TextAt(renewed, {"spec", "holderIdentity"}),
-              MemberIdHex(status->member_id) + (leads ? ":Leader" : ":Member"));
+    EXPECT_EQ(TextAt(renewed, {"spec", "holderIdentity"}), MemberIdHex(status->member_id) + ":" +
+                                                               MemberIdHex(status->cluster_id) +
+                                                               (leads ? ":Leader" : ":Member"));
+    EXPECT_EQ(TextAt(renewed, {"metadata", "annotations", "member.etcd.gardener.cloud/tls-enabled"}), "false")
+        << "plaintext peer URLs";
     const std::string renew_time = TextAt(renewed, {"spec", "renewTime"});
     EXPECT_EQ(renew_time.size(), 27u) << "a MicroTime with six digits: " << renew_time;
     if (leads) {
@@ -256,6 +268,43 @@ TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady)
 // not lead deletes nothing; the leader, after its own full snapshot (the
 // newest), deletes every full but the newest two (a .final one counts and is
 // kept) and the deltas of the older streams, and says so in its log line.
+class MemberAgentTlsTest : public MemberAgentTest {
+ protected:
+  bool WithTls() const override { return true; }
+};
+
+// etcd-backup-restore's heartbeat over TLS: the holder "<member>:<cluster>:<role>"
+// and member.etcd.gardener.cloud/tls-enabled "true" for https peer URLs; the
+// leader's backup is taken with the client certificate.
+TEST_F(MemberAgentTlsTest, RenewsWithTheClusterIdAndPeerTlsAndTheLeaderBacksUpOverTls) {
+  EtcdClient client = etcd_->Client();
+  int leaders = 0;
+  for (int i = 0; i < 3; ++i) {
+    const CommandResult run = Agent(i);
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_EQ(TextAt(Round(run), {"error"}), "") << run.out;
+    auto status = client.MemberStatus(etcd_->member(i).client_url, log_);
+    ASSERT_TRUE(status.ok()) << status.error().message;
+    const bool leads = status->leader == status->member_id;
+    const Value renewed = Get("leases", etcd_->member(i).name);
+    EXPECT_EQ(TextAt(renewed, {"spec", "holderIdentity"}), MemberIdHex(status->member_id) + ":" +
+                                                               MemberIdHex(status->cluster_id) +
+                                                               (leads ? ":Leader" : ":Member"));
+    EXPECT_EQ(TextAt(renewed, {"metadata", "annotations", "member.etcd.gardener.cloud/tls-enabled"}), "true");
+    if (leads) {
+      ++leaders;
+      EXPECT_EQ(TextAt(Round(run), {"backup"}).rfind("Full-", 0), 0u) << run.out;
+    }
+  }
+  EXPECT_EQ(leaders, 1);
+  EXPECT_EQ(TextAt(BackupReady(), {"status"}), "True");
+
+  // Without the client certificate the agent is refused, and says why.
+  tls_flags_ = "--cacert " + dir_->path() + "/pki/ca.crt";
+  const CommandResult refused = Agent(0);
+  EXPECT_TRUE(Contains(TextAt(Round(refused), {"error"}), "none was given")) << refused.out << refused.err;
+}
+
 TEST_F(MemberAgentTest, TheLeaderCollectsLimitBasedAllButTheNewestFullsKeepingAFinalOne) {
   NumberedWriter writer(etcd_->ClientUrls(), "gc/");
   ASSERT_TRUE(writer.WriteSome(60).ok());
