@@ -82,9 +82,9 @@ class EtcdLifecycle : public ::testing::Test {
   // and every member's HashKV agrees at the lowest revision they have all applied.
   void ExpectNoKeyLostAndMembersAgree(const NumberedWriter& writer, int replicas,
                                       int64_t up_to_revision = INT64_MAX) {
-    EtcdClient client(EtcdClientConfig{ClientUrls(replicas), {}, std::chrono::seconds(5)});
+    EtcdClient client(EtcdClientConfig{ClientUrls(replicas), world_->ClientTls(), std::chrono::seconds(5)});
     EXPECT_EQ(MissingKeys(client, writer, up_to_revision), std::vector<std::string>{});
-    Status agree = MembersAgree(ClientUrls(replicas));
+    Status agree = MembersAgree(ClientUrls(replicas), std::chrono::seconds(30), world_->ClientTls());
     EXPECT_TRUE(agree.ok()) << agree.error().message << "\n" << Describe();
   }
 
@@ -303,12 +303,16 @@ TEST_F(EtcdLifecycle, QuorumLostAndRecoveredFromTheBackupOnlyAfterAnApproval) {
   LoseQuorumAndRecoverAfterAnApproval(E2eWorld::kLocalStore);
 }
 
-// The same with an S3 store (s3rver, which verifies Signature V4): the
-// credentials in a Secret as etcd-druid's spec.backup.store.secretRef names
-// it, the store reached through an endpoint override. Created from nothing,
-// one member wiped (restored from the bucket, it rejoins), then the quorum
-// lost: the first member restores from the bucket, the others join.
-TEST_F(EtcdLifecycle, WithAnS3StoreAWipedMemberAndALostQuorumAreRestoredFromTheBucket) {
+// The same with TLS and an S3 store (s3rver, which verifies Signature V4):
+// client and peer TLS with client-cert-auth from etcd-druid's Secrets (a CA
+// and certificates openssl made for the member Pods' IPs), the credentials in
+// a Secret as etcd-druid's spec.backup.store.secretRef names it, the store
+// reached through an endpoint override. Created from nothing, one member
+// wiped (restored from the bucket, it rejoins), then the quorum lost: the
+// first member restores from the bucket, the others join.
+TEST_F(EtcdLifecycle, WithTlsAndAnS3StoreAWipedMemberAndALostQuorumAreRestoredFromTheBucket) {
+  Status tls = world_->EnableTls();
+  ASSERT_TRUE(tls.ok()) << tls.error().message;
   auto server = S3Server::Start(dir_->path() + "/s3", {"backups"});
   ASSERT_TRUE(server.ok()) << server.error().message;
   auto secret = ParseJson(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"etcd-backup"},)"
@@ -323,6 +327,18 @@ TEST_F(EtcdLifecycle, WithAnS3StoreAWipedMemberAndALostQuorumAreRestoredFromTheB
           (*server)->endpoint() + R"("})",
       true);
   if (HasFatalFailure()) return;
+  // TLS is on where it matters: the rebuilt members list https peer URLs
+  // (their agents say so on the Leases) and answer no client without a certificate.
+  RequestLog reads;
+  for (int i = 0; i < 3; ++i) {
+    auto lease = admin_->Get(
+        {"coordination.k8s.io/v1", "leases", "default", "etcd-main-" + std::to_string(i), ""}, reads);
+    ASSERT_TRUE(lease.ok());
+    EXPECT_EQ(TextAt(*lease, {"metadata", "annotations", "member.etcd.gardener.cloud/tls-enabled"}), "true")
+        << FormatJson(*lease);
+  }
+  EtcdClient anonymous(EtcdClientConfig{ClientUrls(3), TestPki::Files(world_->ClientTls().ca_file)});
+  EXPECT_FALSE(anonymous.MemberList(reads).ok()) << "a client without a certificate was answered";
   StoreConfig config;
   config.provider = "S3";
   config.container = "backups";
@@ -352,7 +368,7 @@ void EtcdLifecycle::LoseQuorumAndRecoverAfterAnApproval(const std::string& store
   CreateEtcd(3, store);
   ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
       << Describe();
-  NumberedWriter writer(ClientUrls(3), "/quorum/");
+  NumberedWriter writer(ClientUrls(3), "/quorum/", world_->ClientTls());
   writer.Start(std::chrono::milliseconds(20));
   RequestLog log;
   // Backups with the writer's keys: a delta after some writes (deltaSnapshotPeriod 5s).

@@ -68,14 +68,47 @@ std::string E2eWorld::ControllerLog(const std::string& name) const {
   return root_ + "/controller-" + name + ".log";
 }
 
+Status E2eWorld::EnableTls() {
+  std::vector<std::string> pod_ips;
+  for (int i = 0; i < 5; ++i) pod_ips.push_back(agent_->PodIP(std::string(kEtcd) + "-" + std::to_string(i)));
+  auto pki = TestPki::Create(root_ + "/pki", pod_ips);
+  if (!pki.ok()) return pki.error();
+  pki_ = *pki;
+  // A Secret of files: key -> the file's text.
+  const auto secret = [](const std::string& name, std::vector<std::pair<std::string, std::string>> files) {
+    Value::Map data;
+    for (const auto& [key, path] : files) data.emplace_back(Value::String(key), Value::String(Slurp(path)));
+    return Value::MakeMap(
+        {{Value::String("apiVersion"), Value::String("v1")},
+         {Value::String("kind"), Value::String("Secret")},
+         {Value::String("metadata"), Value::MakeMap({{Value::String("name"), Value::String(name)}})},
+         {Value::String("stringData"), Value::MakeMap(std::move(data))}});
+  };
+  const Value ca = secret("etcd-ca", {{"ca.crt", pki->ca_cert}});
+  const std::vector<std::pair<std::string, std::string>> member = {{"tls.crt", pki->member_cert},
+                                                                   {"tls.key", pki->member_key}};
+  RequestLog log;
+  return ApplyManifests(
+      admin(),
+      {ca, secret("etcd-server-tls", member),
+       secret("etcd-client-tls", {{"tls.crt", pki->client_cert}, {"tls.key", pki->client_key}}),
+       secret("etcd-peer-ca", {{"ca.crt", pki->ca_cert}}), secret("etcd-peer-server-tls", member)},
+      "default", log);
+}
+
 Status E2eWorld::CreateEtcd(int replicas, const std::string& store) {
+  const std::string tls =
+      pki_
+          ? R"(,"clientUrlTls":{"tlsCASecretRef":{"name":"etcd-ca"},"serverTLSSecretRef":{"name":"etcd-server-tls"},)"
+            R"("clientTLSSecretRef":{"name":"etcd-client-tls"}},)"
+            R"("peerUrlTls":{"tlsCASecretRef":{"name":"etcd-peer-ca"},"serverTLSSecretRef":{"name":"etcd-peer-server-tls"}})"
+          : "";
   auto etcd =
       ParseJson(R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd","metadata":{"name":")" +
                 std::string(kEtcd) + R"("},"spec":{"replicas":)" + std::to_string(replicas) +
                 R"(,"labels":{"app.kubernetes.io/part-of":"etcd-main"},)"
-                R"("etcd":{"clientPort":2379,"serverPort":2380,"quota":"1Gi"},)"
-                R"("backup":{"deltaSnapshotPeriod":"5s","store":)" +
-                store + "}}}");
+                R"("etcd":{"clientPort":2379,"serverPort":2380,"quota":"1Gi")" +
+                tls + R"(},"backup":{"deltaSnapshotPeriod":"5s","store":)" + store + "}}}");
   if (!etcd.ok()) return etcd.error();
   RequestLog log;
   return ApplyManifests(admin(), {*etcd}, "default", log);
@@ -110,7 +143,8 @@ bool EtcdHealthyWith(const Value& etcd, int replicas) {
 std::vector<std::string> E2eWorld::ClientUrls(int replicas) const {
   std::vector<std::string> urls;
   for (int i = 0; i < replicas; ++i)
-    urls.push_back("http://" + agent_->PodIP(std::string(kEtcd) + "-" + std::to_string(i)) + ":2379");
+    urls.push_back((pki_ ? "https://" : "http://") +
+                   agent_->PodIP(std::string(kEtcd) + "-" + std::to_string(i)) + ":2379");
   return urls;
 }
 
@@ -174,8 +208,9 @@ std::string TailOf(const std::string& path, size_t bytes) {
   return text.size() > bytes ? text.substr(text.size() - bytes) : text;
 }
 
-Status MembersAgree(const std::vector<std::string>& client_urls, std::chrono::seconds timeout) {
-  EtcdClient client(EtcdClientConfig{client_urls, {}, std::chrono::seconds(5)});
+Status MembersAgree(const std::vector<std::string>& client_urls, std::chrono::seconds timeout,
+                    const TlsConfig& tls) {
+  EtcdClient client(EtcdClientConfig{client_urls, tls, std::chrono::seconds(5)});
   int64_t revision = 0;
   std::string silent, clusters;
   std::set<uint64_t> cluster_ids;
@@ -205,7 +240,7 @@ Status MembersAgree(const std::vector<std::string>& client_urls, std::chrono::se
   std::string hashes;
   bool differ = false;
   for (const std::string& url : client_urls) {
-    auto hash = EndpointHashKV(url, revision, {}, std::chrono::seconds(10));
+    auto hash = EndpointHashKV(url, revision, tls, std::chrono::seconds(10));
     if (!hash.ok())
       return Error{ErrorCode::kUnavailable, "no HashKV from " + url + ": " + hash.error().message, {}};
     hashes += (hashes.empty() ? "" : ", ") + url + " " + std::to_string(hash->hash);

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "tests/support/kube_test_bed.h"
 #include "tests/support/node_agent.h"
 #include "tests/support/test_helpers.h"
+#include "tests/support/test_pki.h"
 
 namespace ruleplane::testing {
 
@@ -59,6 +61,13 @@ class E2eWorld {
                                        const std::string& failpoint = "") const;
   std::string ControllerLog(const std::string& name) const;
 
+  // Client and peer TLS for the Etcd CreateEtcd makes: a test PKI whose
+  // member certificate is for the member Pods' IPs, in etcd-druid's Secrets
+  // (etcd-ca, etcd-server-tls, etcd-client-tls, etcd-peer-ca,
+  // etcd-peer-server-tls); ClientUrls become https, ClientTls what a client
+  // of the members presents. Before CreateEtcd.
+  Status EnableTls();
+  TlsConfig ClientTls() const { return pki_ ? pki_->ClientTls() : TlsConfig{}; }
   // The Etcd etcd-main from nothing: `replicas` members, backups every 5 s
   // into `store` (spec.backup.store as JSON; a Local store by default).
   Status CreateEtcd(int replicas, const std::string& store = kLocalStore);
@@ -78,6 +87,7 @@ class E2eWorld {
   std::string root_;
   std::unique_ptr<KubeTestBed> bed_;
   std::unique_ptr<NodeAgent> agent_;
+  std::optional<TestPki> pki_;
 };
 
 // The step lines of a controller's log (its JSON lines with a "step"), each
@@ -104,6 +114,6 @@ std::string TailOf(const std::string& path, size_t bytes = 3000);
 // (waited for up to `timeout` while a member does not answer) is equal. Else
 // which members differ, or which cannot be asked.
 Status MembersAgree(const std::vector<std::string>& client_urls,
-                    std::chrono::seconds timeout = std::chrono::seconds(30));
+                    std::chrono::seconds timeout = std::chrono::seconds(30), const TlsConfig& tls = {});
 
 }  // namespace ruleplane::testing

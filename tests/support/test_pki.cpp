@@ -65,7 +65,7 @@ Status MakeExpired(const std::string& dir, const std::string& csr, const std::st
 
 }  // namespace
 
-Result<TestPki> TestPki::Create(const std::string& dir) {
+Result<TestPki> TestPki::Create(const std::string& dir, const std::vector<std::string>& member_ips) {
   std::error_code made;
   std::filesystem::create_directories(dir, made);
   if (made) return Error{ErrorCode::kIo, "cannot create " + dir + ": " + made.message(), {}};
@@ -78,12 +78,14 @@ Result<TestPki> TestPki::Create(const std::string& dir) {
   pki.client_key = dir + "/client.key";
   pki.expired_client_cert = dir + "/expired-client.crt";
   pki.other_ca_cert = dir + "/other-ca.crt";
-  for (Status made_part : {MakeCa(dir, "ca"), MakeCa(dir, "other-ca"),
-                           MakeSigned(dir, "member", "etcd-member",
-                                      "subjectAltName = IP:127.0.0.1, DNS:localhost\n"
-                                      "extendedKeyUsage = serverAuth, clientAuth\n"),
-                           MakeSigned(dir, "client", "etcd-client", "extendedKeyUsage = clientAuth\n"),
-                           MakeExpired(dir, dir + "/client.csr", pki.expired_client_cert)}) {
+  std::string names = "IP:127.0.0.1, DNS:localhost";
+  for (const std::string& ip : member_ips) names += ", IP:" + ip;
+  for (Status made_part :
+       {MakeCa(dir, "ca"), MakeCa(dir, "other-ca"),
+        MakeSigned(dir, "member", "etcd-member",
+                   "subjectAltName = " + names + "\nextendedKeyUsage = serverAuth, clientAuth\n"),
+        MakeSigned(dir, "client", "etcd-client", "extendedKeyUsage = clientAuth\n"),
+        MakeExpired(dir, dir + "/client.csr", pki.expired_client_cert)}) {
     if (!made_part.ok()) return made_part.error();
   }
   return pki;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "engine/common/error.h"
 #include "platform/http_client.h"
@@ -27,7 +28,8 @@ struct TestPki {
   std::string expired_client_cert;  // as client_cert, valid only in 2020 (same key)
   std::string other_ca_cert;        // a CA that signed nothing here
 
-  static Result<TestPki> Create(const std::string& dir);
+  // `member_ips`: more addresses the member certificate is for (Pod IPs).
+  static Result<TestPki> Create(const std::string& dir, const std::vector<std::string>& member_ips = {});
 
   // What a client of the members presents: the CA, the client certificate and key.
   TlsConfig ClientTls() const { return Files(ca_cert, client_cert, client_key); }
