@@ -1,5 +1,6 @@
 #include "controller/apply_plan.h"
 
+#include "adapters/backup_sidecar/backup_sidecar_adapter.h"
 #include "adapters/kubernetes/kubernetes_adapter.h"
 
 namespace ruleplane {
@@ -10,8 +11,10 @@ ExecutionReport ApplyPlan(const KubeConfig& kube, const Snapshot& snapshot, cons
   KubeClient client(kube);
   client.set_server_dry_run(options.dry_run == ApplyOptions::DryRun::kServer);
   KubernetesAdapter kubernetes(client, snapshot);
+  BackupSidecarAdapter sidecar(snapshot);
   AdapterSet adapters;
   adapters.Add(&kubernetes);
+  adapters.Add(&sidecar);
   ExecutorOptions executor_options;
   executor_options.dry_run = options.dry_run == ApplyOptions::DryRun::kClient;
   executor_options.allow_disruptive = options.allow_disruptive;

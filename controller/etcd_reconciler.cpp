@@ -5,6 +5,7 @@
 #include <ctime>
 #include <syncstream>
 
+#include "adapters/backup_sidecar/backup_sidecar_adapter.h"
 #include "adapters/kubernetes/etcd_event.h"
 #include "adapters/kubernetes/kubernetes_adapter.h"
 #include "controller/last_operation.h"
@@ -79,8 +80,10 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   // A rule set that could not decide is a refusal even with no step planned.
   if (!plan->steps.empty() || plan->has_error() || plan->has_violation()) {
     KubernetesAdapter kubernetes(client_, *snapshot);
+    BackupSidecarAdapter sidecar(*snapshot);
     AdapterSet adapters;
     adapters.Add(&kubernetes);
+    adapters.Add(&sidecar);
     ExecutorOptions options;
     options.dry_run = options_.dry_run;
     options.allow_disruptive = options_.allow_disruptive;

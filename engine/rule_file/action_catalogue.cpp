@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::string_view kApiVersion = "ruleplane.dev/v1";
 constexpr std::string_view kKind = "ActionCatalogue";
-constexpr std::array<std::string_view, 3> kAdapters = {"kubernetes", "etcd", "local"};
+constexpr std::array<std::string_view, 4> kAdapters = {"kubernetes", "etcd", "local", "backup-sidecar"};
 constexpr std::array<std::string_view, 9> kParamTypes = {"string",    "int",  "bool", "double", "duration",
                                                          "timestamp", "list", "map",  "any"};
 

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "adapters/backup_sidecar/backup_sidecar_adapter.h"
 #include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/kubernetes/manifests.h"
@@ -303,6 +304,84 @@ TEST_F(MemberAgentTlsTest, RenewsWithTheClusterIdAndPeerTlsAndTheLeaderBacksUpOv
   tls_flags_ = "--cacert " + dir_->path() + "/pki/ca.crt";
   const CommandResult refused = Agent(0);
   EXPECT_TRUE(Contains(TextAt(Round(refused), {"error"}), "none was given")) << refused.out << refused.err;
+}
+
+// The plan step TriggerFullSnapshot (2.x: before a scale to 0), performed
+// by the backup-sidecar adapter against the agents' API: done only once the
+// store's latest full snapshot covers the revision the members' Leases
+// recorded; asked of the leading member's Pod; when no sidecar answers, the
+// step fails for good after maxAttempts, so that the scale to 0 after it never runs.
+TEST_F(MemberAgentTest,
+       TriggerFullSnapshotIsTakenThroughTheLeadersSidecarAndDoneWhenTheStoreCoversTheMembers) {
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const int other = (leader + 1) % 3;
+  const int port = FreeLoopbackPort();
+  const std::vector<std::string> flags = {
+      "--k8s-heartbeat-duration", "1s", "--schedule",    "0 0 1 1 *",
+      "--delta-snapshot-period",  "1h", "--server-port", std::to_string(port)};
+  std::vector<std::string> leader_flags = flags, other_flags = flags;
+  leader_flags.insert(leader_flags.end(), {"--server-host", "127.0.0.1"});
+  other_flags.insert(other_flags.end(), {"--server-host", "127.0.0.2"});
+  ChildProcess leading = StartAgent(leader, endpoints_, store_, "agent-leader.log", leader_flags);
+  ChildProcess following = StartAgent(other, endpoints_, store_, "agent-other.log", other_flags);
+  ASSERT_TRUE(Eventually([&] { return !StoreFiles(store_).empty(); }, std::chrono::seconds(20)))
+      << Slurp(dir_->path() + "/agent-leader.log");
+  NumberedWriter writer(etcd_->ClientUrls(), "trigger/");
+  ASSERT_TRUE(writer.WriteSome(10).ok());
+  EtcdClient client = etcd_->Client();
+  auto status = client.MemberStatus(etcd_->member(leader).client_url, log_);
+  ASSERT_TRUE(status.ok());
+  const int64_t revision = status->revision;
+
+  // What the controller observed: the members' Leases (the leader's says so,
+  // with the revision its agent recorded) and their Pods' IPs.
+  const std::string leader_name = etcd_->member(leader).name, other_name = etcd_->member(other).name;
+  auto document =
+      ParseJson(R"({"etcd":{"metadata":{"name":"etcd-main"},"spec":{"backup":{"port":)" +
+                std::to_string(port) + R"(}}},"leases":[{"metadata":{"name":")" + leader_name +
+                R"(","annotations":{"ruleplane.dev/revision":")" + std::to_string(revision) +
+                R"("}},"spec":{"holderIdentity":"1:2:Leader"}},{"metadata":{"name":")" + other_name +
+                R"("},"spec":{"holderIdentity":"3:2:Member"}}],"pods":[{"metadata":{"name":")" + other_name +
+                R"("},"status":{"podIP":"127.0.0.2"}},{"metadata":{"name":")" + leader_name +
+                R"("},"status":{"podIP":"127.0.0.1"}}]})");
+  ASSERT_TRUE(document.ok()) << document.error().message;
+  Snapshot snapshot;
+  snapshot.document = *document;
+  BackupSidecarAdapter sidecar(snapshot, std::chrono::seconds(60));
+  PlanStep step;
+  step.action = "TriggerFullSnapshot";
+  step.target = "etcd-main";
+  step.adapter = "backup-sidecar";
+  step.params = Value::MakeMap({{Value::String("maxAttempts"), Value::Int(2)}});
+
+  RequestLog log;
+  auto done = sidecar.IsDone(step, log);
+  ASSERT_TRUE(done.ok()) << done.error().message;
+  EXPECT_FALSE(*done) << "the first full snapshot was taken before the writes";
+  Status performed = sidecar.Perform(step, log);
+  ASSERT_TRUE(performed.ok()) << performed.error().message;
+  EXPECT_EQ(log.requests().back().target, "http://127.0.0.1:" + std::to_string(port) + "/snapshot/full")
+      << "asked of the leader's Pod";
+  done = sidecar.IsDone(step, log);
+  ASSERT_TRUE(done.ok()) << done.error().message;
+  EXPECT_TRUE(*done);
+  int64_t newest_full = 0;
+  for (const std::string& file : StoreFiles(store_)) {
+    if (file.rfind("v2/Full-", 0) == 0) newest_full = std::max(newest_full, LastRevision(file.substr(3)));
+  }
+  EXPECT_GE(newest_full, revision);
+
+  // No sidecar answers: two attempts, then the step fails and is not retried.
+  leading.Stop();
+  following.Stop();
+  RequestLog failing;
+  performed = sidecar.Perform(step, failing);
+  ASSERT_FALSE(performed.ok());
+  EXPECT_EQ(performed.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_TRUE(Contains(performed.error().message, "no full snapshot after 2 attempt(s)"))
+      << performed.error().message;
+  EXPECT_EQ(failing.requests().size(), 2u);
 }
 
 TEST_F(MemberAgentTest, TheLeaderCollectsLimitBasedAllButTheNewestFullsKeepingAFinalOne) {

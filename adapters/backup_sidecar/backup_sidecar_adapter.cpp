@@ -1,0 +1,106 @@
+#include "adapters/backup_sidecar/backup_sidecar_adapter.h"
+
+#include <algorithm>
+
+#include "adapters/kubernetes/agent_lease.h"
+#include "adapters/kubernetes/object_fields.h"
+#include "engine/common/json_value.h"
+#include "platform/http_client.h"
+
+namespace ruleplane {
+namespace {
+
+bool EndsWith(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The highest revision a member's agent recorded on its Lease; 0 when none did.
+int64_t ObservedRevision(const Value& document) {
+  int64_t revision = 0;
+  for (const Value& lease : FieldList(document, {"leases"})) {
+    const std::string text = FieldText(lease, {"metadata", "annotations", kRevisionAnnotation});
+    if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        text.size() < 19)
+      revision = std::max(revision, static_cast<int64_t>(std::stoll(text)));
+  }
+  return revision;
+}
+
+Status UnknownAction(const PlanStep& step) {
+  return Error{ErrorCode::kInvalidArgument, "the backup-sidecar adapter has no action " + step.action, {}};
+}
+
+}  // namespace
+
+BackupSidecarAdapter::BackupSidecarAdapter(const Snapshot& snapshot, std::chrono::milliseconds timeout)
+    : document_(snapshot.document), timeout_(timeout) {}
+
+Result<std::string> BackupSidecarAdapter::SidecarUrl() const {
+  if (ValueAt(document_, {"etcd", "spec", "backup", "tls"}) != nullptr)
+    return Error{ErrorCode::kFailedPrecondition,
+                 "spec.backup.tls is set: member-agent does not serve its API over TLS yet",
+                 {}};
+  std::string leader;
+  for (const Value& lease : FieldList(document_, {"leases"})) {
+    if (EndsWith(FieldText(lease, {"spec", "holderIdentity"}), ":Leader"))
+      leader = FieldText(lease, {"metadata", "name"});
+  }
+  std::string ip;
+  for (const Value& pod : FieldList(document_, {"pods"})) {
+    const std::string pod_ip = FieldText(pod, {"status", "podIP"});
+    if (pod_ip.empty()) continue;
+    if (ip.empty() || FieldText(pod, {"metadata", "name"}) == leader) ip = pod_ip;
+  }
+  if (ip.empty())
+    return Error{ErrorCode::kUnavailable, "no member Pod has an IP: no sidecar to ask for a snapshot", {}};
+  const int64_t port = FieldInt(document_, {"etcd", "spec", "backup", "port"}, 8080);
+  return "http://" + (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":" + std::to_string(port);
+}
+
+Result<bool> BackupSidecarAdapter::IsDone(const PlanStep& step, RequestLog& log) {
+  if (step.action != "TriggerFullSnapshot") return UnknownAction(step).error();
+  const int64_t observed = ObservedRevision(document_);
+  // Without a recorded revision nothing says a snapshot is recent enough: take one.
+  if (observed == 0) return false;
+  auto url = SidecarUrl();
+  if (!url.ok()) return url.error();
+  const std::string latest_url = *url + "/snapshot/latest";
+  log.Record(Request{Request::Kind::kHttp, "GET", latest_url, {}, "", false});
+  HttpClient http;
+  auto answer = http.Send("GET", latest_url, "", timeout_);
+  if (!answer.ok()) return answer.error();
+  if (answer->status != 200) return HttpStatusError(answer->status, "GET " + latest_url, answer->body);
+  auto latest = ParseJson(answer->body);
+  if (!latest.ok())
+    return Error{ErrorCode::kUnavailable, "GET " + latest_url + ": " + latest.error().message, {}};
+  const Value* full = ValueAt(*latest, {"fullSnapshot"});
+  return full != nullptr && !full->is_null() && FieldInt(*full, {"lastRevision"}, 0) >= observed;
+}
+
+Status BackupSidecarAdapter::Perform(const PlanStep& step, RequestLog& log) {
+  if (step.action != "TriggerFullSnapshot") return UnknownAction(step);
+  auto url = SidecarUrl();
+  if (!url.ok()) return url.error();
+  const std::string full_url = *url + "/snapshot/full";
+  const Value* attempts_param = step.params.Find("maxAttempts");
+  const int64_t attempts = std::max<int64_t>(
+      1, attempts_param != nullptr && attempts_param->is_int() ? attempts_param->int_value() : 1);
+  HttpClient http;
+  std::string failures;
+  for (int64_t attempt = 1; attempt <= attempts; ++attempt) {
+    if (!log.Record(Request{Request::Kind::kHttp, "POST", full_url, {}, "", true})) return {};
+    auto answer = http.Send("POST", full_url, "", timeout_);
+    // 200: the snapshot taken, or null when nothing was written since the last one.
+    if (answer.ok() && answer->status == 200) return {};
+    failures += "\n  attempt " + std::to_string(attempt) + ": " +
+                (answer.ok() ? HttpStatusError(answer->status, "POST " + full_url, answer->body).message
+                             : answer.error().message);
+  }
+  // Not retryable: the attempts the rule allowed are spent.
+  return Error{ErrorCode::kFailedPrecondition,
+               "no full snapshot after " + std::to_string(attempts) + " attempt(s):" + failures,
+               {}};
+}
+
+}  // namespace ruleplane
