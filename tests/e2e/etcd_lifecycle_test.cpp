@@ -294,6 +294,64 @@ TEST_F(EtcdLifecycle, ScaledFromThreeToFiveAndBackToThree) {
   ExpectNoKeyLostAndMembersAgree(writer, 3);
 }
 
+// Hibernation under today's etcd-druid rules (etcd-druid@2): spec.replicas 0
+// with a backup store takes a full snapshot through the leading member's
+// sidecar first (TriggerFullSnapshot), then scales the StatefulSet to 0; the
+// store's newest full snapshot holds every acknowledged write.
+TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWrite) {
+  StartController(0);
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe();
+  NumberedWriter writer(ClientUrls(3), "/hibernate/");
+  ASSERT_TRUE(writer.WriteSome(50).ok());
+  const int64_t written = writer.acknowledged().back().revision;
+  // The members' agents record their revision on their Leases at each heartbeat.
+  RequestLog log;
+  auto recorded = [&] {
+    auto lease = admin_->Get({"coordination.k8s.io/v1", "leases", "default", "etcd-main-0", ""}, log);
+    const std::string text =
+        lease.ok() ? TextAt(*lease, {"metadata", "annotations", "ruleplane.dev/revision"}) : "";
+    return text.empty() ? int64_t{0} : std::stoll(text);
+  };
+  ASSERT_TRUE(Eventually([&] { return recorded() >= written; }, std::chrono::seconds(30)));
+  controllers_[0].Stop();
+  StartController(1, "", {"--rules", "etcd-druid@2"});
+  ASSERT_TRUE(
+      admin_
+          ->MergePatch(kEtcdResource,
+                       Value::MakeMap({{Value::String("spec"),
+                                        Value::MakeMap({{Value::String("replicas"), Value::Int(0)}})}}),
+                       log)
+          .ok());
+  auto sts_replicas = [&] {
+    auto statefulset = admin_->Get({"apps/v1", "statefulsets", "default", kEtcd, ""}, log);
+    return statefulset.ok() ? ValueAt(*statefulset, {"spec", "replicas"})->int_value() : -1;
+  };
+  ASSERT_TRUE(
+      Eventually([&] { return sts_replicas() == 0; }, std::chrono::seconds(120), std::chrono::seconds(1)))
+      << Describe() << Slurp(ControllerLog(1));
+  const std::vector<std::string> steps = StepLines(Slurp(ControllerLog(1)));
+  const auto snapshot_at = std::find(steps.begin(), steps.end(), "TriggerFullSnapshot etcd-main succeeded");
+  const auto scale_at = std::find(steps.begin(), steps.end(), "ScaleStatefulSet etcd-main succeeded");
+  ASSERT_NE(snapshot_at, steps.end()) << Slurp(ControllerLog(1));
+  ASSERT_NE(scale_at, steps.end()) << Slurp(ControllerLog(1));
+  EXPECT_LT(snapshot_at, scale_at) << "the StatefulSet went to 0 before the final snapshot";
+
+  StoreConfig config;
+  config.provider = "Local";
+  config.container = dir_->path() + "/node/hostpath/etc/gardener/local-backupbuckets/e2e-backups";
+  config.prefix = "etcd-main";
+  auto objects = OpenObjectStore(config);
+  ASSERT_TRUE(objects.ok()) << objects.error().message;
+  auto listing = BackupStore(std::move(*objects)).List();
+  ASSERT_TRUE(listing.ok()) << listing.error().message;
+  int64_t newest_full = 0;
+  for (const StoredSnapshot& snapshot : listing->snapshots)
+    if (snapshot.kind == "Full") newest_full = std::max(newest_full, snapshot.last_revision);
+  EXPECT_GE(newest_full, written) << FormatJson(listing->ToValue());
+}
+
 // Quorum lost: two of three data directories wiped. Without an approval
 // nothing disruptive happens, and the status says what waits for it and the
 // data-loss bound; after the approval the cluster is re-bootstrapped from the
