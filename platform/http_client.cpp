@@ -138,10 +138,11 @@ size_t OnData(char* data, size_t size, size_t count, void* user) {
 }
 
 // A handshake that failed on this side: the server's certificate did not
-// verify, or a file could not be used.
+// verify, or a file could not be used. (A handshake the server broke off,
+// CURLE_SSL_CONNECT_ERROR, may be a server that is starting: retried.)
 bool IsTlsFailure(CURLcode code) {
   return code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CACERT_BADFILE ||
-         code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CONNECT_ERROR;
+         code == CURLE_PEER_FAILED_VERIFICATION;
 }
 
 // libcurl names no file: say which one is wrong, or which one the failure points at.
@@ -160,7 +161,8 @@ std::string TlsFailureCause(CURLcode code, const char* detail, const TlsConfig& 
 // connection once the handshake is done, as etcd does: nothing but a reset
 // arrives. When a file is at fault, that is the error; otherwise the reset
 // stays a transport failure, with what it may mean.
-Error ConnectionEndedByTlsServer(const std::string& message, const TlsConfig& tls) {
+Error ConnectionEndedByTlsServer(std::string message, const char* detail, const TlsConfig& tls) {
+  if (detail[0] != '\0') message += std::string(" (") + detail + ")";
   if (Status files = CheckTlsFiles(tls, std::chrono::system_clock::now()); !files.ok())
     return Error{ErrorCode::kPermissionDenied, message + ": " + files.error().message, {}};
   if (tls.cert_file.empty() && tls.cert_pem.empty()) {
@@ -339,8 +341,9 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   const bool https = url.size() > 8 && (url[4] == 's' || url[4] == 'S') && url[5] == ':';
   if (https && IsTlsFailure(code))
     return Error{ErrorCode::kPermissionDenied, message + TlsFailureCause(code, detail, tls_), {}};
-  if (https && status == 0 && (code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR))
-    return ConnectionEndedByTlsServer(message, tls_);
+  if (https && status == 0 &&
+      (code == CURLE_SSL_CONNECT_ERROR || code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR))
+    return ConnectionEndedByTlsServer(message, detail, tls_);
   return Error{ErrorCode::kUnavailable, message, {}};
 }
 
