@@ -4,6 +4,10 @@
 // inspection fails instead. Real etcdctl verdicts: tests/etcd/data_dir_test.cpp.
 #include "adapters/local/data_dir.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -87,6 +91,25 @@ TEST_F(DataDirWithoutVerdict, EtcdctlOutOfTimeIsADeadlineNotAVerdict) {
   const auto started = std::chrono::steady_clock::now();
   auto check = CheckDatabaseFile(data_ + "/member/snap/db", std::chrono::milliseconds(300));
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.error().code, ErrorCode::kDeadlineExceeded) << check.error().message;
+}
+
+// A running etcd holds its database's flock: the check says so at once
+// rather than letting etcdctl wait for the lock until the timeout.
+TEST_F(DataDirWithoutVerdict, ADatabaseLockedByAnotherProcessIsNotCheckedAndSaysSo) {
+  ASSERT_TRUE(WriteFakeEtcdctl(bin_, "exec /bin/sleep 30"));
+  const std::string db = data_ + "/member/snap/db";
+  const int holder = open(db.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(holder, 0);
+  ASSERT_EQ(flock(holder, LOCK_EX | LOCK_NB), 0);
+  const auto started = std::chrono::steady_clock::now();
+  ExpectCouldNotCheck(Inspect(), db + " is locked by another process");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5)) << "etcdctl was run";
+  close(holder);
+  // Once the lock is gone, the file is checked (the fake etcdctl: cut off at the timeout).
+  ScopedPath path(bin_);
+  auto check = CheckDatabaseFile(db, std::chrono::milliseconds(300));
   ASSERT_FALSE(check.ok());
   EXPECT_EQ(check.error().code, ErrorCode::kDeadlineExceeded) << check.error().message;
 }

@@ -1,5 +1,7 @@
 #include "adapters/local/snapshot_file.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,6 +55,20 @@ std::string Verdict(const CommandResult& result) {
 
 }  // namespace
 
+namespace {
+
+// Whether another open file holds a flock on `path` that a shared lock
+// conflicts with (bbolt locks its file with flock).
+bool FileIsLocked(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool locked = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);  // releases the shared lock taken, if any
+  return locked;
+}
+
+}  // namespace
+
 Result<DatabaseFileCheck> CheckDatabaseFile(const std::string& path, std::chrono::milliseconds timeout) {
   std::error_code error;
   const uintmax_t size = std::filesystem::file_size(path, error);
@@ -67,6 +83,13 @@ Result<DatabaseFileCheck> CheckDatabaseFile(const std::string& path, std::chrono
     // etcdctl would try to initialise it (read-only: "bad file descriptor").
     check.problem = "the file is empty, and a bbolt database never is";
     return check;
+  }
+  // A running etcd holds bbolt's exclusive lock on its database, and
+  // etcdctl would wait for it until the timeout: say so at once instead.
+  if (FileIsLocked(path)) {
+    return Error{ErrorCode::kUnavailable,
+                 path + " is locked by another process (a running etcd holds its database so); not checked",
+                 {}};
   }
   auto result = RunCommand({"etcdctl", "snapshot", "status", path, "-w", "json"}, timeout);
   if (!result.ok()) return result.error();

@@ -25,8 +25,9 @@ struct DatabaseFileCheck {
 // it read the file's pages), or the file is empty. Every other failure means
 // the file could not be checked and is an error: kIo when etcdctl cannot be
 // started, kDeadlineExceeded at the timeout, kUnavailable when it was killed
-// or failed without a verdict on the file (it cannot open it, say), kNotFound
-// when there is no file.
+// or failed without a verdict on the file (it cannot open it, say) or when
+// another process holds the file's lock (a running etcd; etcdctl is not
+// run), kNotFound when there is no file.
 Result<DatabaseFileCheck> CheckDatabaseFile(const std::string& path, std::chrono::milliseconds timeout);
 
 // How long `etcdctl snapshot status` may take on a file of `bytes`: it reads

@@ -63,6 +63,25 @@ TEST_F(RealDataDir, TheDatabaseEtcdWroteIsValid) {
   EXPECT_GE(facts->db_revision, 11) << "ten puts after revision 1";
 }
 
+// The data directory of an etcd that runs: its database is locked, and the
+// inspection says so at once instead of waiting in etcdctl for the lock.
+TEST(RunningDataDir, TheDatabaseOfARunningEtcdIsLockedAndNotChecked) {
+  TempDir root("running-data-dir");
+  auto cluster = EtcdCluster::Create(1, root.path());
+  ASSERT_TRUE(cluster->StartAll().ok());
+  const auto started = std::chrono::steady_clock::now();
+  auto facts = InspectDataDir(cluster->member(0).data_dir, 0, "");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  ASSERT_FALSE(facts.ok()) << "inspected while etcd holds it";
+  EXPECT_EQ(facts.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(facts.error().message.find("is locked by another process"), std::string::npos)
+      << facts.error().message;
+  cluster->StopMember(0);
+  facts = InspectDataDir(cluster->member(0).data_dir, 0, "");
+  ASSERT_TRUE(facts.ok()) << facts.error().message;
+  EXPECT_TRUE(facts->valid) << facts->verification_error;
+}
+
 TEST_F(RealDataDir, AGarbageDatabaseIsCorrupt) {
   const auto size = fs::file_size(db_);
   std::mt19937 random(23);
