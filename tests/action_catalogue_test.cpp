@@ -126,7 +126,8 @@ TEST(ActionCatalogueTest, ReportsEveryProblemWithItsPosition) {
   EXPECT_FALSE(result.catalogue);
   EXPECT_EQ(
       Messages(result, text),
-      "c.yaml:5:14: error: unknown adapter 'kubectl'; valid adapters: kubernetes, etcd, local, backup-sidecar\n"
+      "c.yaml:5:14: error: unknown adapter 'kubectl'; valid adapters: kubernetes, etcd, local, "
+      "backup-sidecar\n"
       "    adapter: kubectl\n"
       "             ^\n"
       "c.yaml:8:17: error: expected true or false for 'disruptive', got 'maybe'\n"
