@@ -148,11 +148,19 @@ std::string RewritePaths(const std::string& text, const std::vector<Mount>& moun
 }
 
 // The host directory behind one of a Pod's volumes.
-std::string VolumeHostDir(const Json& volume, const std::string& root, const std::string& pod_uid) {
+// configMap and secret volumes: one directory per Pod name, written again
+// when a Pod of that name starts. A real kubelet mounts them at the same
+// path in every Pod; here their host directory is what containers see, and
+// member-init keeps the paths it was given in the configuration it writes
+// on the Pod's persistent volume, which a later Pod of the name reads.
+std::string VolumeHostDir(const Json& volume, const std::string& root, const std::string& pod_uid,
+                          const std::string& pod_name) {
   if (const Json& claim = Field(volume, "persistentVolumeClaim"); claim.is_object())
     return root + "/pvc/" + Str(claim, "claimName");
   if (const Json& host_path = Field(volume, "hostPath"); host_path.is_object())
     return root + "/hostpath/" + Str(host_path, "path");
+  if (Field(volume, "configMap").is_object() || Field(volume, "secret").is_object())
+    return root + "/configs/" + pod_name + "/" + Str(volume, "name");
   return root + "/pods/" + pod_uid + "/" + Str(volume, "name");
 }
 
@@ -500,7 +508,7 @@ Status NodeAgent::Impl::Prepare(Pod& pod) {
 
 Status NodeAgent::Impl::PrepareVolume(Pod& pod, const Json& volume) {
   const std::string name = Str(volume, "name");
-  const std::string dir = VolumeHostDir(volume, options_.root, pod.uid);
+  const std::string dir = VolumeHostDir(volume, options_.root, pod.uid, pod.name);
   std::map<std::string, std::string> files;  // key -> content
   const Json* items = nullptr;
   if (const Json& config_map = Field(volume, "configMap"); config_map.is_object()) {
@@ -540,7 +548,7 @@ Status NodeAgent::Impl::PrepareVolume(Pod& pod, const Json& volume) {
     const Json& spec = Field(pod.object, "spec");
     std::map<std::string, std::string> volume_dirs;
     for (const Json& other : Array(spec, "volumes"))
-      volume_dirs[Str(other, "name")] = VolumeHostDir(other, options_.root, pod.uid);
+      volume_dirs[Str(other, "name")] = VolumeHostDir(other, options_.root, pod.uid, pod.name);
     std::vector<Mount> mounts;
     for (const char* list : {"initContainers", "containers"})
       for (const Json& container : Array(spec, list)) AddMounts(container, volume_dirs, mounts);

@@ -18,9 +18,11 @@
 //   name for the agent's life).
 // - Volumes are host directories under `root`: persistentVolumeClaim
 //   pvc/<claim> (kept when the Pod goes), emptyDir pods/<uid>/<volume> (moved
-//   aside to pods/<uid>.gone when the Pod goes), configMap and secret a file
-//   per key written once when the Pod starts (items honoured, secrets
-//   decoded), hostPath hostpath/<path>; other kinds an empty directory.
+//   aside to pods/<uid>.gone when the Pod goes), configMap and secret
+//   configs/<pod name>/<volume>, a file per key written when the Pod starts
+//   (items honoured, secrets decoded; the same path for every Pod of the
+//   name, as inside a real Pod), hostPath hostpath/<path>; other kinds an
+//   empty directory.
 // - Processes cannot see mounts, so every argument and env value that is a
 //   path under a volumeMount's mountPath (longest wins; "--flag=/path" too)
 //   is rewritten to the host directory (+ subPath); so are such paths inside
