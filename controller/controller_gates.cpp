@@ -83,7 +83,7 @@ DataLossBound DataLossBoundOf(const Value& snapshot) {
           std::max(bound.backup_revision, Decimal(TextAt(lease, {"spec", "holderIdentity"})));
       continue;
     }
-    const int64_t revision = Decimal(TextAt(lease, {"metadata", "annotations", kRevisionAnnotation}));
+    const int64_t revision = RecordedRevision(lease);
     if (revision > bound.observed_revision) {
       bound.observed_revision = revision;
       bound.observed_member = name;

@@ -138,33 +138,30 @@ size_t OnData(char* data, size_t size, size_t count, void* user) {
 }
 
 // A handshake that failed on this side: the server's certificate did not
-// verify, or a file could not be used. (A handshake the server broke off,
-// CURLE_SSL_CONNECT_ERROR, may be a server that is starting: retried.)
+// verify, or a file could not be used.
 bool IsTlsFailure(CURLcode code) {
   return code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CACERT_BADFILE ||
          code == CURLE_PEER_FAILED_VERIFICATION;
 }
 
-// libcurl names no file: say which one is wrong, or which one the failure points at.
-std::string TlsFailureCause(CURLcode code, const char* detail, const TlsConfig& tls) {
-  std::string cause = detail[0] != '\0' ? std::string(" (") + detail + ")" : "";
-  if (Status files = CheckTlsFiles(tls, std::chrono::system_clock::now()); !files.ok())
-    return cause + ": " + files.error().message;
-  if (code != CURLE_PEER_FAILED_VERIFICATION) return cause;
-  return cause + ": the server's certificate does not verify against " +
-         (!tls.ca_file.empty() ? "CA file " + tls.ca_file
-          : tls.ca_pem.empty() ? "the system's CAs"
-                               : "the given CA");
-}
-
-// A server that refuses a client certificate (or wants one) may just end the
-// connection once the handshake is done, as etcd does: nothing but a reset
-// arrives. When a file is at fault, that is the error; otherwise the reset
-// stays a transport failure, with what it may mean.
-Error ConnectionEndedByTlsServer(std::string message, const char* detail, const TlsConfig& tls) {
+// A failed TLS request, saying which file is at fault (libcurl names none).
+// A handshake the server broke off, or a connection it reset before any
+// answer, is what a server does that refuses a client certificate (etcd
+// sends no alert) but also what a starting server does: retried
+// (kUnavailable) unless a local file is at fault.
+Error TlsError(CURLcode code, std::string message, const char* detail, const TlsConfig& tls) {
   if (detail[0] != '\0') message += std::string(" (") + detail + ")";
   if (Status files = CheckTlsFiles(tls, std::chrono::system_clock::now()); !files.ok())
     return Error{ErrorCode::kPermissionDenied, message + ": " + files.error().message, {}};
+  if (code == CURLE_PEER_FAILED_VERIFICATION) {
+    return Error{ErrorCode::kPermissionDenied,
+                 message + ": the server's certificate does not verify against " +
+                     (!tls.ca_file.empty() ? "CA file " + tls.ca_file
+                      : tls.ca_pem.empty() ? "the system's CAs"
+                                           : "the given CA"),
+                 {}};
+  }
+  if (IsTlsFailure(code)) return Error{ErrorCode::kPermissionDenied, message, {}};
   if (tls.cert_file.empty() && tls.cert_pem.empty()) {
     return Error{
         ErrorCode::kUnavailable,
@@ -339,11 +336,9 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
     return Error{ErrorCode::kDeadlineExceeded, message, {}};
   }
   const bool https = url.size() > 8 && (url[4] == 's' || url[4] == 'S') && url[5] == ':';
-  if (https && IsTlsFailure(code))
-    return Error{ErrorCode::kPermissionDenied, message + TlsFailureCause(code, detail, tls_), {}};
-  if (https && status == 0 &&
-      (code == CURLE_SSL_CONNECT_ERROR || code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR))
-    return ConnectionEndedByTlsServer(message, detail, tls_);
+  const bool ended_early = status == 0 && (code == CURLE_SSL_CONNECT_ERROR || code == CURLE_SEND_ERROR ||
+                                           code == CURLE_RECV_ERROR);
+  if (https && (IsTlsFailure(code) || ended_early)) return TlsError(code, message, detail, tls_);
   return Error{ErrorCode::kUnavailable, message, {}};
 }
 

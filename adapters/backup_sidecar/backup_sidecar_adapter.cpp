@@ -10,20 +10,11 @@
 namespace ruleplane {
 namespace {
 
-bool EndsWith(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // The highest revision a member's agent recorded on its Lease; 0 when none did.
 int64_t ObservedRevision(const Value& document) {
   int64_t revision = 0;
-  for (const Value& lease : FieldList(document, {"leases"})) {
-    const std::string text = FieldText(lease, {"metadata", "annotations", kRevisionAnnotation});
-    if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-        text.size() < 19)
-      revision = std::max(revision, static_cast<int64_t>(std::stoll(text)));
-  }
+  for (const Value& lease : FieldList(document, {"leases"}))
+    revision = std::max(revision, RecordedRevision(lease));
   return revision;
 }
 
@@ -43,7 +34,7 @@ Result<std::string> BackupSidecarAdapter::SidecarUrl() const {
                  {}};
   std::string leader;
   for (const Value& lease : FieldList(document_, {"leases"})) {
-    if (EndsWith(FieldText(lease, {"spec", "holderIdentity"}), ":Leader"))
+    if (FieldText(lease, {"spec", "holderIdentity"}).ends_with(":Leader"))
       leader = FieldText(lease, {"metadata", "name"});
   }
   std::string ip;

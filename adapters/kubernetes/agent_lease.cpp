@@ -1,5 +1,7 @@
 #include "adapters/kubernetes/agent_lease.h"
 
+#include <charconv>
+
 namespace ruleplane {
 namespace {
 
@@ -37,6 +39,15 @@ Status PatchAgentLease(KubeClient& kube, const std::string& namespace_name, cons
 }
 
 }  // namespace
+
+int64_t RecordedRevision(const Value& lease) {
+  const Value* text = ValueAt(lease, {"metadata", "annotations", kRevisionAnnotation});
+  if (text == nullptr || !text->is_string()) return -1;
+  const std::string& digits = text->string_value();
+  int64_t revision = -1;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), revision);
+  return error == std::errc() && end == digits.data() + digits.size() && revision >= 0 ? revision : -1;
+}
 
 Status RenewAgentLease(KubeClient& kube, const std::string& namespace_name, const std::string& name,
                        const std::string& holder, std::chrono::system_clock::time_point now,

@@ -29,6 +29,10 @@ inline constexpr const char* kPeerTlsEnabledAnnotation = "member.etcd.gardener.c
 
 using LeaseAnnotations = std::vector<std::pair<std::string, std::string>>;
 
+// The revision a member's agent recorded on its Lease (kRevisionAnnotation,
+// decimal); -1 when there is none or it is not a number.
+int64_t RecordedRevision(const Value& lease);
+
 // `revision` >= 0: also annotate the Lease with it and `now`; `annotations`
 // are written beside. A missing Lease is kFailedPrecondition (etcd-druid creates it).
 Status RenewAgentLease(KubeClient& kube, const std::string& namespace_name, const std::string& name,
