@@ -26,7 +26,8 @@ constexpr const char* kMemberAgentUsage =
                              [--garbage-collection-period DURATION]
                              [--delta-snapshot-retention-period DURATION]
                              [--k8s-heartbeat-duration DURATION] [--once]
-                             [--server-port PORT [--server-host IP]]
+                             [--server-port PORT [--server-host IP]
+                              [--server-cert FILE --server-key FILE [--server-ca FILE]]]
 
 Beside an etcd member, every heartbeat (--k8s-heartbeat-duration, default 10s):
 renews the member's Lease (named --name) with "<memberID>:<Leader|Member>"
@@ -57,7 +58,10 @@ serves etcd-backup-restore's HTTP API on --server-host (default 0.0.0.0, all
 addresses): /healthz, /snapshot/full[?final=true] and /snapshot/delta (taken
 now by the leader; another member forwards them to the leader's agent, at the
 leading member's client host with the same port), /snapshot/latest, and
-/metrics (etcdbr_* metrics).
+/metrics (etcdbr_* metrics). With --server-cert and --server-key (etcd-backup-
+restore's flags, etcd-druid's spec.backup.tls), over HTTPS only; a forwarded
+request then verifies the leader's agent against --server-ca (ruleplane's
+own flag; default: the system's CAs).
 )";
 
 // etcd-backup-restore's --compression-policy names; its "lzw" is read
@@ -109,6 +113,9 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
                               {"--k8s-heartbeat-duration"},
                               {"--server-port"},
                               {"--server-host"},
+                              {"--server-cert"},
+                              {"--server-key"},
+                              {"--server-ca"},
                               {"--once", false}}));
   if (!flags.Parse(args, err, usage)) return kExitUsage;
   if (!flags.Require({"--name", "--client-url", "--endpoints", "--etcd"}, err, usage)) return kExitUsage;
@@ -125,6 +132,13 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
   }
   options.server_port = static_cast<int>(server_port);
   options.server_host = flags.Get("--server-host", options.server_host);
+  if (flags.Has("--server-cert") != flags.Has("--server-key")) {
+    err << "ruleplane: give --server-cert and --server-key together\n" << usage;
+    return kExitUsage;
+  }
+  if (flags.Has("--server-cert"))
+    options.server_tls = HttpServerTls{flags.Get("--server-cert"), flags.Get("--server-key")};
+  options.server_ca = flags.Get("--server-ca");
   if (!flags.GetDuration("--k8s-heartbeat-duration", heartbeat, err) ||
       !flags.GetDuration("--delta-snapshot-period", agent.delta_period, err) ||
       !flags.GetCount("--delta-snapshot-memory-limit", agent.delta_memory_limit, err) ||

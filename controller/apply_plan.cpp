@@ -11,7 +11,7 @@ ExecutionReport ApplyPlan(const KubeConfig& kube, const Snapshot& snapshot, cons
   KubeClient client(kube);
   client.set_server_dry_run(options.dry_run == ApplyOptions::DryRun::kServer);
   KubernetesAdapter kubernetes(client, snapshot);
-  BackupSidecarAdapter sidecar(snapshot);
+  BackupSidecarAdapter sidecar(snapshot, client);
   AdapterSet adapters;
   adapters.Add(&kubernetes);
   adapters.Add(&sidecar);

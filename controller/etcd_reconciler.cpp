@@ -80,7 +80,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   // A rule set that could not decide is a refusal even with no step planned.
   if (!plan->steps.empty() || plan->has_error() || plan->has_violation()) {
     KubernetesAdapter kubernetes(client_, *snapshot);
-    BackupSidecarAdapter sidecar(*snapshot);
+    BackupSidecarAdapter sidecar(*snapshot, client_);
     AdapterSet adapters;
     adapters.Add(&kubernetes);
     adapters.Add(&sidecar);

@@ -56,8 +56,12 @@ Result<std::unique_ptr<BackupSide>> OpenBackupSide(const MemberAgentLoopOptions&
 class LoopApi : public MemberApiBackend {
  public:
   LoopApi(BackupSide* side, std::unique_ptr<BackupStore> store, const std::atomic<bool>& healthy,
-          const std::atomic<bool>& stop)
-      : side_(side), store_(std::move(store)), healthy_(healthy), stop_(stop) {}
+          const std::atomic<bool>& stop, TlsConfig forward_tls)
+      : side_(side),
+        store_(std::move(store)),
+        healthy_(healthy),
+        stop_(stop),
+        forward_tls_(std::move(forward_tls)) {}
 
   bool Healthy() override { return healthy_; }
   bool BacksUp() override { return side_ != nullptr && store_ != nullptr; }
@@ -73,7 +77,7 @@ class LoopApi : public MemberApiBackend {
     return side_ ? side_->backups.metrics().Text() : BackupMetrics().Text();
   }
   Result<HttpAnswer> Send(const std::string& method, const std::string& url) override {
-    HttpClient client;
+    HttpClient client(forward_tls_);
     client.set_cancel(&stop_);
     HttpExchange exchange;
     exchange.method = method;
@@ -91,6 +95,7 @@ class LoopApi : public MemberApiBackend {
   std::mutex store_mutex_;
   const std::atomic<bool>& healthy_;
   const std::atomic<bool>& stop_;
+  TlsConfig forward_tls_;
 };
 
 }  // namespace
@@ -150,11 +155,17 @@ void RunMemberAgentLoop(const MemberAgentLoopOptions& options, const std::atomic
       auto objects = OpenObjectStore(options.store);
       if (objects.ok()) listing = std::make_unique<BackupStore>(std::move(*objects));
     }
-    api = std::make_unique<LoopApi>(side.get(), std::move(listing), healthy, stop);
+    TlsConfig forward_tls;
+    forward_tls.ca_file = options.server_ca;
+    api = std::make_unique<LoopApi>(side.get(), std::move(listing), healthy, stop, forward_tls);
+    HttpServerOptions server_options;
+    server_options.tls = options.server_tls;
     auto started = HttpServer::Start(options.server_host + ":" + std::to_string(options.server_port),
                                      HttpServer::RequestHandler([&](const HttpRequest& request) {
-                                       return ServeMemberApi(request, *api, options.server_port);
-                                     }));
+                                       return ServeMemberApi(request, *api, options.server_port,
+                                                             options.server_tls.has_value());
+                                     }),
+                                     server_options);
     if (started.ok()) {
       server = std::move(*started);
     } else {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "adapters/kubernetes/kube_config.h"
 #include "adapters/object_store/store_config.h"
 #include "member/member_agent.h"
+#include "platform/http_server.h"
 
 namespace ruleplane {
 
@@ -27,6 +29,11 @@ struct MemberAgentLoopOptions {
   // <server_host>:<server_port>; 0 = none.
   int server_port = 0;
   std::string server_host = "0.0.0.0";
+  // etcd-backup-restore's --server-cert/--server-key: the API over HTTPS.
+  std::optional<HttpServerTls> server_tls;
+  // The CA the leader's agent's certificate is verified against when a
+  // snapshot request is forwarded to it ("" = the system's).
+  std::string server_ca;
 };
 
 // One heartbeat, then, when the member is healthy, the backup due now.

@@ -41,8 +41,8 @@ std::string RfcTime(int64_t unix_seconds) {
 
 // A non-leader's request, sent on to the leader's agent once it says it is healthy.
 HttpAnswer Forward(const HttpRequest& request, const RequestedSnapshot& answer, MemberApiBackend& backend,
-                   int server_port) {
-  const std::string leader = LeaderAgentUrl(answer.leader_client_url, server_port);
+                   int server_port, bool server_tls) {
+  const std::string leader = LeaderAgentUrl(answer.leader_client_url, server_port, server_tls);
   if (leader.empty()) return {405, "text/plain", "this member does not lead and the leader is unknown\n"};
   auto health = backend.Send("GET", leader + "/healthz");
   const bool healthy = health.ok() && health->body.find(R"("health":true)") != std::string::npos;
@@ -56,7 +56,7 @@ HttpAnswer Forward(const HttpRequest& request, const RequestedSnapshot& answer, 
 }
 
 HttpAnswer TakeSnapshot(const HttpRequest& request, const SnapshotRequest& wanted, MemberApiBackend& backend,
-                        int server_port) {
+                        int server_port, bool server_tls) {
   const RequestedSnapshot answer = backend.TakeSnapshot(wanted);
   switch (answer.outcome) {
     case RequestedSnapshot::Outcome::kTaken:
@@ -64,7 +64,7 @@ HttpAnswer TakeSnapshot(const HttpRequest& request, const SnapshotRequest& wante
     case RequestedSnapshot::Outcome::kNothingNew:
       return {200, kJson, "null"};
     case RequestedSnapshot::Outcome::kNotLeader:
-      return Forward(request, answer, backend, server_port);
+      return Forward(request, answer, backend, server_port, server_tls);
     case RequestedSnapshot::Outcome::kFailed:
       break;
   }
@@ -118,7 +118,7 @@ std::string LatestSnapshotsJson(const BackupStoreListing& listing) {
   }));
 }
 
-std::string LeaderAgentUrl(const std::string& leader_client_url, int server_port) {
+std::string LeaderAgentUrl(const std::string& leader_client_url, int server_port, bool server_tls) {
   const size_t scheme_end = leader_client_url.find("://");
   if (scheme_end == std::string::npos) return "";
   const size_t host_at = scheme_end + 3;
@@ -128,10 +128,11 @@ std::string LeaderAgentUrl(const std::string& leader_client_url, int server_port
   const size_t colon = host.rfind(':');
   if (colon != std::string::npos && host.find(']', colon) == std::string::npos) host.resize(colon);
   if (host.empty()) return "";
-  return leader_client_url.substr(0, host_at) + host + ":" + std::to_string(server_port);
+  return (server_tls ? "https://" : "http://") + host + ":" + std::to_string(server_port);
 }
 
-HttpReply ServeMemberApi(const HttpRequest& request, MemberApiBackend& backend, int server_port) {
+HttpReply ServeMemberApi(const HttpRequest& request, MemberApiBackend& backend, int server_port,
+                         bool server_tls) {
   if (request.path == "/healthz") return Health(backend.Healthy());
   if (request.path == "/metrics") {
     return HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", backend.MetricsText()};
@@ -148,8 +149,8 @@ HttpReply ServeMemberApi(const HttpRequest& request, MemberApiBackend& backend, 
       if (!parsed) return HttpAnswer{400, "text/plain", "final must be a boolean, got \"" + *final + "\"\n"};
       wanted.final = *parsed;
     }
-    return HttpReply::Slow([request, wanted, &backend, server_port] {
-      return TakeSnapshot(request, wanted, backend, server_port);
+    return HttpReply::Slow([request, wanted, &backend, server_port, server_tls] {
+      return TakeSnapshot(request, wanted, backend, server_port, server_tls);
     });
   }
   if (request.path == "/snapshot/latest") {

@@ -13,7 +13,7 @@
 // Any method, as Go's ServeMux (etcd-druid's compaction asks GET, its
 // EtcdOpsTask POST). A member that does not lead forwards a snapshot request
 // to the leader's agent (etcd-backup-restore's delegateReqToLeader): the
-// leading member's client URL's scheme and host with this agent's port,
+// leading member's client URL's host with this agent's port and scheme,
 // once that agent's /healthz says healthy; 405 when it cannot. Without a
 // backup store the snapshot routes answer 405, as etcd-backup-restore does
 // without a snapshotter.
@@ -50,8 +50,9 @@ class MemberApiBackend {
 
 // Answers one request; snapshot routes are slow replies (HttpReply::Slow)
 // that call `backend` on the server's worker thread. `server_port` is this
-// agent's, the leader's too.
-HttpReply ServeMemberApi(const HttpRequest& request, MemberApiBackend& backend, int server_port);
+// agent's, the leader's too, and so is `server_tls` (HTTPS).
+HttpReply ServeMemberApi(const HttpRequest& request, MemberApiBackend& backend, int server_port,
+                         bool server_tls = false);
 
 // etcd-backup-restore's Snapshot as JSON (pkg/types/snapstore.go), in Go's
 // field order with its zero values: createdOn (RFC 3339),
@@ -64,8 +65,9 @@ Value SnapshotValue(const StoredSnapshot& snapshot, const std::string& store_pre
 // the deltas after it, oldest first (null when none, as Go marshals an empty slice).
 std::string LatestSnapshotsJson(const BackupStoreListing& listing);
 
-// "http://10.0.0.1:2379" and 8080 -> "http://10.0.0.1:8080" (etcd-backup-restore's
-// GetBackupLeaderEndPoint); "" when the URL has no host.
-std::string LeaderAgentUrl(const std::string& leader_client_url, int server_port);
+// "https://10.0.0.1:2379" and 8080 -> "http://10.0.0.1:8080" (etcd-backup-restore's
+// GetBackupLeaderEndPoint, which keeps etcd's scheme; here the agents'
+// own: https when they serve TLS); "" when the URL has no host.
+std::string LeaderAgentUrl(const std::string& leader_client_url, int server_port, bool server_tls = false);
 
 }  // namespace ruleplane

@@ -245,6 +245,8 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_slist* connect_to = connect_to_.empty() ? nullptr : curl_slist_append(nullptr, connect_to_.c_str());
+  curl_easy_setopt(curl, CURLOPT_CONNECT_TO, connect_to);
   if (exchange != nullptr && exchange->read_body) {
     curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(curl, CURLOPT_READFUNCTION, OnRead);
@@ -288,6 +290,7 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail);
   const CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(headers);
+  curl_slist_free_all(connect_to);
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   const std::string message = method + " " + url + ": " + curl_easy_strerror(code);

@@ -2,7 +2,10 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -10,12 +13,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
+
+#include "platform/http_client.h"
+#include "platform/tls_files.h"
 
 namespace ruleplane {
 namespace {
@@ -43,7 +50,9 @@ constexpr size_t kMaxRequest = 16384;  // a GET's request line and headers
 
 struct Connection {
   uint64_t id = 0;
-  int fd = -1;  // -1 once closed
+  int fd = -1;          // -1 once closed
+  SSL* ssl = nullptr;   // HTTPS: the TLS session on fd
+  short tls_wants = 0;  // what the TLS session waits for (POLLIN, POLLOUT), 0 when nothing
   std::string request;
   std::string response;
   size_t sent = 0;
@@ -75,53 +84,112 @@ std::string Render(const HttpAnswer& answer) {
          answer.body;
 }
 
+void Close(Connection& connection) {
+  if (connection.ssl != nullptr) {
+    SSL_shutdown(connection.ssl);  // best effort: a close_notify if the socket takes it now
+    ERR_clear_error();
+    SSL_free(connection.ssl);
+    connection.ssl = nullptr;
+  }
+  if (connection.fd >= 0) close(connection.fd);
+  connection.fd = -1;
+}
+
+enum class Io { kDone, kAgain, kEnd };  // some bytes moved; none now (poll); the connection ended
+
+// After a TLS call that moved nothing: what it waits for, or the end.
+Io TlsWait(Connection& connection, int result) {
+  const int error = SSL_get_error(connection.ssl, result);
+  ERR_clear_error();
+  if (error == SSL_ERROR_WANT_READ) connection.tls_wants = POLLIN;
+  if (error == SSL_ERROR_WANT_WRITE) connection.tls_wants = POLLOUT;
+  return connection.tls_wants != 0 ? Io::kAgain : Io::kEnd;  // closed, or a failed handshake
+}
+
+Io ReadSome(Connection& connection, char* buffer, size_t size, size_t& got) {
+  connection.tls_wants = 0;
+  if (connection.ssl != nullptr) {
+    const int result = SSL_read_ex(connection.ssl, buffer, size, &got);
+    return result == 1 ? Io::kDone : TlsWait(connection, result);
+  }
+  while (true) {
+    const ssize_t read_now = read(connection.fd, buffer, size);
+    if (read_now > 0) {
+      got = static_cast<size_t>(read_now);
+      return Io::kDone;
+    }
+    if (read_now < 0 && errno == EINTR) continue;
+    return read_now < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? Io::kAgain : Io::kEnd;
+  }
+}
+
+Io WriteSome(Connection& connection, const char* data, size_t size, size_t& wrote) {
+  connection.tls_wants = 0;
+  if (connection.ssl != nullptr) {
+    const int result = SSL_write_ex(connection.ssl, data, size, &wrote);
+    return result == 1 ? Io::kDone : TlsWait(connection, result);
+  }
+  while (true) {
+    const ssize_t sent = send(connection.fd, data, size, MSG_NOSIGNAL);
+    if (sent > 0) {
+      wrote = static_cast<size_t>(sent);
+      return Io::kDone;
+    }
+    if (sent < 0 && errno == EINTR) continue;
+    return sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? Io::kAgain : Io::kEnd;  // EPIPE: gone
+  }
+}
+
 // Reads what the client sent, answers once the request is complete, and
 // writes as much of the answer as the socket takes; closes (fd -1) when done
 // or when the client is gone.
 // `answer` sets the response (answering) or leaves the connection waiting
 // for its slow reply.
 void Advance(Connection& connection, const std::function<void(Connection&)>& answer) {
-  auto finish = [&] {
-    close(connection.fd);
-    connection.fd = -1;
-  };
   if (!connection.answering) {
     char buffer[4096];
-    bool ended = false;
-    while (true) {
-      const ssize_t got = read(connection.fd, buffer, sizeof buffer);
-      if (got > 0) {
-        connection.request.append(buffer, static_cast<size_t>(got));
-        if (connection.request.size() >= kMaxRequest) break;
-        continue;
-      }
-      if (got < 0 && errno == EINTR) continue;
-      ended = got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
-      break;
+    Io io = Io::kDone;
+    size_t got = 0;
+    while ((io = ReadSome(connection, buffer, sizeof buffer, got)) == Io::kDone) {
+      connection.request.append(buffer, got);
+      if (connection.request.size() >= kMaxRequest) break;
     }
+    const bool ended = io == Io::kEnd;
     const bool complete = connection.request.find("\r\n\r\n") != std::string::npos ||
                           connection.request.size() >= kMaxRequest || (ended && !connection.request.empty());
     if (!complete) {
-      if (ended) finish();
+      if (ended) Close(connection);
       return;
     }
     answer(connection);
     if (!connection.answering) return;
   }
   while (connection.sent < connection.response.size()) {
-    const ssize_t wrote = send(connection.fd, connection.response.data() + connection.sent,
-                               connection.response.size() - connection.sent, MSG_NOSIGNAL);
-    if (wrote > 0) {
-      connection.sent += static_cast<size_t>(wrote);
-    } else if (wrote < 0 && errno == EINTR) {
-      continue;
-    } else if (wrote < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      return;
-    } else {
-      break;  // the client is gone (EPIPE, ECONNRESET)
-    }
+    size_t wrote = 0;
+    const Io io = WriteSome(connection, connection.response.data() + connection.sent,
+                            connection.response.size() - connection.sent, wrote);
+    if (io == Io::kAgain) return;
+    if (io == Io::kEnd) break;  // the client is gone (EPIPE, ECONNRESET)
+    connection.sent += wrote;
   }
-  finish();
+  Close(connection);
+}
+
+}  // namespace
+
+struct HttpServer::TlsContext {
+  ~TlsContext() { SSL_CTX_free(context); }
+  SSL_CTX* context = nullptr;
+};
+
+namespace {
+
+std::string OpenSslError() {
+  const unsigned long code = ERR_get_error();
+  ERR_clear_error();
+  char text[256] = "unknown error";
+  if (code != 0) ERR_error_string_n(code, text, sizeof text);
+  return text;
 }
 
 }  // namespace
@@ -159,6 +227,25 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address
     return Error{ErrorCode::kInvalidArgument, "\"" + host + "\" is not an IPv4 address", {}};
   }
   std::unique_ptr<HttpServer> server(new HttpServer());
+  if (options.tls) {
+    // An expired or unreadable certificate, or a key of another one, named by its file.
+    TlsConfig files;
+    files.cert_file = options.tls->cert_file;
+    files.key_file = options.tls->key_file;
+    if (Status usable = CheckTlsFiles(files, std::chrono::system_clock::now(), "server"); !usable.ok())
+      return usable.error();
+    server->tls_ = std::make_unique<TlsContext>();
+    SSL_CTX* context = server->tls_->context = SSL_CTX_new(TLS_server_method());
+    if (context == nullptr) return Error{ErrorCode::kInternal, "TLS: " + OpenSslError(), {}};
+    SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(context, options.tls->cert_file.c_str()) != 1) {
+      return Error{ErrorCode::kInvalidArgument, options.tls->cert_file + ": " + OpenSslError(), {}};
+    }
+    if (SSL_CTX_use_PrivateKey_file(context, options.tls->key_file.c_str(), SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(context) != 1) {
+      return Error{ErrorCode::kInvalidArgument, options.tls->key_file + ": " + OpenSslError(), {}};
+    }
+  }
   server->handler_ = std::move(handler);
   server->options_ = options;
   server->wake_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -212,6 +299,13 @@ bool HttpServer::StartSlow(uint64_t id, std::function<HttpAnswer()> slow) {
 }
 
 void HttpServer::Serve() {
+  // OpenSSL writes with write(), not send(MSG_NOSIGNAL): SIGPIPE, blocked on
+  // this thread alone, stays pending instead of ending the process, and the
+  // write fails with EPIPE.
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
   std::vector<Connection> connections;
   uint64_t next_id = 0;
   auto respond = [&](Connection& connection, const HttpAnswer& answer) {
@@ -240,15 +334,18 @@ void HttpServer::Serve() {
   };
   while (!stopping_) {
     const Clock::time_point now = Clock::now();
-    std::erase_if(connections, [&](const Connection& connection) {
+    std::erase_if(connections, [&](Connection& connection) {
       if (now < connection.deadline) return false;
-      close(connection.fd);  // too slow a client
+      Close(connection);  // too slow a client
       return true;
     });
     std::vector<pollfd> fds = {{listener_, POLLIN, 0}, {wake_, POLLIN, 0}};
     auto wait = std::chrono::milliseconds(200);
     for (const Connection& connection : connections) {
-      const short events = connection.waiting ? 0 : connection.answering ? POLLOUT : POLLIN;
+      const short events = connection.waiting     ? 0
+                           : connection.tls_wants ? connection.tls_wants
+                           : connection.answering ? POLLOUT
+                                                  : POLLIN;
       fds.push_back({connection.fd, events, 0});
       if (!connection.waiting)
         wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(connection.deadline - now));
@@ -261,8 +358,7 @@ void HttpServer::Serve() {
       if (!connections[i].waiting) {
         Advance(connections[i], answer);
       } else if ((revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
-        close(connections[i].fd);  // gone while its reply is computed: the reply is dropped
-        connections[i].fd = -1;
+        Close(connections[i]);  // gone while its reply is computed: the reply is dropped
       }
     }
     if ((fds[1].revents & POLLIN) != 0) {
@@ -291,19 +387,26 @@ void HttpServer::Serve() {
         const int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) break;
         if (connections.size() >= options_.max_connections) {
-          close(connections.front().fd);
+          Close(connections.front());
           connections.erase(connections.begin());
         }
         Connection connection;
         connection.id = ++next_id;
         connection.fd = fd;
+        if (tls_ != nullptr) {
+          connection.ssl = SSL_new(tls_->context);
+          if (connection.ssl == nullptr || SSL_set_fd(connection.ssl, fd) != 1) {
+            Close(connection);
+            continue;
+          }
+          SSL_set_accept_state(connection.ssl);
+        }
         connection.deadline = Clock::now() + options_.read_timeout;
         connections.push_back(std::move(connection));
       }
     }
   }
-  for (const Connection& connection : connections)
-    if (connection.fd >= 0) close(connection.fd);
+  for (Connection& connection : connections) Close(connection);
   std::vector<std::unique_ptr<Slow>> remaining;
   {
     std::lock_guard<std::mutex> lock(slow_mutex_);

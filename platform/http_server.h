@@ -10,7 +10,9 @@
 // takes long (a snapshot) is a `slow` reply, computed on a thread of its own
 // while the server goes on serving the others, and written when it is ready.
 // Writes never raise SIGPIPE (MSG_NOSIGNAL): a client that goes away
-// mid-answer only ends its own connection.
+// mid-answer only ends its own connection. With `tls`, every connection is
+// HTTPS (OpenSSL, non-blocking like the rest: a client that stalls its
+// handshake is dropped at its read timeout like any other).
 #pragma once
 
 #include <atomic>
@@ -20,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -55,6 +58,12 @@ struct HttpReply {
   std::function<HttpAnswer()> slow;
 };
 
+// The server's certificate (chain) and key, PEM files.
+struct HttpServerTls {
+  std::string cert_file;
+  std::string key_file;
+};
+
 struct HttpServerOptions {
   std::chrono::milliseconds read_timeout{std::chrono::seconds(5)};    // the whole request, from accept
   std::chrono::milliseconds write_timeout{std::chrono::seconds(10)};  // the whole answer
@@ -63,6 +72,7 @@ struct HttpServerOptions {
   size_t max_connections = 64;
   // Slow replies in progress; one more is answered 503 at once.
   size_t max_slow = 8;
+  std::optional<HttpServerTls> tls;
 };
 
 class HttpServer {
@@ -82,6 +92,7 @@ class HttpServer {
 
  private:
   struct Slow;
+  struct TlsContext;
   HttpServer() = default;
   void Serve();
   // Starts `reply.slow` for connection `id`; false when too many are running.
@@ -89,6 +100,7 @@ class HttpServer {
 
   RequestHandler handler_;
   HttpServerOptions options_;
+  std::unique_ptr<TlsContext> tls_;  // null: plain HTTP
   int listener_ = -1;
   int wake_ = -1;  // an eventfd a finished slow reply writes, to wake poll
   int port_ = 0;

@@ -54,23 +54,25 @@ Result<UniqueX509> CheckCertificates(const std::string& role, const std::string&
 
 }  // namespace
 
-Status CheckTlsFiles(const TlsConfig& tls, std::chrono::system_clock::time_point now) {
+Status CheckTlsFiles(const TlsConfig& tls, std::chrono::system_clock::time_point now, std::string_view side) {
+  const std::string certificate_role = std::string(side) + " certificate";
+  const std::string key_role = std::string(side) + " key";
   const std::time_t at = std::chrono::system_clock::to_time_t(now);
   if (!tls.ca_file.empty()) {
     if (auto ca = CheckCertificates("CA file", tls.ca_file, at); !ca.ok()) return ca.error();
   }
   if (tls.cert_file.empty()) return {};
-  auto certificate = CheckCertificates("client certificate", tls.cert_file, at);
+  auto certificate = CheckCertificates(certificate_role, tls.cert_file, at);
   if (!certificate.ok()) return certificate.error();
   const std::string& key_path = tls.key_file.empty() ? tls.cert_file : tls.key_file;
   UniqueFile file(std::fopen(key_path.c_str(), "r"));
-  if (!file) return FileError("client key", key_path, "cannot be read");
+  if (!file) return FileError(key_role, key_path, "cannot be read");
   std::unique_ptr<EVP_PKEY, KeyDeleter> key{PEM_read_PrivateKey(file.get(), nullptr, nullptr, nullptr)};
   ERR_clear_error();
-  if (!key) return FileError("client key", key_path, "holds no PEM private key (or one with a passphrase)");
+  if (!key) return FileError(key_role, key_path, "holds no PEM private key (or one with a passphrase)");
   if (X509_check_private_key(certificate->get(), key.get()) != 1) {
     ERR_clear_error();
-    return FileError("client key", key_path, "is not the key of client certificate " + tls.cert_file);
+    return FileError(key_role, key_path, "is not the key of " + certificate_role + " " + tls.cert_file);
   }
   return {};
 }

@@ -10,15 +10,18 @@
 #pragma once
 
 #include <chrono>
+#include <string_view>
 
 #include "engine/common/error.h"
 #include "platform/http_client.h"
 
 namespace ruleplane {
 
-// The first problem found, in the order CA file, client certificate, key;
-// kInvalidArgument naming the file. PEM text given in place of a file
-// (a kubeconfig's *-data) is not checked.
-Status CheckTlsFiles(const TlsConfig& tls, std::chrono::system_clock::time_point now);
+// The first problem found, in the order CA file, certificate, key;
+// kInvalidArgument naming the file and its role (`side`: "client
+// certificate ...", or a server's). PEM text given in place of a file (a
+// kubeconfig's *-data) is not checked.
+Status CheckTlsFiles(const TlsConfig& tls, std::chrono::system_clock::time_point now,
+                     std::string_view side = "client");
 
 }  // namespace ruleplane

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
@@ -374,6 +375,48 @@ TEST(EtcdTemplates, APlaintextEtcdMountsNoTlsSecretAndProbesTheClientPort) {
   EXPECT_EQ(probe["scheme"], "HTTP");
 }
 
+// spec.backup.tls: member-agent serves etcd-backup-restore's API over HTTPS
+// from the server Secret at etcd-druid's path, with etcd-backup-restore's
+// flags, and verifies the leader's agent against the CA Secret; the Secrets
+// are mounted where etcd-druid mounts them, and a Secret without a name is
+// refused naming the field.
+TEST(EtcdTemplates, ABackupTlsEtcdServesTheAgentsApiOverHttpsFromEtcdDruidsPaths) {
+  const Value etcd = Edited(ExampleEtcd(), [](auto& json) {
+    json["spec"]["backup"]["tls"] = {{"tlsCASecretRef", {{"name", "backup-ca"}, {"dataKey", "bundle.crt"}}},
+                                     {"serverTLSSecretRef", {{"name", "backup-server"}}}};
+  });
+  auto statefulset = EtcdStatefulSet(etcd, 3);
+  ASSERT_TRUE(statefulset.ok()) << statefulset.error().message;
+  const nlohmann::json pod = PodSpec(statefulset);
+  std::map<std::string, std::string> secret_of_volume;
+  for (const nlohmann::json& volume : pod["volumes"])
+    if (volume.contains("secret")) secret_of_volume[volume["name"]] = volume["secret"]["secretName"];
+  EXPECT_EQ(secret_of_volume["backup-restore-ca"], "backup-ca");
+  EXPECT_EQ(secret_of_volume["backup-restore-server-tls"], "backup-server");
+  const nlohmann::json& agent = Container(pod, "member-agent");
+  std::map<std::string, std::string> mounted_at;
+  for (const nlohmann::json& mount : agent["volumeMounts"]) mounted_at[mount["name"]] = mount["mountPath"];
+  EXPECT_EQ(mounted_at["backup-restore-ca"], "/var/etcdbr/ssl/ca");
+  EXPECT_EQ(mounted_at["backup-restore-server-tls"], "/var/etcdbr/ssl/server");
+  for (const char* arg :
+       {"--server-cert=/var/etcdbr/ssl/server/tls.crt", "--server-key=/var/etcdbr/ssl/server/tls.key",
+        "--server-ca=/var/etcdbr/ssl/ca/bundle.crt"}) {
+    EXPECT_NE(std::find(agent["args"].begin(), agent["args"].end(), arg), agent["args"].end())
+        << arg << " in " << agent["args"];
+  }
+  for (const nlohmann::json& arg : Container(pod, "member-init")["args"])
+    EXPECT_EQ(arg.get<std::string>().rfind("--server-", 0), std::string::npos) << "member-init: " << arg;
+
+  for (const char* ref : {"tlsCASecretRef", "serverTLSSecretRef"}) {
+    const Value unnamed = Edited(etcd, [&](auto& json) { json["spec"]["backup"]["tls"].erase(ref); });
+    auto refused = EtcdStatefulSet(unnamed, 3);
+    ASSERT_FALSE(refused.ok()) << ref;
+    EXPECT_NE(refused.error().message.find("spec.backup.tls." + std::string(ref) + ".name is not set"),
+              std::string::npos)
+        << refused.error().message;
+  }
+}
+
 TEST(EtcdTemplates, ATlsSecretWithoutANameIsRefusedNamingTheField) {
   for (const auto& [side, ref] :
        {std::pair{"clientUrlTls", "tlsCASecretRef"}, std::pair{"clientUrlTls", "serverTLSSecretRef"},
@@ -550,9 +593,13 @@ TEST(EtcdTemplates, ExamplesShowTheStatefulSetTheControllerCreatesForTheExample)
 TEST(EtcdTemplates, ExamplesShowTheStatefulSetTheControllerCreatesForTheExampleWithTls) {
   ExpectGoldenStatefulSet(
       "etcd-tls-member-statefulset.yaml",
-      "# Here with TLS on both sides: spec.etcd.clientUrlTls and peerUrlTls name the Secrets of the\n"
-      "# volumes below (kubernetes.io/tls; the CAs' certificate under ca.crt).\n",
+      "# Here with TLS on both sides and on the member agent's API: spec.etcd.clientUrlTls, peerUrlTls\n"
+      "# and spec.backup.tls name the Secrets of the volumes below (kubernetes.io/tls; the CAs'\n"
+      "# certificate under ca.crt).\n",
       [](auto& json) {
+        json["spec"]["backup"]["tls"] = {{"tlsCASecretRef", {{"name", "etcd-main-backup-ca"}}},
+                                         {"serverTLSSecretRef", {{"name", "etcd-main-backup-server"}}},
+                                         {"clientTLSSecretRef", {{"name", "etcd-main-backup-client"}}}};
         json["spec"]["etcd"]["clientUrlTls"] = {{"tlsCASecretRef", {{"name", "etcd-main-ca"}}},
                                                 {"serverTLSSecretRef", {{"name", "etcd-main-server"}}},
                                                 {"clientTLSSecretRef", {{"name", "etcd-main-client"}}}};

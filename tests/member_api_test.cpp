@@ -137,9 +137,12 @@ TEST(MemberApi, ANonLeaderForwardsToTheLeadersAgentOnceItIsHealthy) {
   EXPECT_EQ(Ask(backend, "POST", "/snapshot/full").status, 405);
 }
 
-TEST(MemberApi, LeaderAgentUrlKeepsTheSchemeAndHostWithTheServerPort) {
+TEST(MemberApi, LeaderAgentUrlIsTheHostWithTheAgentsPortAndScheme) {
   EXPECT_EQ(LeaderAgentUrl("http://10.0.0.1:2379", 8080), "http://10.0.0.1:8080");
+  // The agents' scheme, not etcd's: etcd with client TLS, the agents without, and the other way round.
   EXPECT_EQ(LeaderAgentUrl("https://etcd-main-0.etcd-main-peer.default.svc:2379", 9090),
+            "http://etcd-main-0.etcd-main-peer.default.svc:9090");
+  EXPECT_EQ(LeaderAgentUrl("http://etcd-main-0.etcd-main-peer.default.svc:2379", 9090, true),
             "https://etcd-main-0.etcd-main-peer.default.svc:9090");
   EXPECT_EQ(LeaderAgentUrl("http://[::1]:2379", 8080), "http://[::1]:8080");
   EXPECT_EQ(LeaderAgentUrl("http://127.0.0.1", 8080), "http://127.0.0.1:8080");

@@ -18,7 +18,7 @@ using namespace ruleplane::testing_support;
 TEST(VerifyCommand, CleanTableExitsZeroAndSaysHowLongItTook) {
   CommandResult run = Ruleplane("verify rules/etcd-backup-restore/initialization.yaml");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_TRUE(Contains(run.out, "604296 states")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "787416 states")) << run.out;
   EXPECT_TRUE(Contains(run.out, "0 errors")) << run.out;
   EXPECT_TRUE(Contains(run.out, "took ")) << run.out;
 }
@@ -105,7 +105,7 @@ TEST(DiffCommand, TheOneAndTwoSelectionsDifferAsVersionsMdSays) {
       "diff --snapshots examples/snapshots --max-regions 1 --max-evaluations 20000 etcd-druid@1 "
       "etcd-druid@2");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
-  EXPECT_TRUE(Contains(run.out, "only in etcd-druid@1: etcd-druid-status-maintenance@1.1.0")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "only in etcd-druid@1: etcd-druid-status-maintenance@1.2.0")) << run.out;
   EXPECT_TRUE(Contains(run.out, "only in etcd-druid@2: etcd-druid-status-scaling@2.0.0")) << run.out;
   EXPECT_TRUE(Contains(run.out, "changed: old selects 'in-sync', new selects 'single-member'")) << run.out;
   EXPECT_TRUE(Contains(run.out,

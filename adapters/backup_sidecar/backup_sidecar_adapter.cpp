@@ -5,7 +5,7 @@
 #include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/object_fields.h"
 #include "engine/common/json_value.h"
-#include "platform/http_client.h"
+#include "platform/base64.h"
 
 namespace ruleplane {
 namespace {
@@ -24,29 +24,56 @@ Status UnknownAction(const PlanStep& step) {
 
 }  // namespace
 
-BackupSidecarAdapter::BackupSidecarAdapter(const Snapshot& snapshot, std::chrono::milliseconds timeout)
-    : document_(snapshot.document), timeout_(timeout) {}
+BackupSidecarAdapter::BackupSidecarAdapter(const Snapshot& snapshot, KubeClient& kube,
+                                           std::chrono::milliseconds timeout)
+    : document_(snapshot.document), kube_(kube), timeout_(timeout) {}
 
-Result<std::string> BackupSidecarAdapter::SidecarUrl() const {
-  if (ValueAt(document_, {"etcd", "spec", "backup", "tls"}) != nullptr)
-    return Error{ErrorCode::kFailedPrecondition,
-                 "spec.backup.tls is set: member-agent does not serve its API over TLS yet",
-                 {}};
+Result<BackupSidecarAdapter::Sidecar> BackupSidecarAdapter::Connect(RequestLog& log) {
   std::string leader;
   for (const Value& lease : FieldList(document_, {"leases"})) {
     if (FieldText(lease, {"spec", "holderIdentity"}).ends_with(":Leader"))
       leader = FieldText(lease, {"metadata", "name"});
   }
   std::string ip;
+  std::string pod_name;
   for (const Value& pod : FieldList(document_, {"pods"})) {
     const std::string pod_ip = FieldText(pod, {"status", "podIP"});
     if (pod_ip.empty()) continue;
-    if (ip.empty() || FieldText(pod, {"metadata", "name"}) == leader) ip = pod_ip;
+    if (ip.empty() || FieldText(pod, {"metadata", "name"}) == leader) {
+      ip = pod_ip;
+      pod_name = FieldText(pod, {"metadata", "name"});
+    }
   }
   if (ip.empty())
     return Error{ErrorCode::kUnavailable, "no member Pod has an IP: no sidecar to ask for a snapshot", {}};
-  const int64_t port = FieldInt(document_, {"etcd", "spec", "backup", "port"}, 8080);
-  return "http://" + (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":" + std::to_string(port);
+  const std::string port = std::to_string(FieldInt(document_, {"etcd", "spec", "backup", "port"}, 8080));
+  const std::string address = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
+  const Value* tls = ValueAt(document_, {"etcd", "spec", "backup", "tls"});
+  if (tls == nullptr || tls->is_null())
+    return Sidecar{"http://" + address + ":" + port, std::make_unique<HttpClient>()};
+
+  const std::string ca_secret = FieldText(*tls, {"tlsCASecretRef", "name"});
+  std::string ca_key = FieldText(*tls, {"tlsCASecretRef", "dataKey"});
+  if (ca_key.empty()) ca_key = "ca.crt";
+  const std::string namespace_name = FieldText(document_, {"etcd", "metadata", "namespace"});
+  if (ca_secret.empty())
+    return Error{ErrorCode::kFailedPrecondition, "spec.backup.tls has no tlsCASecretRef.name", {}};
+  auto secret = kube_.Get({"v1", "secrets", namespace_name, ca_secret, ""}, log);
+  if (!secret.ok()) return secret.error();
+  auto ca = Base64Decode(FieldText(*secret, {"data", ca_key}));
+  if (!ca || ca->empty()) {
+    return Error{ErrorCode::kFailedPrecondition,
+                 "Secret " + namespace_name + "/" + ca_secret + " has no " + ca_key +
+                     " (spec.backup.tls.tlsCASecretRef)",
+                 {}};
+  }
+  TlsConfig verify;
+  verify.ca_pem = *ca;
+  const std::string host = pod_name + "." + FieldText(document_, {"etcd", "metadata", "name"}) + "-peer." +
+                           namespace_name + ".svc";
+  auto client = std::make_unique<HttpClient>(verify);
+  client->set_connect_to(host + ":" + port + ":" + address + ":" + port);
+  return Sidecar{"https://" + host + ":" + port, std::move(client)};
 }
 
 Result<bool> BackupSidecarAdapter::IsDone(const PlanStep& step, RequestLog& log) {
@@ -54,12 +81,11 @@ Result<bool> BackupSidecarAdapter::IsDone(const PlanStep& step, RequestLog& log)
   const int64_t observed = ObservedRevision(document_);
   // Without a recorded revision nothing says a snapshot is recent enough: take one.
   if (observed == 0) return false;
-  auto url = SidecarUrl();
-  if (!url.ok()) return url.error();
-  const std::string latest_url = *url + "/snapshot/latest";
+  auto sidecar = Connect(log);
+  if (!sidecar.ok()) return sidecar.error();
+  const std::string latest_url = sidecar->url + "/snapshot/latest";
   log.Record(Request{Request::Kind::kHttp, "GET", latest_url, {}, "", false});
-  HttpClient http;
-  auto answer = http.Send("GET", latest_url, "", timeout_);
+  auto answer = sidecar->client->Send("GET", latest_url, "", timeout_);
   if (!answer.ok()) return answer.error();
   if (answer->status != 200) return HttpStatusError(answer->status, "GET " + latest_url, answer->body);
   auto latest = ParseJson(answer->body);
@@ -71,17 +97,16 @@ Result<bool> BackupSidecarAdapter::IsDone(const PlanStep& step, RequestLog& log)
 
 Status BackupSidecarAdapter::Perform(const PlanStep& step, RequestLog& log) {
   if (step.action != "TriggerFullSnapshot") return UnknownAction(step);
-  auto url = SidecarUrl();
-  if (!url.ok()) return url.error();
-  const std::string full_url = *url + "/snapshot/full";
+  auto sidecar = Connect(log);
+  if (!sidecar.ok()) return sidecar.error();
+  const std::string full_url = sidecar->url + "/snapshot/full";
   const Value* attempts_param = step.params.Find("maxAttempts");
   const int64_t attempts = std::max<int64_t>(
       1, attempts_param != nullptr && attempts_param->is_int() ? attempts_param->int_value() : 1);
-  HttpClient http;
   std::string failures;
   for (int64_t attempt = 1; attempt <= attempts; ++attempt) {
     if (!log.Record(Request{Request::Kind::kHttp, "POST", full_url, {}, "", true})) return {};
-    auto answer = http.Send("POST", full_url, "", timeout_);
+    auto answer = sidecar->client->Send("POST", full_url, "", timeout_);
     // 200: the snapshot taken, or null when nothing was written since the last one.
     if (answer.ok() && answer->status == 200) return {};
     failures += "\n  attempt " + std::to_string(attempt) + ": " +

@@ -44,6 +44,23 @@ const EtcdMember* ByName(const std::vector<EtcdMember>& members, const std::stri
   return nullptr;
 }
 
+// One membership change at a time (issue 23, hazard 18): a member other than
+// the one with `peer_url` that was added and has not started yet, or a
+// learner, is still joining; two voters added at once left a cluster without
+// a leader.
+Status NoOtherMemberJoining(const std::vector<EtcdMember>& members, const std::string& peer_url) {
+  for (const EtcdMember& member : members) {
+    if (!HasPeerUrl(member, peer_url) && (member.name.empty() || member.is_learner)) {
+      return Error{
+          ErrorCode::kUnavailable,
+          "member " + MemberIdHex(member.id) +
+              " is still joining (added and not started, or a learner): one membership change at a time",
+          {}};
+    }
+  }
+  return {};
+}
+
 std::string NameParam(const PlanStep& step) {
   const std::string name = StepParam(step, "name");
   return name.empty() ? step.target : name;
@@ -72,27 +89,23 @@ Result<bool> EtcdAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     const EtcdMember* member = ByName(*members, NameParam(step));
     return member != nullptr && !member->is_learner;
   }
+  if (step.action == "UpdateMemberPeerUrl") {
+    Status problem;
+    const EtcdMember* member = RemovalTarget(step, *members, problem);
+    if (!problem.ok()) return problem.error();
+    if (member == nullptr) return Error{ErrorCode::kNotFound, "no member " + StepParam(step, "memberID"), {}};
+    return member->peer_urls == std::vector<std::string>{StepParam(step, "peerURL")};
+  }
   if (step.action == "DefragmentMember") return false;
   return Error{ErrorCode::kInvalidArgument, "the etcd adapter does not perform " + step.action, {}};
 }
 
 Status EtcdAdapter::Perform(const PlanStep& step, RequestLog& log) {
+  auto members = client_.MemberList(log);
+  if (!members.ok()) return members.error();
   if (step.action == "AddMember") {
-    // One membership change at a time (issue 23, hazard 18): another member
-    // added and not started yet, or a learner, is still joining; two voters
-    // added at once left a cluster without a leader.
-    auto members = client_.MemberList(log);
-    if (!members.ok()) return members.error();
     const std::string url = StepParam(step, "peerURL");
-    for (const EtcdMember& member : *members) {
-      if (!HasPeerUrl(member, url) && (member.name.empty() || member.is_learner)) {
-        return Error{
-            ErrorCode::kUnavailable,
-            "member " + MemberIdHex(member.id) +
-                " is still joining (added and not started, or a learner): one membership change at a time",
-            {}};
-      }
-    }
+    if (Status alone = NoOtherMemberJoining(*members, url); !alone.ok()) return alone;
     auto added = client_.MemberAdd({url}, BoolParam(step, "learner"), log);
     if (!added.ok() && added.error().code == ErrorCode::kNotFound) {
       // etcd 3.4 derives the new ID from the peer URLs and the current second:
@@ -104,8 +117,6 @@ Status EtcdAdapter::Perform(const PlanStep& step, RequestLog& log) {
     if (!added.ok()) return added.error();
     return {};
   }
-  auto members = client_.MemberList(log);
-  if (!members.ok()) return members.error();
   if (step.action == "RemoveMember") {
     Status problem;
     const EtcdMember* target = RemovalTarget(step, *members, problem);
@@ -121,6 +132,17 @@ Status EtcdAdapter::Perform(const PlanStep& step, RequestLog& log) {
       return Error{ErrorCode::kNotFound, "no member named " + NameParam(step) + " to promote", {}};
     }
     return client_.MemberPromote(member->id, log);
+  }
+  if (step.action == "UpdateMemberPeerUrl") {
+    Status problem;
+    const EtcdMember* member = RemovalTarget(step, *members, problem);
+    if (!problem.ok()) return problem;
+    if (member == nullptr) {
+      return Error{ErrorCode::kNotFound, "no member " + StepParam(step, "memberID") + " to update", {}};
+    }
+    const std::string url = StepParam(step, "peerURL");
+    if (Status alone = NoOtherMemberJoining(*members, url); !alone.ok()) return alone;
+    return client_.MemberUpdate(member->id, {url}, log);
   }
   if (step.action == "DefragmentMember") {
     std::string endpoint = StepParam(step, "endpoint");

@@ -1,12 +1,19 @@
 // EtcdAdapter: the catalogue's `adapter: etcd` actions, against the cluster
 // through EtcdClient:
 //
-//   AddMember        params name, peerURL, learner; done when a member has that peer URL; "member not
-//                    found" (etcd gave it the ID of a member removed this second) is kUnavailable (retried)
-//   RemoveMember     params memberID (hex), or name when memberID is ""; done when no such member (404 =
-//   done) PromoteMember    params name; done when it is a voter; "learner not in sync" is kUnavailable
-//   (retried) DefragmentMember params name, endpoint
+// - AddMember (name, peerURL, learner): done when a member has that peer URL;
+//   "member not found" (etcd gave it the ID of a member removed this second)
+//   is kUnavailable (retried).
+// - RemoveMember (memberID in hex, or name when memberID is ""): done when
+//   there is no such member (404 = done).
+// - PromoteMember (name): done when it is a voter; "learner not in sync" is
+//   kUnavailable (retried).
+// - UpdateMemberPeerUrl (memberID in hex, peerURL): done when that member's
+//   peer URLs are exactly [peerURL].
+// - DefragmentMember (name, endpoint).
 //
+// AddMember and UpdateMemberPeerUrl wait (kUnavailable) while another member
+// is still joining: one membership change at a time.
 // Every check reads the member list first: a step retried after a timeout
 // or a crash never adds a second member or removes the wrong one.
 #pragma once

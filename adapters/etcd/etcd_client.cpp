@@ -247,6 +247,15 @@ Result<EtcdMember> EtcdClient::MemberAdd(const std::vector<std::string>& peer_ur
   return member != nullptr ? MemberFrom(*member) : EtcdMember{};
 }
 
+Status EtcdClient::MemberUpdate(uint64_t id, const std::vector<std::string>& peer_urls, RequestLog& log) {
+  std::string urls;
+  for (const std::string& url : peer_urls) urls += (urls.empty() ? "" : ",") + Quoted(url);
+  const std::string body = "{\"ID\":\"" + std::to_string(id) + "\",\"peerURLs\":[" + urls + "]}";
+  auto reply = Call("", "/v3/cluster/member/update", body, true, log);
+  if (!reply.ok()) return reply.error();
+  return {};
+}
+
 Status EtcdClient::MemberRemove(uint64_t id, RequestLog& log) {
   auto reply = Call("", "/v3/cluster/member/remove", "{\"ID\":\"" + std::to_string(id) + "\"}", true, log);
   if (!reply.ok()) return reply.error();

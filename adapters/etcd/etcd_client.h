@@ -111,6 +111,8 @@ class EtcdClient {
   Result<std::vector<EtcdMember>> MemberList(RequestLog& log);
   // Adds a member with these peer URLs; returns it (its new ID).
   Result<EtcdMember> MemberAdd(const std::vector<std::string>& peer_urls, bool as_learner, RequestLog& log);
+  // Replaces the peer URLs of the member with this ID (kNotFound: no such member).
+  Status MemberUpdate(uint64_t id, const std::vector<std::string>& peer_urls, RequestLog& log);
   // kNotFound when no member has this ID.
   Status MemberRemove(uint64_t id, RequestLog& log);
   // A learner not yet in sync with the leader: kUnavailable (retry).

@@ -185,7 +185,13 @@ Result<bool> LocalAdapter::IsDone(const PlanStep& step, RequestLog& log) {
       return false;
     }
   }
-  if (action == "ReuseEtcdConfig") return fs::exists(member_.config_out);
+  if (action == "ReuseEtcdConfig") {
+    if (!fs::exists(member_.config_out)) return false;
+    auto config = ReusedConfig(step);
+    if (!config.ok()) return config.error();
+    auto written = ReadWholeFile(member_.config_out);
+    return written.ok() && *written == *config;
+  }
   if (action == "ResetDataDir") return IsEmptyDirectory(member_.data_dir);
   if (action == "AbortInitialization") return false;
   if (action == "RestoreFullSnapshot" || action == "ApplyIncrementalSnapshots" ||
@@ -221,20 +227,9 @@ Status LocalAdapter::Perform(const PlanStep& step, RequestLog& log) {
   const std::string& action = step.action;
   if (action == "GenerateEtcdConfig") return GenerateConfig(step, log);
   if (action == "ReuseEtcdConfig") {
-    if (fs::exists(member_.config_out)) return {};
-    // A run killed between a restore and writing the configuration (issue 23,
-    // hazard 17): the rules reuse only with valid WAL metadata, which decides
-    // the membership (etcd ignores the initial cluster and its state then), so
-    // the configuration is written from the template.
-    if (StepParam(step, "initialCluster").empty()) {
-      return Error{ErrorCode::kFailedPrecondition,
-                   "no etcd configuration from a previous start at " + member_.config_out,
-                   {}};
-    }
-    PlanStep generate = step;
-    generate.params = Value::MakeMap({{Value::String("initialCluster"), *step.params.Find("initialCluster")},
-                                      {Value::String("initialClusterState"), Value::String("new")}});
-    return GenerateConfig(generate, log);
+    auto config = ReusedConfig(step);
+    if (!config.ok()) return config.error();
+    return WriteFileAtomically(member_.config_out, *config, log);
   }
   if (action == "ResetDataDir") return ResetDataDir(log);
   if (action == "RestoreFullSnapshot") return RestoreFullSnapshot(step, log);
@@ -244,6 +239,31 @@ Status LocalAdapter::Perform(const PlanStep& step, RequestLog& log) {
     return Error{ErrorCode::kFailedPrecondition, "initialization aborted: " + StepParam(step, "reason"), {}};
   }
   return Error{ErrorCode::kInvalidArgument, "the local adapter does not perform " + action, {}};
+}
+
+Result<std::string> LocalAdapter::ReusedConfig(const PlanStep& step) const {
+  auto template_text = ReadWholeFile(member_.config_template);
+  if (!template_text.ok()) return template_text.error();
+  if (fs::exists(member_.config_out)) {
+    try {
+      YAML::Node previous = LoadYamlFile(member_.config_out);
+      if (previous["initial-cluster"] && previous["initial-cluster-state"]) {
+        return RenderEtcdConfig(*template_text, member_, previous["initial-cluster"].as<std::string>(),
+                                previous["initial-cluster-state"].as<std::string>());
+      }
+    } catch (const YAML::Exception&) {
+      // Unreadable: written again from the template, as when there is none.
+    }
+  }
+  // A run killed between a restore and writing the configuration (issue 23,
+  // hazard 17): the rules reuse only with valid WAL metadata, which decides
+  // the membership (etcd ignores the initial cluster and its state then).
+  if (StepParam(step, "initialCluster").empty()) {
+    return Error{ErrorCode::kFailedPrecondition,
+                 "no etcd configuration from a previous start at " + member_.config_out,
+                 {}};
+  }
+  return RenderEtcdConfig(*template_text, member_, StepParam(step, "initialCluster"), "new");
 }
 
 Status LocalAdapter::GenerateConfig(const PlanStep& step, RequestLog& log) {

@@ -49,6 +49,11 @@ class LocalAdapter : public Adapter {
 
  private:
   Status GenerateConfig(const PlanStep& step, RequestLog& log);
+  // ReuseEtcdConfig's configuration: the template rendered again, so that a
+  // changed template (peer TLS set on the Etcd) reaches a member restarting
+  // on its data, with the initial cluster and state of its previous start
+  // (etcd ignores both beside a WAL).
+  Result<std::string> ReusedConfig(const PlanStep& step) const;
   // The initial-cluster a GenerateEtcdConfig step writes. For "new", the
   // step's. For "existing", the cluster's members as the member list shows
   // them now (after AddMember): etcd 3.4 refuses to join when the count

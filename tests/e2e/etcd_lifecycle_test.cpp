@@ -17,6 +17,7 @@
 #include "adapters/object_store/store_config.h"
 #include "engine/common/json_value.h"
 #include "platform/failure_point.h"
+#include "platform/http_client.h"
 #include "platform/process.h"
 #include "tests/support/e2e_world.h"
 #include "tests/support/etcd_cluster.h"
@@ -397,6 +398,20 @@ TEST_F(EtcdLifecycle, WithTlsAndAnS3StoreAWipedMemberAndALostQuorumAreRestoredFr
   }
   EtcdClient anonymous(EtcdClientConfig{ClientUrls(3), TestPki::Files(world_->ClientTls().ca_file)});
   EXPECT_FALSE(anonymous.MemberList(reads).ok()) << "a client without a certificate was answered";
+  // The agents serve their API over HTTPS only (spec.backup.tls), with the certificate of the Pod's DNS name.
+  for (int i = 0; i < 3; ++i) {
+    const std::string pod = "etcd-main-" + std::to_string(i);
+    const std::string host = pod + ".etcd-main-peer.default.svc";
+    const std::string ip = world_->agent().PodIP(pod);
+    HttpClient https(TestPki::Files(world_->ClientTls().ca_file));
+    https.set_connect_to(host + ":8080:" + ip + ":8080");
+    auto healthz = https.Send("GET", "https://" + host + ":8080/healthz", "", std::chrono::seconds(10));
+    ASSERT_TRUE(healthz.ok()) << healthz.error().message;
+    EXPECT_EQ(healthz->body, R"({"health":true})");
+    HttpClient plain;
+    auto refused = plain.Send("GET", "http://" + ip + ":8080/healthz", "", std::chrono::seconds(10));
+    EXPECT_TRUE(!refused.ok() || refused->status != 200) << "the agent answered plain HTTP";
+  }
   StoreConfig config;
   config.provider = "S3";
   config.container = "backups";

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "platform/failure_point.h"
 #include "platform/tls_files.h"
 #include "tests/support/member_harness.h"
 
@@ -54,6 +55,77 @@ TEST_F(EtcdTls, MembersWithClientCertificatesBootstrapBackUpAndAreRebuiltAfterAQ
   RequestLog reads;
   EXPECT_FALSE(anonymous.MemberList(reads).ok()) << "client-cert-auth is off";
   ExpectHealthyCluster();
+}
+
+// etcd-druid issues 420 and 886: an Etcd created without peer TLS gets
+// spec.etcd.peerUrlTls later. A rolling update stops one member at a time,
+// highest ordinal first; member-init starts each again from the changed
+// template: its peer URL is updated in the live cluster (MemberUpdate), then
+// it starts at https. The other members reach it on the streams it opens
+// (they have no peer certificate yet), so the cluster keeps its quorum
+// throughout: a writer never stops and no acknowledged key is lost. One
+// start is killed right after the update and one right before it.
+class PeerTlsMove : public EtcdTls {
+ protected:
+  void SetUp() override { ASSERT_TRUE(Create(size_, "peer-tls-move").ok()); }
+};
+
+TEST_F(PeerTlsMove, APlainClusterMovesToPeerTlsOneMemberAtATimeWithoutLosingAWrite) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "move/");
+  writer.Start();
+  NumberedWriter after_each(cluster_->ClientUrls(), "after/");
+  const std::vector<std::string> plain_peers = {cluster_->member(0).peer_url, cluster_->member(1).peer_url,
+                                                cluster_->member(2).peer_url};
+  Status tls = EnableTls(/*peers_only=*/true);
+  ASSERT_TRUE(tls.ok()) << tls.error().message;
+
+  for (int i = size_ - 1; i >= 0; --i) {
+    const EtcdMemberSpec& member = cluster_->member(i);
+    ASSERT_EQ(member.peer_url.rfind("https://", 0), 0u) << member.peer_url;
+    cluster_->StopMember(i);
+    const std::string etcd = WriteEtcd(i, StatusOfCluster({member.name}));
+
+    Outcome dry = MemberInitOf(i, etcd, "--dry-run");
+    ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+    EXPECT_TRUE(Contains(dry.out, "live-member-peer-url-changed")) << dry.out;
+    EXPECT_TRUE(Contains(dry.out, "/v3/cluster/member/update")) << dry.out;
+
+    const char* failpoint = i == 2   ? "RULEPLANE_FAILPOINT=after:UpdateMemberPeerUrl"
+                            : i == 1 ? "RULEPLANE_FAILPOINT=before:UpdateMemberPeerUrl"
+                                     : "";
+    if (*failpoint != '\0') {
+      Outcome killed = MemberInitOf(i, etcd, "", failpoint);
+      ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.out << killed.err;
+    }
+    Outcome run = MemberInitOf(i, etcd);
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    // Killed after the update, the rerun finds the member at its new URL and only starts it.
+    EXPECT_EQ(Contains(run.out, "live-member-peer-url-changed"), i != 2) << run.out;
+    const std::string config = Slurp(Config(i));
+    EXPECT_TRUE(Contains(config, "listen-peer-urls: " + member.peer_url)) << config;
+    EXPECT_TRUE(Contains(config, "peer-transport-security:")) << config;
+
+    ASSERT_TRUE(cluster_->StartMemberWithConfig(i, Config(i)).ok());
+    ASSERT_TRUE(cluster_->WaitReady(i).ok()) << member.log_path;
+    auto view = ViewOf(i);
+    ASSERT_TRUE(view.ok()) << view.error().message;
+    for (int j = 0; j < size_; ++j) {
+      const std::string expected =
+          j >= i ? cluster_->member(j).peer_url : plain_peers[static_cast<size_t>(j)];
+      EXPECT_TRUE(std::any_of(view->members.begin(), view->members.end(),
+                              [&](const std::string& line) { return line.ends_with(" " + expected); }))
+          << "m" << j << " should be at " << expected;
+    }
+    ASSERT_TRUE(after_each.WriteSome(10).ok()) << "the cluster takes no writes after m" << i << " moved";
+  }
+  writer.Stop();
+  ExpectHealthyCluster();
+  ExpectNoKeyLost(writer);
+  ExpectNoKeyLost(after_each);
+  Outcome history = History(0);
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  EXPECT_TRUE(Contains(history.out, "UpdateMemberPeerUrl")) << history.out;
 }
 
 TEST_F(SingleMemberTls, ACertificateThatCannotWorkIsRefusedNamingItsFile) {

@@ -172,6 +172,8 @@ class MemberAgentTest : public ::testing::Test {
     return names;
   }
 
+  void TriggerFullSnapshotThroughTheLeadersSidecar(bool https);
+
   // The member that leads now.
   int Leader() {
     EtcdClient client = etcd_->Client();
@@ -310,16 +312,22 @@ TEST_F(MemberAgentTlsTest, RenewsWithTheClusterIdAndPeerTlsAndTheLeaderBacksUpOv
 // by the backup-sidecar adapter against the agents' API: done only once the
 // store's latest full snapshot covers the revision the members' Leases
 // recorded; asked of the leading member's Pod; when no sidecar answers, the
-// step fails for good after maxAttempts, so that the scale to 0 after it never runs.
-TEST_F(MemberAgentTest,
-       TriggerFullSnapshotIsTakenThroughTheLeadersSidecarAndDoneWhenTheStoreCoversTheMembers) {
+// step fails for good after maxAttempts, so that the scale to 0 after it never
+// runs. `https`: the Etcd has spec.backup.tls, the agents serve HTTPS.
+void MemberAgentTest::TriggerFullSnapshotThroughTheLeadersSidecar(bool https) {
   const int leader = Leader();
   ASSERT_GE(leader, 0);
   const int other = (leader + 1) % 3;
   const int port = FreeLoopbackPort();
-  const std::vector<std::string> flags = {
-      "--k8s-heartbeat-duration", "1s", "--schedule",    "0 0 1 1 *",
-      "--delta-snapshot-period",  "1h", "--server-port", std::to_string(port)};
+  std::vector<std::string> flags = {"--k8s-heartbeat-duration", "1s", "--schedule",    "0 0 1 1 *",
+                                    "--delta-snapshot-period",  "1h", "--server-port", std::to_string(port)};
+  std::istringstream client_tls(tls_flags_);
+  for (std::string word; client_tls >> word;) flags.push_back(word);
+  if (https) {
+    const std::string pki = dir_->path() + "/pki";
+    flags.insert(flags.end(), {"--server-cert", pki + "/member.crt", "--server-key", pki + "/member.key",
+                               "--server-ca", pki + "/ca.crt"});
+  }
   std::vector<std::string> leader_flags = flags, other_flags = flags;
   leader_flags.insert(leader_flags.end(), {"--server-host", "127.0.0.1"});
   other_flags.insert(other_flags.end(), {"--server-host", "127.0.0.2"});
@@ -337,18 +345,28 @@ TEST_F(MemberAgentTest,
   // What the controller observed: the members' Leases (the leader's says so,
   // with the revision its agent recorded) and their Pods' IPs.
   const std::string leader_name = etcd_->member(leader).name, other_name = etcd_->member(other).name;
-  auto document =
-      ParseJson(R"({"etcd":{"metadata":{"name":"etcd-main"},"spec":{"backup":{"port":)" +
-                std::to_string(port) + R"(}}},"leases":[{"metadata":{"name":")" + leader_name +
-                R"(","annotations":{"ruleplane.dev/revision":")" + std::to_string(revision) +
-                R"("}},"spec":{"holderIdentity":"1:2:Leader"}},{"metadata":{"name":")" + other_name +
-                R"("},"spec":{"holderIdentity":"3:2:Member"}}],"pods":[{"metadata":{"name":")" + other_name +
-                R"("},"status":{"podIP":"127.0.0.2"}},{"metadata":{"name":")" + leader_name +
-                R"("},"status":{"podIP":"127.0.0.1"}}]})");
+  // With spec.backup.tls, the CA Secret it names, as etcd-druid's users create it.
+  const std::string backup_tls =
+      https ? R"(,"tls":{"tlsCASecretRef":{"name":"etcd-backup-ca"},"serverTLSSecretRef":{"name":"s"}})" : "";
+  if (https) {
+    ASSERT_TRUE(admin_
+                    ->Create({"v1", "secrets", "default", "", ""},
+                             SecretOfFiles("etcd-backup-ca", {{"ca.crt", dir_->path() + "/pki/ca.crt"}}),
+                             log_)
+                    .ok());
+  }
+  auto document = ParseJson(
+      R"({"etcd":{"metadata":{"name":"etcd-main","namespace":"default"},"spec":{"backup":{"port":)" +
+      std::to_string(port) + backup_tls + R"(}}},"leases":[{"metadata":{"name":")" + leader_name +
+      R"(","annotations":{"ruleplane.dev/revision":")" + std::to_string(revision) +
+      R"("}},"spec":{"holderIdentity":"1:2:Leader"}},{"metadata":{"name":")" + other_name +
+      R"("},"spec":{"holderIdentity":"3:2:Member"}}],"pods":[{"metadata":{"name":")" + other_name +
+      R"("},"status":{"podIP":"127.0.0.2"}},{"metadata":{"name":")" + leader_name +
+      R"("},"status":{"podIP":"127.0.0.1"}}]})");
   ASSERT_TRUE(document.ok()) << document.error().message;
   Snapshot snapshot;
   snapshot.document = *document;
-  BackupSidecarAdapter sidecar(snapshot, std::chrono::seconds(60));
+  BackupSidecarAdapter sidecar(snapshot, *admin_, std::chrono::seconds(60));
   PlanStep step;
   step.action = "TriggerFullSnapshot";
   step.target = "etcd-main";
@@ -361,8 +379,18 @@ TEST_F(MemberAgentTest,
   EXPECT_FALSE(*done) << "the first full snapshot was taken before the writes";
   Status performed = sidecar.Perform(step, log);
   ASSERT_TRUE(performed.ok()) << performed.error().message;
-  EXPECT_EQ(log.requests().back().target, "http://127.0.0.1:" + std::to_string(port) + "/snapshot/full")
-      << "asked of the leader's Pod";
+  // The leader's Pod: at its IP, or with TLS at its DNS name, connected to at its IP.
+  EXPECT_EQ(log.requests().back().target,
+            (https ? "https://" + leader_name + ".etcd-main-peer.default.svc:" : "http://127.0.0.1:") +
+                std::to_string(port) + "/snapshot/full");
+  if (https) {
+    // A follower's agent forwards to the leader's over HTTPS, verified against --server-ca.
+    HttpClient to_follower(TestPki::Files(dir_->path() + "/pki/ca.crt"));
+    auto forwarded = to_follower.Send("POST", "https://127.0.0.2:" + std::to_string(port) + "/snapshot/delta",
+                                      "", std::chrono::seconds(60));
+    ASSERT_TRUE(forwarded.ok()) << forwarded.error().message;
+    EXPECT_EQ(forwarded->status, 200) << forwarded->body;
+  }
   done = sidecar.IsDone(step, log);
   ASSERT_TRUE(done.ok()) << done.error().message;
   EXPECT_TRUE(*done);
@@ -382,6 +410,18 @@ TEST_F(MemberAgentTest,
   EXPECT_TRUE(Contains(performed.error().message, "no full snapshot after 2 attempt(s)"))
       << performed.error().message;
   EXPECT_EQ(failing.requests().size(), 2u);
+}
+
+TEST_F(MemberAgentTest,
+       TriggerFullSnapshotIsTakenThroughTheLeadersSidecarAndDoneWhenTheStoreCoversTheMembers) {
+  TriggerFullSnapshotThroughTheLeadersSidecar(false);
+}
+
+// spec.backup.tls (etcd-backup-restore's --server-cert/--server-key): the
+// agents' certificate is verified for the leader Pod's DNS name against the CA
+// Secret the Etcd names, and the followers forward over HTTPS.
+TEST_F(MemberAgentTlsTest, TriggerFullSnapshotOverHttpsVerifiesTheLeadersAgentAgainstTheEtcdsBackupCa) {
+  TriggerFullSnapshotThroughTheLeadersSidecar(true);
 }
 
 TEST_F(MemberAgentTest, TheLeaderCollectsLimitBasedAllButTheNewestFullsKeepingAFinalOne) {

@@ -271,8 +271,11 @@ TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShip
   ASSERT_FALSE(HasFailure());
   // A spec change: generation 2, applied so far: 1.
   PatchEtcd("status", R"({"status":{"observedGeneration":1}})");
+  // Peer TLS set on a running Etcd (etcd-druid issues 420, 886) changes the configuration too.
   PatchEtcd("", R"({"spec":{"backup":{"image":"example.org/ruleplane:v2"},
-                             "etcd":{"resources":{"requests":{"cpu":"700m"}}}}})");
+                             "etcd":{"resources":{"requests":{"cpu":"700m"}},
+                                     "peerUrlTls":{"tlsCASecretRef":{"name":"etcd-peer-ca","dataKey":"ca.crt"},
+                                                   "serverTLSSecretRef":{"name":"etcd-peer-server-tls"}}}}})");
   const std::string common = "apply --cluster default/etcd-main --kubeconfig " + BindOperatorToShippedRole() +
                              " --journal " + dir_->path() + "/journal.db -o json";
   int exit_code = -1;
@@ -282,7 +285,8 @@ TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShip
 
   const std::string applied = RunRuleplane(common + " --allow-disruptive", exit_code);
   ASSERT_EQ(exit_code, 0) << applied;
-  EXPECT_EQ(StepStates(applied), std::vector<std::string>{"ApplyStatefulSetSpec etcd-main: succeeded"});
+  EXPECT_EQ(StepStates(applied), (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main: succeeded",
+                                                           "ApplyStatefulSetSpec etcd-main: succeeded"}));
   auto statefulset = client_->Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log_);
   ASSERT_TRUE(statefulset.ok());
   const Value::List& containers =
@@ -295,6 +299,13 @@ TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShip
   auto etcd = client_->Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_);
   ASSERT_TRUE(etcd.ok());
   EXPECT_EQ(ValueAt(*etcd, {"status", "observedGeneration"})->int_value(), 2);
+  auto config_map = client_->Get({"v1", "configmaps", "default", EtcdConfigMapName(*etcd), ""}, log_);
+  ASSERT_TRUE(config_map.ok()) << config_map.error().message;
+  const std::string config = ValueAt(*config_map, {"data", "etcd.conf.yaml"})->string_value();
+  EXPECT_TRUE(Contains(config, "peer-transport-security")) << config;
+  EXPECT_TRUE(Contains(config, "https://0.0.0.0:2380")) << config;
+  EXPECT_TRUE(Contains(FormatJson(*ValueAt(*statefulset, {"spec", "template", "spec", "volumes"})),
+                       "etcd-peer-server-tls"));
 
   const std::string again = RunRuleplane(common + " --allow-disruptive", exit_code);
   ASSERT_EQ(exit_code, 0) << again;

@@ -74,16 +74,7 @@ Status E2eWorld::EnableTls() {
   auto pki = TestPki::Create(root_ + "/pki", pod_ips);
   if (!pki.ok()) return pki.error();
   pki_ = *pki;
-  // A Secret of files: key -> the file's text.
-  const auto secret = [](const std::string& name, std::vector<std::pair<std::string, std::string>> files) {
-    Value::Map data;
-    for (const auto& [key, path] : files) data.emplace_back(Value::String(key), Value::String(Slurp(path)));
-    return Value::MakeMap(
-        {{Value::String("apiVersion"), Value::String("v1")},
-         {Value::String("kind"), Value::String("Secret")},
-         {Value::String("metadata"), Value::MakeMap({{Value::String("name"), Value::String(name)}})},
-         {Value::String("stringData"), Value::MakeMap(std::move(data))}});
-  };
+  const auto secret = SecretOfFiles;
   const Value ca = secret("etcd-ca", {{"ca.crt", pki->ca_cert}});
   const std::vector<std::pair<std::string, std::string>> member = {{"tls.crt", pki->member_cert},
                                                                    {"tls.key", pki->member_key}};
@@ -92,7 +83,8 @@ Status E2eWorld::EnableTls() {
       admin(),
       {ca, secret("etcd-server-tls", member),
        secret("etcd-client-tls", {{"tls.crt", pki->client_cert}, {"tls.key", pki->client_key}}),
-       secret("etcd-peer-ca", {{"ca.crt", pki->ca_cert}}), secret("etcd-peer-server-tls", member)},
+       secret("etcd-peer-ca", {{"ca.crt", pki->ca_cert}}), secret("etcd-peer-server-tls", member),
+       secret("etcd-backup-ca", {{"ca.crt", pki->ca_cert}}), secret("etcd-backup-server-tls", member)},
       "default", log);
 }
 
@@ -103,12 +95,16 @@ Status E2eWorld::CreateEtcd(int replicas, const std::string& store) {
             R"("clientTLSSecretRef":{"name":"etcd-client-tls"}},)"
             R"("peerUrlTls":{"tlsCASecretRef":{"name":"etcd-peer-ca"},"serverTLSSecretRef":{"name":"etcd-peer-server-tls"}})"
           : "";
-  auto etcd =
-      ParseJson(R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd","metadata":{"name":")" +
-                std::string(kEtcd) + R"("},"spec":{"replicas":)" + std::to_string(replicas) +
-                R"(,"labels":{"app.kubernetes.io/part-of":"etcd-main"},)"
-                R"("etcd":{"clientPort":2379,"serverPort":2380,"quota":"1Gi")" +
-                tls + R"(},"backup":{"deltaSnapshotPeriod":"5s","store":)" + store + "}}}");
+  const std::string backup_tls =
+      pki_
+          ? R"("tls":{"tlsCASecretRef":{"name":"etcd-backup-ca"},"serverTLSSecretRef":{"name":"etcd-backup-server-tls"}},)"
+          : "";
+  auto etcd = ParseJson(
+      R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd","metadata":{"name":")" +
+      std::string(kEtcd) + R"("},"spec":{"replicas":)" + std::to_string(replicas) +
+      R"(,"labels":{"app.kubernetes.io/part-of":"etcd-main"},)"
+      R"("etcd":{"clientPort":2379,"serverPort":2380,"quota":"1Gi")" +
+      tls + R"(},"backup":{)" + backup_tls + R"("deltaSnapshotPeriod":"5s","store":)" + store + "}}}");
   if (!etcd.ok()) return etcd.error();
   RequestLog log;
   return ApplyManifests(admin(), {*etcd}, "default", log);

@@ -61,11 +61,13 @@ class E2eWorld {
                                        const std::string& failpoint = "") const;
   std::string ControllerLog(const std::string& name) const;
 
-  // Client and peer TLS for the Etcd CreateEtcd makes: a test PKI whose
-  // member certificate is for the member Pods' IPs, in etcd-druid's Secrets
-  // (etcd-ca, etcd-server-tls, etcd-client-tls, etcd-peer-ca,
-  // etcd-peer-server-tls); ClientUrls become https, ClientTls what a client
-  // of the members presents. Before CreateEtcd.
+  // Client and peer TLS and the member agents' API over HTTPS
+  // (spec.backup.tls) for the Etcd CreateEtcd makes: a test PKI whose
+  // member certificate is for the member Pods' IPs and DNS names, in
+  // etcd-druid's Secrets (etcd-ca, etcd-server-tls, etcd-client-tls,
+  // etcd-peer-ca, etcd-peer-server-tls, etcd-backup-ca,
+  // etcd-backup-server-tls); ClientUrls become https, ClientTls what a
+  // client of the members presents. Before CreateEtcd.
   Status EnableTls();
   TlsConfig ClientTls() const { return pki_ ? pki_->ClientTls() : TlsConfig{}; }
   // The Etcd etcd-main from nothing: `replicas` members, backups every 5 s

@@ -39,17 +39,20 @@ std::unique_ptr<EtcdCluster> EtcdCluster::Create(int members, const std::string&
   return cluster;
 }
 
-void EtcdCluster::EnableTls(const TestPki& pki) {
+void EtcdCluster::EnableTls(const TestPki& pki, bool peers_only) {
   pki_ = pki;
+  client_tls_ = !peers_only;
   for (EtcdMemberSpec& spec : specs_) {
-    spec.client_url = "https" + spec.client_url.substr(spec.client_url.find("://"));
+    if (client_tls_) spec.client_url = "https" + spec.client_url.substr(spec.client_url.find("://"));
     spec.peer_url = "https" + spec.peer_url.substr(spec.peer_url.find("://"));
   }
 }
 
-TlsConfig EtcdCluster::ClientTls() const { return pki_ ? pki_->ClientTls() : TlsConfig{}; }
+TlsConfig EtcdCluster::ClientTls() const { return client_tls_ ? pki_->ClientTls() : TlsConfig{}; }
 
-std::string EtcdCluster::Scheme() const { return pki_ ? "https" : "http"; }
+std::string EtcdCluster::Scheme(bool peer) const {
+  return (peer ? pki_.has_value() : client_tls_) ? "https" : "http";
+}
 
 EtcdCluster::~EtcdCluster() {
   for (ChildProcess& process : processes_) process.Stop(std::chrono::seconds(5));
@@ -92,8 +95,8 @@ Status EtcdCluster::StartAll(std::chrono::milliseconds timeout) {
       EtcdMemberSpec& spec = specs_[static_cast<size_t>(i)];
       std::error_code removed;
       fs::remove_all(spec.data_dir, removed);
-      spec.client_url = LoopbackUrl(Scheme(), FreeLoopbackPort());
-      spec.peer_url = LoopbackUrl(Scheme(), FreeLoopbackPort());
+      spec.client_url = LoopbackUrl(Scheme(false), FreeLoopbackPort());
+      spec.peer_url = LoopbackUrl(Scheme(true), FreeLoopbackPort());
     }
   }
 }
@@ -117,11 +120,13 @@ Status EtcdCluster::StartMember(int i, const std::string& initial_cluster_state)
        "--advertise-client-urls", spec.client_url, "--listen-peer-urls", spec.peer_url,
        "--initial-advertise-peer-urls", spec.peer_url, "--initial-cluster", InitialCluster(),
        "--initial-cluster-token", token_, "--initial-cluster-state", initial_cluster_state});
-  if (pki_) {
+  if (client_tls_) {
     argv.insert(argv.end(), {"--cert-file", pki_->member_cert, "--key-file", pki_->member_key,
-                             "--trusted-ca-file", pki_->ca_cert, "--client-cert-auth", "--peer-cert-file",
-                             pki_->member_cert, "--peer-key-file", pki_->member_key, "--peer-trusted-ca-file",
-                             pki_->ca_cert, "--peer-client-cert-auth"});
+                             "--trusted-ca-file", pki_->ca_cert, "--client-cert-auth"});
+  }
+  if (pki_) {
+    argv.insert(argv.end(), {"--peer-cert-file", pki_->member_cert, "--peer-key-file", pki_->member_key,
+                             "--peer-trusted-ca-file", pki_->ca_cert, "--peer-client-cert-auth"});
   }
   argv.insert(argv.end(), extra_flags_.begin(), extra_flags_.end());
   auto process = ChildProcess::Start(argv, spec.log_path);
@@ -196,15 +201,15 @@ Status EtcdCluster::WriteConfigTemplate(int i, const std::string& path) const {
       << "initial-cluster-token: " << token_ << "\n"
       << "initial-cluster-state: new\n"
       << "snapshot-count: 10000\n";
-  if (pki_) {
-    for (const char* side : {"client", "peer"}) {
-      out << side << "-transport-security:\n"
-          << "  cert-file: " << pki_->member_cert << "\n"
-          << "  key-file: " << pki_->member_key << "\n"
-          << "  trusted-ca-file: " << pki_->ca_cert << "\n"
-          << "  client-cert-auth: true\n";
-    }
-  }
+  auto transport_security = [&](const char* side) {
+    out << side << "-transport-security:\n"
+        << "  cert-file: " << pki_->member_cert << "\n"
+        << "  key-file: " << pki_->member_key << "\n"
+        << "  trusted-ca-file: " << pki_->ca_cert << "\n"
+        << "  client-cert-auth: true\n";
+  };
+  if (client_tls_) transport_security("client");
+  if (pki_) transport_security("peer");
   if (!out.flush()) return Error{ErrorCode::kIo, "cannot write " + path, {}};
   return {};
 }

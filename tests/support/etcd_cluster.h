@@ -52,7 +52,9 @@ class EtcdCluster {
   // PKI's member certificate and asks for client certificates
   // (client-cert-auth, peer-client-cert-auth); Client(), the readiness
   // wait and the configuration templates use it. Before any member starts.
-  void EnableTls(const TestPki& pki);
+  // `peers_only`: only the peer URLs (clients stay on plain HTTP), also on a
+  // running cluster: the members started after it use it (a move to peer TLS).
+  void EnableTls(const TestPki& pki, bool peers_only = false);
   // What a client presents to the members: the PKI's client certificate, or nothing without TLS.
   TlsConfig ClientTls() const;
 
@@ -87,12 +89,13 @@ class EtcdCluster {
   EtcdCluster() = default;
   Status WaitAllReady(std::chrono::milliseconds timeout);
   Status WaitReady(int i, std::chrono::milliseconds timeout, bool stop_when_any_exits);
-  std::string Scheme() const;
+  std::string Scheme(bool peer) const;
   std::vector<EtcdMemberSpec> specs_;
   std::vector<ChildProcess> processes_;
   std::string token_;
   std::vector<std::string> extra_flags_;
   std::optional<TestPki> pki_;
+  bool client_tls_ = false;
 };
 
 // Keeps putting numbered keys (`<prefix>00000001`, ...) through the cluster

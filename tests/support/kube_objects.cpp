@@ -8,6 +8,7 @@
 #include "adapters/kubernetes/manifests.h"
 #include "engine/common/json_value.h"
 #include "engine/common/time_util.h"
+#include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -171,6 +172,16 @@ Result<Value> CreateExampleObjects(KubeClient& client, const std::string& exampl
     if (!made.ok()) return made.error();
   }
   return statefulset;
+}
+
+Value SecretOfFiles(const std::string& name, const std::vector<std::pair<std::string, std::string>>& files) {
+  Value::Map data;
+  for (const auto& [key, path] : files) data.emplace_back(Value::String(key), Value::String(Slurp(path)));
+  return Value::MakeMap(
+      {{Value::String("apiVersion"), Value::String("v1")},
+       {Value::String("kind"), Value::String("Secret")},
+       {Value::String("metadata"), Value::MakeMap({{Value::String("name"), Value::String(name)}})},
+       {Value::String("stringData"), Value::MakeMap(std::move(data))}});
 }
 
 }  // namespace ruleplane::testing

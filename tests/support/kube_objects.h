@@ -9,6 +9,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "adapters/kubernetes/kube_client.h"
 
@@ -35,5 +37,8 @@ Result<Value> CreateWithStatus(KubeClient& client, const KubeResource& collectio
 // StatefulSet as stored.
 Result<Value> CreateExampleObjects(KubeClient& client, const std::string& example_path, RequestLog& log,
                                    const std::string& namespace_name = "default");
+
+// A Secret named `name` whose keys hold these files' text (stringData).
+Value SecretOfFiles(const std::string& name, const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace ruleplane::testing

@@ -42,11 +42,11 @@ Status MemberHarness::Create(int size, const std::string& name) {
   return {};
 }
 
-Status MemberHarness::EnableTls() {
+Status MemberHarness::EnableTls(bool peers_only) {
   auto pki = TestPki::Create(root_->path() + "/pki");
   if (!pki.ok()) return pki.error();
-  pki_ = *pki;
-  cluster_->EnableTls(*pki);
+  if (!peers_only) pki_ = *pki;
+  cluster_->EnableTls(*pki, peers_only);
   for (int i = 0; i < size_; ++i) {
     if (Status written = cluster_->WriteConfigTemplate(i, Template(i)); !written.ok()) return written;
   }

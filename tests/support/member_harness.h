@@ -54,7 +54,10 @@ class MemberHarness {
   // Client and peer TLS with client certificates on every member (a fresh
   // test PKI); member-init, backup and the harness's own reads present the
   // client certificate. After Create, before any member starts.
-  Status EnableTls();
+  // `peers_only`: the peer URLs alone, also on a running cluster: the
+  // templates change, and each member that member-init starts again uses
+  // them (etcd-druid's Etcd with peerUrlTls set after its creation).
+  Status EnableTls(bool peers_only = false);
   std::string Endpoints() const;  // every client URL, comma-separated
   std::string TlsFlags() const;   // " --cacert F --cert F --key F", or "" without TLS
 

@@ -78,7 +78,9 @@ Result<TestPki> TestPki::Create(const std::string& dir, const std::vector<std::s
   pki.client_key = dir + "/client.key";
   pki.expired_client_cert = dir + "/expired-client.crt";
   pki.other_ca_cert = dir + "/other-ca.crt";
-  std::string names = "IP:127.0.0.1, DNS:localhost";
+  // The member Pods' DNS names of the tests' Etcd (<pod>.etcd-main-peer.default.svc), as
+  // etcd-druid's certificates carry them.
+  std::string names = "IP:127.0.0.1, DNS:localhost, DNS:*.etcd-main-peer.default.svc";
   for (const std::string& ip : member_ips) names += ", IP:" + ip;
   for (Status made_part :
        {MakeCa(dir, "ca"), MakeCa(dir, "other-ca"),

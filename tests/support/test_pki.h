@@ -21,7 +21,8 @@ namespace ruleplane::testing {
 struct TestPki {
   std::string dir;
   std::string ca_cert;      // the CA every certificate below is signed by
-  std::string member_cert;  // CN etcd-member, SAN IP:127.0.0.1 DNS:localhost; serverAuth and clientAuth
+  std::string member_cert;  // CN etcd-member, SAN IP:127.0.0.1 DNS:localhost
+                            // DNS:*.etcd-main-peer.default.svc; serverAuth and clientAuth
   std::string member_key;
   std::string client_cert;  // CN etcd-client; clientAuth
   std::string client_key;

@@ -1,5 +1,7 @@
-// ApplyEtcdConfigMap: etcd-bootstrap-<uid[:6]> listing the step's replicas,
-// created, or updated fenced by its resourceVersion as read just before.
+// ApplyEtcdConfigMap: etcd-bootstrap-<uid[:6]> rendered from the Etcd's spec
+// for the step's replicas, created, or updated fenced by its resourceVersion
+// as read just before; done when its data is what the spec renders (a spec
+// change such as peerUrlTls reaches it, not only a new size).
 #include "adapters/kubernetes/action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
@@ -14,7 +16,11 @@ KubeResource ConfigMap(ActionContext& context) {
 Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
   auto config_map = context.client().Get(ConfigMap(context), log);
   if (!config_map.ok() && config_map.error().code != ErrorCode::kNotFound) return config_map.error();
-  return config_map.ok() && InitialClusterSize(*config_map) == IntParam(step, "replicas");
+  if (!config_map.ok()) return false;
+  auto rendered = EtcdConfigMap(context.observed_etcd(), IntParam(step, "replicas"));
+  if (!rendered.ok()) return rendered.error();
+  const Value* data = ValueAt(*config_map, {"data"});
+  return data != nullptr && *data == *ValueAt(*rendered, {"data"});
 }
 
 Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {

@@ -68,12 +68,13 @@ Result<Value> EtcdConfigMap(const Value& etcd, int64_t replicas) {
   };
   for (const Side& side : {Side{"clientUrlTls", "client-transport-security", kEtcdCa, kEtcdServerTls},
                            Side{"peerUrlTls", "peer-transport-security", kEtcdPeerCa, kEtcdPeerServerTls}}) {
-    if (ValueAt(etcd, {"spec", "etcd", side.field}) == nullptr) continue;
+    const Value* settings = ValueAt(etcd, {"spec", "etcd", side.field});
+    if (settings == nullptr) continue;
     yaml << YAML::Key << side.key << YAML::Value << YAML::BeginMap;
     yaml << YAML::Key << "cert-file" << YAML::Value << std::string(side.server.path) + "/tls.crt";
     yaml << YAML::Key << "key-file" << YAML::Value << std::string(side.server.path) + "/tls.key";
     yaml << YAML::Key << "client-cert-auth" << YAML::Value << true;
-    yaml << YAML::Key << "trusted-ca-file" << YAML::Value << TlsCaFile(etcd, side.field, side.ca);
+    yaml << YAML::Key << "trusted-ca-file" << YAML::Value << TlsCaFile(*settings, side.ca);
     yaml << YAML::Key << "auto-tls" << YAML::Value << false;
     yaml << YAML::EndMap;
   }

@@ -86,33 +86,50 @@ Status AddSnapshotArgs(const Value& etcd, Json& args) {
 // getPeerTLSVolumes, getEtcdContainerSecretVolumeMounts,
 // getBackupRestoreContainerSecretVolumeMounts). etcd-druid also mounts the
 // client Secret into the etcd container, for etcd-wrapper; ruleplane's etcd
-// container runs etcd itself, which does not need it. A Secret without a name
-// is refused here, naming the field.
+// container runs etcd itself, which does not need it. spec.backup.tls: the
+// member agent serves its API over HTTPS with the server Secret
+// (etcd-backup-restore's --server-cert, --server-key) and verifies the
+// leader's agent, when it forwards a request, against the CA Secret
+// (--server-ca); etcd-druid's backup-restore-client-tls volume is for
+// etcd-wrapper, which ruleplane does not run. A Secret without a name is
+// refused here, naming the field.
 Status AddTlsSecrets(const Value& etcd, Json& volumes, Json& etcd_mounts, Json& member_mounts,
-                     Json& member_args) {
-  auto add = [&](std::string_view side, const char* ref, const TlsSecretMount& secret,
-                 std::initializer_list<Json*> mounted_in) -> Status {
-    const std::string name = FieldText(etcd, {"spec", "etcd", side, ref, "name"});
-    if (name.empty())
-      return Missing(etcd, "spec.etcd." + std::string(side) + "." + ref + ".name", "is not set");
+                     Json& member_args, Json& agent_args) {
+  // The Secret that the TLS settings at `field` name at `ref`.
+  auto add = [&](const Value& settings, const std::string& field, const char* ref,
+                 const TlsSecretMount& secret, std::initializer_list<Json*> mounted_in) -> Status {
+    const std::string name = FieldText(settings, {ref, "name"});
+    if (name.empty()) return Missing(etcd, field + "." + ref + ".name", "is not set");
     volumes.push_back({{"name", secret.volume}, {"secret", {{"secretName", name}, {"defaultMode", 0640}}}});
     for (Json* mounts : mounted_in)
       mounts->push_back({{"name", secret.volume}, {"mountPath", secret.path}, {"readOnly", true}});
     return {};
   };
-  if (ValueAt(etcd, {"spec", "etcd", "clientUrlTls"}) != nullptr) {
-    for (Status added : {add("clientUrlTls", "tlsCASecretRef", kEtcdCa, {&etcd_mounts, &member_mounts}),
-                         add("clientUrlTls", "serverTLSSecretRef", kEtcdServerTls, {&etcd_mounts}),
-                         add("clientUrlTls", "clientTLSSecretRef", kEtcdClientTls, {&member_mounts})})
+  if (const Value* client = ValueAt(etcd, {"spec", "etcd", "clientUrlTls"}); client != nullptr) {
+    const std::string field = "spec.etcd.clientUrlTls";
+    for (Status added : {add(*client, field, "tlsCASecretRef", kEtcdCa, {&etcd_mounts, &member_mounts}),
+                         add(*client, field, "serverTLSSecretRef", kEtcdServerTls, {&etcd_mounts}),
+                         add(*client, field, "clientTLSSecretRef", kEtcdClientTls, {&member_mounts})})
       if (!added.ok()) return added;
-    member_args.push_back("--cacert=" + TlsCaFile(etcd, "clientUrlTls", kEtcdCa));
+    member_args.push_back("--cacert=" + TlsCaFile(*client, kEtcdCa));
     member_args.push_back(std::string("--cert=") + kEtcdClientTls.path + "/tls.crt");
     member_args.push_back(std::string("--key=") + kEtcdClientTls.path + "/tls.key");
   }
-  if (ValueAt(etcd, {"spec", "etcd", "peerUrlTls"}) != nullptr) {
-    for (Status added : {add("peerUrlTls", "tlsCASecretRef", kEtcdPeerCa, {&etcd_mounts}),
-                         add("peerUrlTls", "serverTLSSecretRef", kEtcdPeerServerTls, {&etcd_mounts})})
+  if (const Value* peer = ValueAt(etcd, {"spec", "etcd", "peerUrlTls"}); peer != nullptr) {
+    const std::string field = "spec.etcd.peerUrlTls";
+    for (Status added : {add(*peer, field, "tlsCASecretRef", kEtcdPeerCa, {&etcd_mounts}),
+                         add(*peer, field, "serverTLSSecretRef", kEtcdPeerServerTls, {&etcd_mounts})})
       if (!added.ok()) return added;
+  }
+  if (const Value* backup = ValueAt(etcd, {"spec", "backup", "tls"}); backup != nullptr) {
+    const std::string field = "spec.backup.tls";
+    for (Status added :
+         {add(*backup, field, "tlsCASecretRef", kBackupRestoreCa, {&member_mounts}),
+          add(*backup, field, "serverTLSSecretRef", kBackupRestoreServerTls, {&member_mounts})})
+      if (!added.ok()) return added;
+    agent_args.push_back(std::string("--server-cert=") + kBackupRestoreServerTls.path + "/tls.crt");
+    agent_args.push_back(std::string("--server-key=") + kBackupRestoreServerTls.path + "/tls.key");
+    agent_args.push_back("--server-ca=" + TlsCaFile(*backup, kBackupRestoreCa));
   }
   return {};
 }
@@ -208,7 +225,7 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
   }
   Json etcd_mounts = Json::array({mounts[0]});
   Json tls_args = Json::array();
-  if (Status added = AddTlsSecrets(etcd, volumes, etcd_mounts, mounts, tls_args); !added.ok())
+  if (Status added = AddTlsSecrets(etcd, volumes, etcd_mounts, mounts, tls_args, agent_args); !added.ok())
     return added.error();
   for (const Json& arg : tls_args) {
     init_args.push_back(arg);

@@ -49,9 +49,8 @@ std::string Scheme(const Value& etcd, std::string_view tls_field) {
   return ValueAt(etcd, {"spec", "etcd", tls_field}) != nullptr ? "https" : "http";
 }
 
-std::string TlsCaFile(const Value& etcd, std::string_view tls_field, const TlsSecretMount& ca) {
-  return std::string(ca.path) + "/" +
-         FieldText(etcd, {"spec", "etcd", tls_field, "tlsCASecretRef", "dataKey"}, "ca.crt");
+std::string TlsCaFile(const Value& tls_settings, const TlsSecretMount& ca) {
+  return std::string(ca.path) + "/" + FieldText(tls_settings, {"tlsCASecretRef", "dataKey"}, "ca.crt");
 }
 
 Json SelectorLabels(const std::string& name) { return Json{{"name", "etcd"}, {"instance", name}}; }

@@ -61,9 +61,15 @@ inline constexpr TlsSecretMount kEtcdClientTls{"etcd-client-tls", "/var/etcd/ssl
 // spec.etcd.peerUrlTls: tlsCASecretRef and serverTLSSecretRef.
 inline constexpr TlsSecretMount kEtcdPeerCa{"etcd-peer-ca", "/var/etcd/ssl/peer/ca"};
 inline constexpr TlsSecretMount kEtcdPeerServerTls{"etcd-peer-server-tls", "/var/etcd/ssl/peer/server"};
+// spec.backup.tls: tlsCASecretRef and serverTLSSecretRef (the member agent's
+// HTTPS API; VolumeNameBackupRestore*, VolumeMountPathBackupRestore*).
+inline constexpr TlsSecretMount kBackupRestoreCa{"backup-restore-ca", "/var/etcdbr/ssl/ca"};
+inline constexpr TlsSecretMount kBackupRestoreServerTls{"backup-restore-server-tls",
+                                                        "/var/etcdbr/ssl/server"};
 
-// The CA file of spec.etcd.<tls_field> under its mount: "<ca path>/<dataKey>",
-// dataKey "ca.crt" unless set (etcd-druid's default).
-std::string TlsCaFile(const Value& etcd, std::string_view tls_field, const TlsSecretMount& ca);
+// The CA file of TLS settings (spec.etcd.clientUrlTls, spec.backup.tls, ...)
+// under its mount: "<ca path>/<dataKey>", dataKey "ca.crt" unless set
+// (etcd-druid's default).
+std::string TlsCaFile(const Value& tls_settings, const TlsSecretMount& ca);
 
 }  // namespace ruleplane
