@@ -238,6 +238,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address
     SSL_CTX* context = server->tls_->context = SSL_CTX_new(TLS_server_method());
     if (context == nullptr) return Error{ErrorCode::kInternal, "TLS: " + OpenSslError(), {}};
     SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+    // Written as the socket takes it, from a buffer that may move between calls.
+    SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     if (SSL_CTX_use_certificate_chain_file(context, options.tls->cert_file.c_str()) != 1) {
       return Error{ErrorCode::kInvalidArgument, options.tls->cert_file + ": " + OpenSslError(), {}};
     }

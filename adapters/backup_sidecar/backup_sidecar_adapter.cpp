@@ -53,8 +53,7 @@ Result<BackupSidecarAdapter::Sidecar> BackupSidecarAdapter::Connect(RequestLog& 
     return Sidecar{"http://" + address + ":" + port, std::make_unique<HttpClient>()};
 
   const std::string ca_secret = FieldText(*tls, {"tlsCASecretRef", "name"});
-  std::string ca_key = FieldText(*tls, {"tlsCASecretRef", "dataKey"});
-  if (ca_key.empty()) ca_key = "ca.crt";
+  const std::string ca_key = FieldText(*tls, {"tlsCASecretRef", "dataKey"}, "ca.crt");
   const std::string namespace_name = FieldText(document_, {"etcd", "metadata", "namespace"});
   if (ca_secret.empty())
     return Error{ErrorCode::kFailedPrecondition, "spec.backup.tls has no tlsCASecretRef.name", {}};

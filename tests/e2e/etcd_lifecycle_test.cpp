@@ -436,6 +436,57 @@ TEST_F(EtcdLifecycle, WithTlsAndAnS3StoreAWipedMemberAndALostQuorumAreRestoredFr
   EXPECT_FALSE(fs::exists(dir_->path() + "/node/hostpath/etc/gardener")) << "nothing went to a local store";
 }
 
+// etcd-druid issues 420 and 886: spec.etcd.peerUrlTls set on a running
+// plaintext Etcd. The controller applies it in full health, the
+// configuration before the StatefulSet; the StatefulSet controller's rolling
+// update restarts one member at a time, and member-init moves each to its
+// https peer URL in the live cluster before its etcd starts. A writer writes
+// throughout: no acknowledged key is lost, the members agree, every member is
+// listed at https and its agent says tls-enabled.
+TEST_F(EtcdLifecycle, PeerTlsSetOnARunningEtcdMovesEachMemberToHttpsWithoutLosingAWrite) {
+  StartController(0);
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe();
+  Status secrets = world_->CreateTlsSecrets();
+  ASSERT_TRUE(secrets.ok()) << secrets.error().message;
+  NumberedWriter writer(ClientUrls(3), "/peer-tls/");
+  writer.Start(std::chrono::milliseconds(20));
+  auto peer_tls = ParseJson(R"({"spec":{"etcd":{"peerUrlTls":{"tlsCASecretRef":{"name":"etcd-peer-ca"},)"
+                            R"("serverTLSSecretRef":{"name":"etcd-peer-server-tls"}}}}})");
+  ASSERT_TRUE(peer_tls.ok());
+  RequestLog log;
+  ASSERT_TRUE(admin_->MergePatch(kEtcdResource, *peer_tls, log).ok());
+
+  EtcdClient client(EtcdClientConfig{ClientUrls(3), {}, std::chrono::seconds(5)});
+  auto all_at_https = [&] {
+    RequestLog reads;
+    auto members = client.MemberList(reads);
+    if (!members.ok() || members->size() != 3) return false;
+    for (const EtcdMember& member : *members)
+      if (member.peer_urls.size() != 1 || member.peer_urls[0].rfind("https://", 0) != 0) return false;
+    for (int i = 0; i < 3; ++i) {
+      auto lease = admin_->Get(
+          {"coordination.k8s.io/v1", "leases", "default", "etcd-main-" + std::to_string(i), ""}, reads);
+      if (!lease.ok() ||
+          TextAt(*lease, {"metadata", "annotations", "member.etcd.gardener.cloud/tls-enabled"}) != "true")
+        return false;
+    }
+    return true;
+  };
+  ASSERT_TRUE(Eventually([&] { return all_at_https() && HealthyWith(3); }, std::chrono::seconds(420),
+                         std::chrono::seconds(1)))
+      << Describe() << Slurp(ControllerLog(0));
+  writer.Stop();
+  ExpectNoKeyLostAndMembersAgree(writer, 3);
+  // The controller's journal, as it logs each step: the configuration first, then the StatefulSet.
+  const std::vector<std::string> steps = StepLines(Slurp(ControllerLog(0)));
+  const auto config_at = std::find(steps.begin(), steps.end(), "ApplyEtcdConfigMap etcd-main succeeded");
+  const auto spec_at = std::find(steps.begin(), steps.end(), "ApplyStatefulSetSpec etcd-main succeeded");
+  ASSERT_NE(spec_at, steps.end()) << Slurp(ControllerLog(0));
+  EXPECT_LT(config_at, spec_at) << "the StatefulSet rolled before the configuration changed";
+}
+
 void EtcdLifecycle::LoseQuorumAndRecoverAfterAnApproval(const std::string& store, bool wipe_one_first) {
   StartController(0, "", {"--param", "notReadyGracePeriod=10s", "--param", "unknownGracePeriod=5s"});
   CreateEtcd(3, store);

@@ -69,6 +69,11 @@ std::string E2eWorld::ControllerLog(const std::string& name) const {
 }
 
 Status E2eWorld::EnableTls() {
+  tls_ = true;
+  return CreateTlsSecrets();
+}
+
+Status E2eWorld::CreateTlsSecrets() {
   std::vector<std::string> pod_ips;
   for (int i = 0; i < 5; ++i) pod_ips.push_back(agent_->PodIP(std::string(kEtcd) + "-" + std::to_string(i)));
   auto pki = TestPki::Create(root_ + "/pki", pod_ips);
@@ -90,13 +95,13 @@ Status E2eWorld::EnableTls() {
 
 Status E2eWorld::CreateEtcd(int replicas, const std::string& store) {
   const std::string tls =
-      pki_
+      tls_
           ? R"(,"clientUrlTls":{"tlsCASecretRef":{"name":"etcd-ca"},"serverTLSSecretRef":{"name":"etcd-server-tls"},)"
             R"("clientTLSSecretRef":{"name":"etcd-client-tls"}},)"
             R"("peerUrlTls":{"tlsCASecretRef":{"name":"etcd-peer-ca"},"serverTLSSecretRef":{"name":"etcd-peer-server-tls"}})"
           : "";
   const std::string backup_tls =
-      pki_
+      tls_
           ? R"("tls":{"tlsCASecretRef":{"name":"etcd-backup-ca"},"serverTLSSecretRef":{"name":"etcd-backup-server-tls"}},)"
           : "";
   auto etcd = ParseJson(
@@ -139,7 +144,7 @@ bool EtcdHealthyWith(const Value& etcd, int replicas) {
 std::vector<std::string> E2eWorld::ClientUrls(int replicas) const {
   std::vector<std::string> urls;
   for (int i = 0; i < replicas; ++i)
-    urls.push_back((pki_ ? "https://" : "http://") +
+    urls.push_back((tls_ ? "https://" : "http://") +
                    agent_->PodIP(std::string(kEtcd) + "-" + std::to_string(i)) + ":2379");
   return urls;
 }

@@ -61,15 +61,16 @@ class E2eWorld {
                                        const std::string& failpoint = "") const;
   std::string ControllerLog(const std::string& name) const;
 
-  // Client and peer TLS and the member agents' API over HTTPS
-  // (spec.backup.tls) for the Etcd CreateEtcd makes: a test PKI whose
-  // member certificate is for the member Pods' IPs and DNS names, in
-  // etcd-druid's Secrets (etcd-ca, etcd-server-tls, etcd-client-tls,
-  // etcd-peer-ca, etcd-peer-server-tls, etcd-backup-ca,
-  // etcd-backup-server-tls); ClientUrls become https, ClientTls what a
-  // client of the members presents. Before CreateEtcd.
+  // A test PKI whose member certificate is for the member Pods' IPs and DNS
+  // names, in etcd-druid's Secrets (etcd-ca, etcd-server-tls,
+  // etcd-client-tls, etcd-peer-ca, etcd-peer-server-tls, etcd-backup-ca,
+  // etcd-backup-server-tls), for an Etcd that is given TLS later.
+  Status CreateTlsSecrets();
+  // The same, and the Etcd CreateEtcd makes has client and peer TLS and
+  // the member agents' API over HTTPS (spec.backup.tls); ClientUrls become
+  // https, ClientTls what a client of the members presents. Before CreateEtcd.
   Status EnableTls();
-  TlsConfig ClientTls() const { return pki_ ? pki_->ClientTls() : TlsConfig{}; }
+  TlsConfig ClientTls() const { return tls_ ? pki_->ClientTls() : TlsConfig{}; }
   // The Etcd etcd-main from nothing: `replicas` members, backups every 5 s
   // into `store` (spec.backup.store as JSON; a Local store by default).
   Status CreateEtcd(int replicas, const std::string& store = kLocalStore);
@@ -90,6 +91,7 @@ class E2eWorld {
   std::unique_ptr<KubeTestBed> bed_;
   std::unique_ptr<NodeAgent> agent_;
   std::optional<TestPki> pki_;
+  bool tls_ = false;  // the Etcd has TLS on every side
 };
 
 // The step lines of a controller's log (its JSON lines with a "step"), each
