@@ -153,6 +153,13 @@ Error TlsError(CURLcode code, std::string message, const char* detail, const Tls
   if (detail[0] != '\0') message += std::string(" (") + detail + ")";
   if (Status files = CheckTlsFiles(tls, std::chrono::system_clock::now()); !files.ok())
     return Error{ErrorCode::kPermissionDenied, message + ": " + files.error().message, {}};
+  // OpenSSL's words for a certificate of another host ("no alternative certificate subject name matches
+  // target host name"): the CA is not at fault then.
+  if (code == CURLE_PEER_FAILED_VERIFICATION &&
+      std::string_view(detail).find("host name") != std::string_view::npos)
+    return Error{ErrorCode::kPermissionDenied,
+                 message + ": the server's certificate is not for the host in the URL",
+                 {}};
   if (code == CURLE_PEER_FAILED_VERIFICATION) {
     return Error{ErrorCode::kPermissionDenied,
                  message + ": the server's certificate does not verify against " +

@@ -251,6 +251,17 @@ TEST_F(HttpsServer, AClientThatTrustsItsCaIsAnsweredAndNoOtherIs) {
   ASSERT_FALSE(foreign.ok()) << "a certificate of another CA was trusted";
   EXPECT_NE(foreign.error().message.find(pki_.other_ca_cert), std::string::npos) << foreign.error().message;
 
+  // A certificate of another host: said so, not blamed on the CA.
+  HttpClient elsewhere(TestPki::Files(pki_.ca_cert));
+  const std::string port = std::to_string(server_->port());
+  elsewhere.set_connect_to("elsewhere.example:" + port + ":127.0.0.1:" + port);
+  auto misnamed =
+      elsewhere.Send("GET", "https://elsewhere.example:" + port + "/healthz", "", std::chrono::seconds(10));
+  ASSERT_FALSE(misnamed.ok());
+  EXPECT_NE(misnamed.error().message.find("the server's certificate is not for the host in the URL"),
+            std::string::npos)
+      << misnamed.error().message;
+
   // Plain HTTP to the TLS port: no answer of the application's.
   const Timed plain = Get(server_->port(), "/healthz");
   EXPECT_EQ(plain.response.find("ok\n"), std::string::npos) << plain.response;

@@ -276,6 +276,9 @@ TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShip
                              "etcd":{"resources":{"requests":{"cpu":"700m"}},
                                      "peerUrlTls":{"tlsCASecretRef":{"name":"etcd-peer-ca","dataKey":"ca.crt"},
                                                    "serverTLSSecretRef":{"name":"etcd-peer-server-tls"}}}}})");
+  // (The example's StatefulSet is etcd-druid's: its own pod template is kept, with the spec's images and
+  // resources merged in; CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsDone renders one of
+  // ruleplane's.)
   const std::string common = "apply --cluster default/etcd-main --kubeconfig " + BindOperatorToShippedRole() +
                              " --journal " + dir_->path() + "/journal.db -o json";
   int exit_code = -1;
@@ -304,8 +307,6 @@ TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShip
   const std::string config = ValueAt(*config_map, {"data", "etcd.conf.yaml"})->string_value();
   EXPECT_TRUE(Contains(config, "peer-transport-security")) << config;
   EXPECT_TRUE(Contains(config, "https://0.0.0.0:2380")) << config;
-  EXPECT_TRUE(Contains(FormatJson(*ValueAt(*statefulset, {"spec", "template", "spec", "volumes"})),
-                       "etcd-peer-server-tls"));
 
   const std::string again = RunRuleplane(common + " --allow-disruptive", exit_code);
   ASSERT_EQ(exit_code, 0) << again;
@@ -339,8 +340,11 @@ TEST_F(ObserveCluster, CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsD
   };
   ASSERT_EQ(generation_of({"status", "observedGeneration"}), 1);
 
-  // The spec changes (generation 2); an observation without the StatefulSet plans CreateStatefulSet again.
-  PatchEtcd("", R"({"spec":{"etcd":{"resources":{"requests":{"cpu":"700m"}}}}})");
+  // The spec changes (generation 2: peer TLS set); an observation without the StatefulSet plans
+  // CreateStatefulSet again.
+  PatchEtcd("", R"({"spec":{"etcd":{"resources":{"requests":{"cpu":"700m"}},
+                             "peerUrlTls":{"tlsCASecretRef":{"name":"etcd-peer-ca"},
+                                           "serverTLSSecretRef":{"name":"etcd-peer-server-tls"}}}}})");
   ASSERT_EQ(generation_of({"metadata", "generation"}), 2);
   const std::string observed =
       RunRuleplane("observe cluster --kubeconfig " + kubeconfig + " default/etcd-main", exit_code);
@@ -367,6 +371,30 @@ TEST_F(ObserveCluster, CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsD
                                                " --rules etcd-druid-status-maintenance@1 -o json",
                                            exit_code);
   EXPECT_NE(planned.find("ApplyStatefulSetSpec"), std::string::npos) << planned;
+
+  // Applied: the configuration, then the StatefulSet ruleplane rendered, rendered again from the new spec:
+  // the peer Secrets mounted into etcd, and member-init given the member's https peer URL.
+  const std::string applied = RunRuleplane(
+      "apply --cluster default/etcd-main --rules etcd-druid-status-maintenance@1 "
+      "--allow-disruptive " +
+          common,
+      exit_code);
+  ASSERT_EQ(exit_code, 0) << applied;
+  // (The configuration is current already: the apply of the stale observation wrote it, for the spec it saw.)
+  EXPECT_EQ(StepStates(applied), (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main: skipped",
+                                                           "ApplyStatefulSetSpec etcd-main: succeeded"}));
+  auto etcd_object = client_->Get(etcd, log_);
+  ASSERT_TRUE(etcd_object.ok());
+  auto config_map = client_->Get({"v1", "configmaps", "default", EtcdConfigMapName(*etcd_object), ""}, log_);
+  ASSERT_TRUE(config_map.ok());
+  EXPECT_TRUE(
+      Contains(ValueAt(*config_map, {"data", "etcd.conf.yaml"})->string_value(), "peer-transport-security"));
+  auto rendered = client_->Get(statefulset, log_);
+  ASSERT_TRUE(rendered.ok());
+  const std::string pod = FormatJson(*ValueAt(*rendered, {"spec", "template", "spec"}));
+  EXPECT_TRUE(Contains(pod, R"("secretName":"etcd-peer-server-tls")")) << pod;
+  EXPECT_TRUE(Contains(pod, "--peer-url=https://$(POD_NAME).etcd-main-peer.default.svc:2380")) << pod;
+  EXPECT_EQ(generation_of({"status", "observedGeneration"}), 2);
 }
 
 TEST_F(ObserveCluster, ApplyOfTheV2ScaleUpWritesTheEtcdConfigMapForFiveMembersOnce) {

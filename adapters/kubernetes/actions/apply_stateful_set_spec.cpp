@@ -1,6 +1,10 @@
 // ApplyStatefulSetSpec: the pod template from the Etcd's spec and the
 // generation annotation (etcd_templates.h), fenced by the StatefulSet's
-// resourceVersion, then status.observedGeneration.
+// resourceVersion, then status.observedGeneration. A StatefulSet that
+// ruleplane rendered (it names the generation it was rendered from) gets its
+// whole pod template rendered again (TLS Secrets, flags, ...); another's
+// (etcd-druid's, adopted) keeps its own, with the spec's images, resources,
+// labels and priority class merged in (PodTemplateForSpec).
 #include "adapters/kubernetes/action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
@@ -33,10 +37,14 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
   const Value* pod_template = ValueAt(statefulset, {"spec", "template"});
   if (pod_template == nullptr)
     return Error{ErrorCode::kFailedPrecondition, "the StatefulSet has no pod template", {}};
-  Value patch = FencedMergePatch(
-      FieldText(statefulset, {"metadata", "resourceVersion"}), "spec",
-      Value::MakeMap(
-          {{Value::String("template"), PodTemplateForSpec(context.observed_etcd(), *pod_template)}}));
+  Value new_template = PodTemplateForSpec(context.observed_etcd(), *pod_template);
+  if (RenderedGeneration(statefulset) >= 0) {
+    auto rendered = EtcdStatefulSet(context.observed_etcd(), FieldInt(statefulset, {"spec", "replicas"}, 0));
+    if (!rendered.ok()) return rendered.error();
+    new_template = *ValueAt(*rendered, {"spec", "template"});
+  }
+  Value patch = FencedMergePatch(FieldText(statefulset, {"metadata", "resourceVersion"}), "spec",
+                                 Value::MakeMap({{Value::String("template"), std::move(new_template)}}));
   // The generation it is now rendered from (CreateStatefulSet's check).
   patch = WithField(patch, "metadata",
                     WithField(*ValueAt(patch, {"metadata"}), "annotations",
