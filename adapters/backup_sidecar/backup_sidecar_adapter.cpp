@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "adapters/kubernetes/agent_lease.h"
+#include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 #include "engine/common/json_value.h"
 #include "platform/base64.h"
@@ -38,10 +39,10 @@ Result<BackupSidecarAdapter::Sidecar> BackupSidecarAdapter::Connect(RequestLog& 
   std::string pod_name;
   for (const Value& pod : FieldList(document_, {"pods"})) {
     const std::string pod_ip = FieldText(pod, {"status", "podIP"});
-    if (pod_ip.empty()) continue;
-    if (ip.empty() || FieldText(pod, {"metadata", "name"}) == leader) {
+    const std::string name = FieldText(pod, {"metadata", "name"});
+    if (!pod_ip.empty() && (ip.empty() || name == leader)) {
       ip = pod_ip;
-      pod_name = FieldText(pod, {"metadata", "name"});
+      pod_name = name;
     }
   }
   if (ip.empty())
@@ -68,8 +69,8 @@ Result<BackupSidecarAdapter::Sidecar> BackupSidecarAdapter::Connect(RequestLog& 
   }
   TlsConfig verify;
   verify.ca_pem = *ca;
-  const std::string host = pod_name + "." + FieldText(document_, {"etcd", "metadata", "name"}) + "-peer." +
-                           namespace_name + ".svc";
+  const Value* etcd = ValueAt(document_, {"etcd"});
+  const std::string host = MemberDnsName(etcd != nullptr ? *etcd : Value::Null(), pod_name);
   auto client = std::make_unique<HttpClient>(verify);
   client->set_connect_to(host + ":" + port + ":" + address + ":" + port);
   return Sidecar{"https://" + host + ":" + port, std::move(client)};

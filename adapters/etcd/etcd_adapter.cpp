@@ -14,9 +14,9 @@ bool HasPeerUrl(const EtcdMember& member, const std::string& url) {
   return std::find(member.peer_urls.begin(), member.peer_urls.end(), url) != member.peer_urls.end();
 }
 
-// The member a RemoveMember step means: by ID, or by name when it has none.
-const EtcdMember* RemovalTarget(const PlanStep& step, const std::vector<EtcdMember>& members,
-                                Status& problem) {
+// The member a RemoveMember or UpdateMemberPeerUrl step means: by ID, or by name when it has none.
+const EtcdMember* MemberOfStep(const PlanStep& step, const std::vector<EtcdMember>& members,
+                               Status& problem) {
   const std::string hex = StepParam(step, "memberID");
   if (!hex.empty()) {
     auto id = ParseMemberIdHex(hex);
@@ -81,7 +81,7 @@ Result<bool> EtcdAdapter::IsDone(const PlanStep& step, RequestLog& log) {
   }
   if (step.action == "RemoveMember") {
     Status problem;
-    const EtcdMember* target = RemovalTarget(step, *members, problem);
+    const EtcdMember* target = MemberOfStep(step, *members, problem);
     if (!problem.ok()) return problem.error();
     return target == nullptr;
   }
@@ -91,7 +91,7 @@ Result<bool> EtcdAdapter::IsDone(const PlanStep& step, RequestLog& log) {
   }
   if (step.action == "UpdateMemberPeerUrl") {
     Status problem;
-    const EtcdMember* member = RemovalTarget(step, *members, problem);
+    const EtcdMember* member = MemberOfStep(step, *members, problem);
     if (!problem.ok()) return problem.error();
     if (member == nullptr) return Error{ErrorCode::kNotFound, "no member " + StepParam(step, "memberID"), {}};
     return member->peer_urls == std::vector<std::string>{StepParam(step, "peerURL")};
@@ -119,7 +119,7 @@ Status EtcdAdapter::Perform(const PlanStep& step, RequestLog& log) {
   }
   if (step.action == "RemoveMember") {
     Status problem;
-    const EtcdMember* target = RemovalTarget(step, *members, problem);
+    const EtcdMember* target = MemberOfStep(step, *members, problem);
     if (!problem.ok()) return problem;
     if (target == nullptr) return {};  // already gone
     Status removed = client_.MemberRemove(target->id, log);
@@ -135,7 +135,7 @@ Status EtcdAdapter::Perform(const PlanStep& step, RequestLog& log) {
   }
   if (step.action == "UpdateMemberPeerUrl") {
     Status problem;
-    const EtcdMember* member = RemovalTarget(step, *members, problem);
+    const EtcdMember* member = MemberOfStep(step, *members, problem);
     if (!problem.ok()) return problem;
     if (member == nullptr) {
       return Error{ErrorCode::kNotFound, "no member " + StepParam(step, "memberID") + " to update", {}};

@@ -39,6 +39,10 @@ Result<Value> EtcdConfigMap(const Value& etcd, int64_t replicas);
 // initial-cluster; -1 when it has none or cannot be read.
 int64_t InitialClusterSize(const Value& config_map);
 
+// A member Pod's DNS name through the headless peer Service:
+// "<pod>.<etcd>-peer.<namespace>.svc".
+std::string MemberDnsName(const Value& etcd, const std::string& pod);
+
 // The client Service (<etcd>-client) and the headless peer Service
 // (<etcd>-peer, not-ready addresses published so that members find each
 // other before they are Ready), both selecting the member pods.

@@ -26,8 +26,8 @@ Result<Value> EtcdConfigMap(const Value& etcd, int64_t replicas) {
   std::string initial_cluster;
   for (int64_t i = 0; i < std::max<int64_t>(replicas, 1); ++i) {
     const std::string member = name + "-" + std::to_string(i);
-    initial_cluster += (i == 0 ? "" : ",") + member + "=" + peer + "://" + member + "." + name + "-peer." +
-                       ns + ".svc:" + peer_port;
+    initial_cluster +=
+        (i == 0 ? "" : ",") + member + "=" + peer + "://" + MemberDnsName(etcd, member) + ":" + peer_port;
   }
   YAML::Emitter yaml;
   yaml << YAML::BeginMap;

@@ -5,6 +5,11 @@
 
 namespace ruleplane {
 
+std::string MemberDnsName(const Value& etcd, const std::string& pod) {
+  return pod + "." + FieldText(etcd, {"metadata", "name"}) + "-peer." +
+         FieldText(etcd, {"metadata", "namespace"}) + ".svc";
+}
+
 Result<Value::List> EtcdServices(const Value& etcd) {
   const std::string name = FieldText(etcd, {"metadata", "name"});
   if (FieldText(etcd, {"metadata", "uid"}).empty()) return Missing(etcd, "metadata.uid", "is not set");

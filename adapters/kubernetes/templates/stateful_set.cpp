@@ -10,9 +10,7 @@ namespace {
 // "<scheme>://<pod>.<etcd>-peer.<namespace>.svc:<port>", the pod's DNS name
 // through the headless peer Service.
 std::string MemberUrl(const Value& etcd, std::string_view tls_field, int64_t port) {
-  const std::string name = FieldText(etcd, {"metadata", "name"});
-  return Scheme(etcd, tls_field) + "://$(POD_NAME)." + name + "-peer." +
-         FieldText(etcd, {"metadata", "namespace"}) + ".svc:" + std::to_string(port);
+  return Scheme(etcd, tls_field) + "://" + MemberDnsName(etcd, "$(POD_NAME)") + ":" + std::to_string(port);
 }
 
 // The backup sidecar's snapshot flags from spec.backup, as etcd-druid's
