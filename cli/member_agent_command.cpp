@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kMemberAgentUsage =
     R"(usage: ruleplane member-agent --name NAME --client-url URL --endpoints URL[,URL] --etcd NAME
-                             [--namespace NS] [--kubeconfig FILE] [--context NAME]
+                             [--peer-url URL] [--namespace NS] [--kubeconfig FILE] [--context NAME]
                              [--cacert FILE --cert FILE --key FILE]
                              [--backup-store DIR | --storage-provider Local|S3 ...]
                              [--schedule CRON] [--delta-snapshot-period DURATION]
@@ -31,7 +31,10 @@ constexpr const char* kMemberAgentUsage =
 
 Beside an etcd member, every heartbeat (--k8s-heartbeat-duration, default 10s):
 renews the member's Lease (named --name) with "<memberID>:<Leader|Member>"
-while the member answers and votes. Apart from the heartbeat, so that a long
+while the member answers and votes; with --peer-url (the URL the member's
+etcd advertises to its peers, as member-init's), a healthy member that the
+member list has at another peer URL is updated to it there, as
+etcd-backup-restore's sidecar does at its start. Apart from the heartbeat, so that a long
 snapshot never delays the Lease: when the member leads and a backup store is
 given, takes the full snapshot --schedule asks for (cron, default
 "0 */1 * * *": hourly) or a delta every --delta-snapshot-period (default 20s;
@@ -93,6 +96,7 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
   if (HelpRequested(args)) return PrintUsage(usage, out);
   Flags flags(WithStoreFlags({{"--name"},
                               {"--client-url"},
+                              {"--peer-url"},
                               {"--endpoints"},
                               {"--etcd"},
                               {"--namespace"},
@@ -171,15 +175,16 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
   agent.member_name = flags.Get("--name");
   agent.etcd_name = flags.Get("--etcd");
   agent.client_url = flags.Get("--client-url");
+  agent.peer_url = flags.Get("--peer-url");
   agent.namespace_name = flags.Get("--namespace", config->namespace_name);
   agent.full_snapshot_lease = flags.Get("--etcd") + "-full-snap";
   agent.delta_snapshot_lease = flags.Get("--etcd") + "-delta-snap";
   agent.schedule = flags.Get("--schedule", agent.schedule);
   // Lease durations are whole seconds: at least one.
   agent.heartbeat = std::max(std::chrono::ceil<std::chrono::seconds>(heartbeat), std::chrono::seconds(1));
-  std::vector<std::string> client_url;
+  std::vector<std::string> client_url, peer_url;
   if (!flags.GetUrls("--endpoints", options.etcd.endpoints, err) ||
-      !flags.GetUrls("--client-url", client_url, err))
+      !flags.GetUrls("--client-url", client_url, err) || !flags.GetUrls("--peer-url", peer_url, err))
     return kExitUsage;
   options.etcd.tls = TlsFromFlags(flags);
   options.kube = *config;

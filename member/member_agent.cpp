@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "adapters/etcd/membership_change.h"
 #include "member/surplus_members.h"
 
 namespace ruleplane {
@@ -19,8 +20,11 @@ Value AgentRound::ToValue() const {
                          {Value::String("collected"), StringList(collected)},
                          {Value::String("removed"), StringList(removed)},
                          {Value::String("kept"), StringList(kept)},
+                         {Value::String("peerURLUpdated"), Value::String(peer_url_updated)},
                          {Value::String("error"), Value::String(error)}});
 }
+
+void AgentRound::AddError(const std::string& text) { error += (error.empty() ? "" : "; ") + text; }
 
 MemberAgent::MemberAgent(MemberAgentOptions options, EtcdClient& cluster, KubeClient& kube)
     : options_(std::move(options)), cluster_(cluster), kube_(kube) {}
@@ -93,6 +97,21 @@ Status MemberAgent::RemoveSurplusMember(const std::vector<EtcdMember>& members, 
   return {};
 }
 
+Status MemberAgent::UpdateOwnPeerUrl(const std::vector<EtcdMember>& members, const EtcdStatus& self,
+                                     AgentRound& round) {
+  if (options_.peer_url.empty()) return {};
+  for (const EtcdMember& member : members) {
+    if (member.id != self.member_id || member.peer_urls == std::vector<std::string>{options_.peer_url})
+      continue;
+    if (Status alone = NoOtherMemberJoining(members, options_.peer_url); !alone.ok()) return alone;
+    RequestLog log;
+    if (Status updated = cluster_.MemberUpdate(member.id, {options_.peer_url}, log); !updated.ok())
+      return updated;
+    round.peer_url_updated = options_.peer_url;
+  }
+  return {};
+}
+
 AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
   AgentRound round;
   RequestLog reads;
@@ -124,26 +143,29 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
   // "<memberID>:<clusterID>:<role>", both IDs in hex without padding.
   round.holder_identity = MemberIdHex(status->member_id) + ":" + MemberIdHex(status->cluster_id) +
                           (leads ? ":Leader" : ":Member");
+  if (Status updated = UpdateOwnPeerUrl(*members, *status, round); !updated.ok())
+    round.AddError("the peer URL in the member list stays: " + updated.error().message);
   // Peer TLS as the cluster knows this member now (its peer URLs in the member list).
   bool peer_tls = false;
   for (const EtcdMember& member : *members) {
     if (member.id != status->member_id) continue;
-    peer_tls = !member.peer_urls.empty() &&
-               std::all_of(member.peer_urls.begin(), member.peer_urls.end(),
-                           [](const std::string& url) { return url.rfind("https://", 0) == 0; });
+    const std::vector<std::string> urls =
+        round.peer_url_updated.empty() ? member.peer_urls : std::vector<std::string>{round.peer_url_updated};
+    peer_tls = !urls.empty() && std::all_of(urls.begin(), urls.end(), [](const std::string& url) {
+      return url.rfind("https://", 0) == 0;
+    });
   }
   if (Status renewed =
           RenewAgentLease(kube_, options_.namespace_name, options_.member_name, round.holder_identity, now,
                           3 * options_.heartbeat.count(), status->revision,
                           {{kPeerTlsEnabledAnnotation, peer_tls ? "true" : "false"}});
       !renewed.ok()) {
-    round.error = renewed.error().message;
+    round.AddError(renewed.error().message);
     round.holder_identity.clear();
   }
   if (leads) {
     if (Status cleaned = RemoveSurplusMember(*members, *status, round); !cleaned.ok())
-      round.error +=
-          std::string(round.error.empty() ? "" : "; ") + "surplus members: " + cleaned.error().message;
+      round.AddError("surplus members: " + cleaned.error().message);
   }
   return round;
 }

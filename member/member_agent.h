@@ -9,6 +9,12 @@
 //     ruleplane.dev/revision (the controller's data-loss bound compares it
 //     with the backup's); an unhealthy member's lease is left to expire, which
 //     is how etcd-druid notices it;
+//   - while the member is healthy and the member list has it at a peer URL
+//     other than the one its etcd advertises (a member started at https
+//     while the cluster could not commit the change: member-init's decision
+//     I19 without a quorum), update the list to that URL, as
+//     etcd-backup-restore's sidecar does at its start (updatePeerURLIfChanged,
+//     pkg/server/backuprestoreserver.go); not while another member joins;
 //   - when the member leads, remove at most one etcd member a scale-down left
 //     behind (surplus_members.h: learners first, the leader last), only when
 //     no running Pod stands for it and the cluster stays quorate without it,
@@ -44,6 +50,9 @@ struct MemberAgentOptions {
   std::string member_name;  // also its Lease's name
   std::string etcd_name;    // the Etcd object whose BackupReady condition it keeps; "" = none
   std::string client_url;   // this member's client URL
+  // The peer URL this member's etcd advertises (member-init's --peer-url);
+  // "" = not known, the member list's is left as it is.
+  std::string peer_url;
   std::string namespace_name;
   std::string full_snapshot_lease;   // "" = none
   std::string delta_snapshot_lease;  // "" = none
@@ -81,7 +90,9 @@ struct AgentRound {
   std::vector<std::string> collected;  // the snapshots garbage-collected (--once only)
   std::vector<std::string> removed;    // the surplus member removed from the etcd cluster (at most one)
   std::vector<std::string> kept;       // surplus members left in place, "<name>: why"
-  std::string error;                   // what went wrong, "" when nothing
+  std::string peer_url_updated;  // the peer URL the member list now has for this member, "" when unchanged
+  std::string error;             // what went wrong, "" when nothing
+  void AddError(const std::string& text);  // error, or "; " and text after it
   Value ToValue() const;
 };
 
@@ -103,6 +114,8 @@ class MemberAgent {
   // The members that answer their status now with this cluster's ID and a
   // leader (this member included).
   std::set<uint64_t> HealthyMembers(const std::vector<EtcdMember>& members, const EtcdStatus& self);
+  // The peer URL repair: the member list's entry for this member made options_.peer_url.
+  Status UpdateOwnPeerUrl(const std::vector<EtcdMember>& members, const EtcdStatus& self, AgentRound& round);
   // Why `member` must stay because of its Pod: "" when no running Pod stands for it.
   std::string PodStandsFor(const EtcdMember& member);
 

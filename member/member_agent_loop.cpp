@@ -108,13 +108,13 @@ AgentRound RunMemberAgentOnce(const MemberAgentLoopOptions& options) {
   if (round.healthy && !options.store.provider.empty()) {
     auto side = OpenBackupSide(options, nullptr);
     if (!side.ok()) {
-      round.error += (round.error.empty() ? "" : "; ") + ("backup store: " + side.error().message);
+      round.AddError("backup store: " + side.error().message);
       return round;
     }
     const BackupRound backup = (*side)->backups.Run(std::chrono::system_clock::now());
     round.backup = backup.backup;
     round.collected = backup.collected;
-    if (!backup.error.empty()) round.error += (round.error.empty() ? "" : "; ") + backup.error;
+    if (!backup.error.empty()) round.AddError(backup.error);
   }
   return round;
 }

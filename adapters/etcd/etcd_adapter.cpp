@@ -2,16 +2,14 @@
 
 #include <algorithm>
 
+#include "adapters/etcd/membership_change.h"
+
 namespace ruleplane {
 namespace {
 
 bool BoolParam(const PlanStep& step, std::string_view name) {
   const Value* value = step.params.is_map() ? step.params.Find(name) : nullptr;
   return value != nullptr && value->is_bool() && value->bool_value();
-}
-
-bool HasPeerUrl(const EtcdMember& member, const std::string& url) {
-  return std::find(member.peer_urls.begin(), member.peer_urls.end(), url) != member.peer_urls.end();
 }
 
 // The member a RemoveMember or UpdateMemberPeerUrl step means: by ID, or by name when it has none.
@@ -42,23 +40,6 @@ const EtcdMember* ByName(const std::vector<EtcdMember>& members, const std::stri
     if (member.name == name) return &member;
   }
   return nullptr;
-}
-
-// One membership change at a time (issue 23, hazard 18): a member other than
-// the one with `peer_url` that was added and has not started yet, or a
-// learner, is still joining; two voters added at once left a cluster without
-// a leader.
-Status NoOtherMemberJoining(const std::vector<EtcdMember>& members, const std::string& peer_url) {
-  for (const EtcdMember& member : members) {
-    if (!HasPeerUrl(member, peer_url) && (member.name.empty() || member.is_learner)) {
-      return Error{
-          ErrorCode::kUnavailable,
-          "member " + MemberIdHex(member.id) +
-              " is still joining (added and not started, or a learner): one membership change at a time",
-          {}};
-    }
-  }
-  return {};
 }
 
 std::string NameParam(const PlanStep& step) {

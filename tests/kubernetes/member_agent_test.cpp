@@ -429,6 +429,61 @@ TEST_F(MemberAgentTlsTest, TriggerFullSnapshotOverHttpsVerifiesTheLeadersAgentAg
   TriggerFullSnapshotThroughTheLeadersSidecar(true);
 }
 
+// A member that started at an https peer URL while the cluster could not
+// commit the change (member-init's I19 without a quorum: the leader was the
+// member just restarted) stays at http in the member list, and its peers dial
+// it at http, which it refuses. Its agent's heartbeat, once the member is
+// healthy, updates the list to the URL the member advertises; the others'
+// agents change nothing.
+TEST_F(MemberAgentTest, AMemberTheListHasAtAnotherPeerUrlIsUpdatedToTheOneItAdvertises) {
+  const std::string plain_peer_url = etcd_->member(0).peer_url;
+  auto pki = TestPki::Create(dir_->path() + "/pki");
+  ASSERT_TRUE(pki.ok()) << pki.error().message;
+  etcd_->EnableTls(*pki, /*peers_only=*/true);
+  etcd_->StopMember(2);
+  ASSERT_TRUE(etcd_->StartMember(2, "existing").ok());
+  ASSERT_TRUE(etcd_->WaitReady(2).ok());
+  const std::string https_url = etcd_->member(2).peer_url;
+  ASSERT_EQ(https_url.rfind("https://", 0), 0u) << https_url;
+
+  EtcdClient client = etcd_->Client();
+  auto peer_urls = [&](const std::string& name) {
+    auto members = client.MemberList(log_);
+    EXPECT_TRUE(members.ok());
+    for (const EtcdMember& member : members.ok() ? *members : std::vector<EtcdMember>{})
+      if (member.name == name) return member.peer_urls;
+    return std::vector<std::string>{};
+  };
+  ASSERT_NE(peer_urls(etcd_->member(2).name), std::vector<std::string>{https_url})
+      << "restarted without the update";
+
+  const CommandResult unchanged = Agent(0, "--peer-url " + plain_peer_url);
+  ASSERT_EQ(unchanged.exit_code, 0) << unchanged.out << unchanged.err;
+  EXPECT_EQ(TextAt(Round(unchanged), {"peerURLUpdated"}), "") << unchanged.out;
+  EXPECT_EQ(peer_urls(etcd_->member(0).name), std::vector<std::string>{plain_peer_url});
+
+  // Right after its start the member may not know the leader yet: heartbeats until it does.
+  CommandResult repaired;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        repaired = Agent(2, "--peer-url " + https_url);
+        return repaired.exit_code == 0;
+      },
+      std::chrono::seconds(30), std::chrono::seconds(1)))
+      << repaired.out << repaired.err;
+  EXPECT_EQ(TextAt(Round(repaired), {"peerURLUpdated"}), https_url) << repaired.out;
+  EXPECT_EQ(peer_urls(etcd_->member(2).name), std::vector<std::string>{https_url});
+  EXPECT_EQ(TextAt(Get("leases", etcd_->member(2).name),
+                   {"metadata", "annotations", "member.etcd.gardener.cloud/tls-enabled"}),
+            "true");
+
+  const CommandResult again = Agent(2, "--peer-url " + https_url);
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(TextAt(Round(again), {"peerURLUpdated"}), "") << "nothing left to update: " << again.out;
+  NumberedWriter writer(etcd_->ClientUrls(), "repaired/");
+  EXPECT_TRUE(writer.WriteSome(10).ok());
+}
+
 TEST_F(MemberAgentTest, TheLeaderCollectsLimitBasedAllButTheNewestFullsKeepingAFinalOne) {
   NumberedWriter writer(etcd_->ClientUrls(), "gc/");
   ASSERT_TRUE(writer.WriteSome(60).ok());

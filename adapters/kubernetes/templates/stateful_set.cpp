@@ -152,6 +152,7 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
   const int64_t client_port = FieldInt(etcd, {"spec", "etcd", "clientPort"}, 2379);
   const int64_t peer_port = FieldInt(etcd, {"spec", "etcd", "serverPort"}, 2380);
   const std::string client_url = MemberUrl(etcd, "clientUrlTls", client_port);
+  const std::string peer_url = MemberUrl(etcd, "peerUrlTls", peer_port);
   const std::string storage = FieldText(etcd, {"spec", "storageCapacity"}, "16Gi");
   const std::string claim = FieldText(etcd, {"spec", "volumeClaimTemplate"}, name);
 
@@ -165,16 +166,15 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
                     {{"name", EtcdConfigMapName(etcd)},
                      {"items", Json::array({{{"key", "etcd.conf.yaml"}, {"path", "etcd.conf.yaml"}}})}}}}};
   Json init_args = {"member-init", "--etcd-name=" + name, "--name=$(POD_NAME)",
-                    "--namespace=$(POD_NAMESPACE)", "--peer-url=" + MemberUrl(etcd, "peerUrlTls", peer_port),
-                    "--client-url=" + client_url, "--data-dir=/var/etcd/data/new.etcd",
-                    "--config-template=/var/etcd/config/etcd.conf.yaml",
+                    "--namespace=$(POD_NAMESPACE)", "--peer-url=" + peer_url, "--client-url=" + client_url,
+                    "--data-dir=/var/etcd/data/new.etcd", "--config-template=/var/etcd/config/etcd.conf.yaml",
                     "--config-out=/var/etcd/data/etcd.conf.yaml",
                     // While the first member restores, the others wait in member-init rather than
                     // in the kubelet's restart back-off, which grows to 5 minutes.
                     "--wait-for-cluster=120"};
   const int64_t backup_port = FieldInt(etcd, {"spec", "backup", "port"}, 8080);
   Json agent_args = {"member-agent", "--etcd=" + name, "--name=$(POD_NAME)", "--namespace=$(POD_NAMESPACE)",
-                     "--client-url=" + client_url, "--endpoints=" + client_url,
+                     "--client-url=" + client_url, "--peer-url=" + peer_url, "--endpoints=" + client_url,
                      // etcd-backup-restore's HTTP API, where etcd-druid asks for snapshots; on
                      // every address of the Pod, said explicitly so that a test kubelet running
                      // Pods as host processes can bind it to the Pod's own address.
