@@ -6,8 +6,10 @@
 #include <ostream>
 
 #include "cli/flags.h"
+#include "controller/cluster_adapters.h"
 #include "engine/common/json_value.h"
 #include "observers/cluster_observer.h"
+#include "observers/maintenance_observer.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -17,7 +19,10 @@ constexpr const char* kObserveClusterUsage =
 
 Prints the EtcdClusterSnapshot of one Etcd object, read from the API server:
 the Etcd, its StatefulSet, the Leases it owns, the Pods its StatefulSet owns
-and its PodDisruptionBudget, as the API returns them. Reads only.
+and its PodDisruptionBudget, as the API returns them, and each member Pod's
+/v3/maintenance/status (maintenanceStatus: its answer, or why there is none),
+asked over its client URL at the Pod's IP, with the Etcd's client TLS. Reads
+only.
 
 The API server: --kubeconfig, else $KUBECONFIG, else ~/.kube/config, else (in
 a Pod) the service account's token and CA. Exec plugins are not supported.
@@ -56,7 +61,10 @@ Result<Snapshot> ObserveClusterSnapshot(const ClusterSource& source) {
   if (!now.ok()) return now.error();
   KubeClient client(*config);
   RequestLog reads;
-  return ObserveCluster(client, namespace_name, name, *now, reads);
+  auto observed = ObserveCluster(client, namespace_name, name, *now, reads);
+  if (!observed.ok()) return observed;
+  return WithMaintenanceStatus(*observed,
+                               ResolveMemberEndpoints(observed->document, client, reads, kMemberCallTimeout));
 }
 
 int RunObserveCluster(const Args& args, std::ostream& out, std::ostream& err) {

@@ -1,7 +1,6 @@
 #include "controller/apply_plan.h"
 
-#include "adapters/backup_sidecar/backup_sidecar_adapter.h"
-#include "adapters/kubernetes/kubernetes_adapter.h"
+#include "controller/cluster_adapters.h"
 
 namespace ruleplane {
 
@@ -10,20 +9,22 @@ ExecutionReport ApplyPlan(const KubeConfig& kube, const Snapshot& snapshot, cons
                           Journal* journal, const ApplyOptions& options) {
   KubeClient client(kube);
   client.set_server_dry_run(options.dry_run == ApplyOptions::DryRun::kServer);
-  KubernetesAdapter kubernetes(client, snapshot);
-  BackupSidecarAdapter sidecar(snapshot, client);
-  AdapterSet adapters;
-  adapters.Add(&kubernetes);
-  adapters.Add(&sidecar);
+  // The members are reached only for a plan with etcd steps (a defragmentation).
+  std::optional<Result<MemberEndpoints>> members;
+  if (PlansEtcdSteps(plan)) {
+    RequestLog reads;
+    members = ResolveMemberEndpoints(snapshot.document, client, reads, kMemberCallTimeout);
+  }
+  ClusterAdapters adapters(client, snapshot, members && members->ok() ? &**members : nullptr);
   ExecutorOptions executor_options;
   executor_options.dry_run = options.dry_run == ApplyOptions::DryRun::kClient;
   executor_options.allow_disruptive = options.allow_disruptive;
   executor_options.command =
       options.dry_run == ApplyOptions::DryRun::kServer ? "apply --dry-run=server" : "apply";
   const Value* name = ValueAt(snapshot.document, {"etcd", "metadata", "name"});
-  executor_options.subject = "etcd " + kubernetes.namespace_name() + "/" +
+  executor_options.subject = "etcd " + adapters.kubernetes().namespace_name() + "/" +
                              (name != nullptr && name->is_string() ? name->string_value() : "");
-  Executor executor(adapters, journal, executor_options);
+  Executor executor(adapters.set(), journal, executor_options);
   return executor.Run(plan, snapshot, rule_sets, {});
 }
 

@@ -5,15 +5,17 @@
 #include <ctime>
 #include <syncstream>
 
-#include "adapters/backup_sidecar/backup_sidecar_adapter.h"
 #include "adapters/kubernetes/etcd_event.h"
-#include "adapters/kubernetes/kubernetes_adapter.h"
+#include "controller/cluster_adapters.h"
 #include "controller/last_operation.h"
 #include "engine/common/json_value.h"
 #include "engine/common/sha256.h"
 #include "engine/common/time_util.h"
+#include "engine/expr/access_tree.h"
 #include "engine/plan/plan.h"
+#include "engine/plan/snapshot_projection.h"
 #include "observers/cluster_observer.h"
+#include "observers/maintenance_observer.h"
 
 namespace ruleplane {
 namespace {
@@ -54,7 +56,10 @@ EtcdReconciler::EtcdReconciler(const ObjectCache& cache, KubeClient& client,
       journal_(journal),
       options_(options),
       metrics_(metrics),
-      log_(log) {}
+      log_(log),
+      reads_maintenance_(std::any_of(rule_sets_.begin(), rule_sets_.end(), [](const auto& compiled) {
+        return SnapshotReads(*compiled)->fields.count("maintenanceStatus") > 0;
+      })) {}
 
 ControllerGateOptions EtcdReconciler::GateOptions() const {
   return {options_.auto_recover_quorum_loss, options_.min_disruptive_interval};
@@ -66,24 +71,23 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   const std::string namespace_name = key.substr(0, slash), name = key.substr(slash + 1);
   auto now = TimestampFromUnixSeconds(std::time(nullptr));
   if (!now.ok()) return now.error();
-  auto snapshot = ObserveClusterFromCache(cache_, namespace_name, name, *now);
+  std::optional<Result<MemberEndpoints>> members;
+  auto snapshot = WithMembers(ObserveClusterFromCache(cache_, namespace_name, name, *now), members);
   if (!snapshot.ok()) return snapshot.error();
   const Value& etcd = *snapshot->document.Find("etcd");
   ControllerMetrics::ClusterState state = StateOf(etcd);
 
   auto plan = MakePlan(rule_sets_, *snapshot, options_.evaluation, catalogue_);
   if (!plan.ok()) return plan.error();
+  if (!members && PlansEtcdSteps(*plan)) members = ResolveMembers(snapshot->document);
   const std::string digest = PlanDigest(*plan);
   ExecutionReport report;
   report.state = "succeeded";
   Value intent;  // written before a disruptive step acted, when one did
   // A rule set that could not decide is a refusal even with no step planned.
   if (!plan->steps.empty() || plan->has_error() || plan->has_violation()) {
-    KubernetesAdapter kubernetes(client_, *snapshot);
-    BackupSidecarAdapter sidecar(*snapshot, client_);
-    AdapterSet adapters;
-    adapters.Add(&kubernetes);
-    adapters.Add(&sidecar);
+    ClusterAdapters adapters(client_, *snapshot, members && members->ok() ? &**members : nullptr);
+    KubernetesAdapter& kubernetes = adapters.kubernetes();
     ExecutorOptions options;
     options.dry_run = options_.dry_run;
     options.allow_disruptive = options_.allow_disruptive;
@@ -129,7 +133,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
                              << std::endl;
       RecordEvent(etcd, planned, digest, step, *now);
     };
-    Executor executor(adapters, journal_, options);
+    Executor executor(adapters.set(), journal_, options);
     report = executor.Run(*plan, *snapshot, rule_sets_, options_.evaluation);
     if (report.state == "refused") {
       for (size_t i = 0; i < report.steps.size(); ++i) {
@@ -159,12 +163,25 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   return ReconcileResult{report.requeue_after};
 }
 
+Result<MemberEndpoints> EtcdReconciler::ResolveMembers(const Value& snapshot) {
+  RequestLog reads;
+  return ResolveMemberEndpoints(snapshot, client_, reads, kMemberCallTimeout);
+}
+
+Result<Snapshot> EtcdReconciler::WithMembers(Result<Snapshot> observed,
+                                             std::optional<Result<MemberEndpoints>>& members) {
+  if (!observed.ok() || !reads_maintenance_) return observed;
+  members = ResolveMembers(observed->document);
+  return WithMaintenanceStatus(*observed, *members);
+}
+
 Status EtcdReconciler::Recheck(const std::string& namespace_name, const std::string& name,
                                const PlanStep& step) {
   auto now = TimestampFromUnixSeconds(std::time(nullptr));
   if (!now.ok()) return now.error();
   RequestLog reads;
-  auto fresh = ObserveCluster(client_, namespace_name, name, *now, reads);
+  std::optional<Result<MemberEndpoints>> members;
+  auto fresh = WithMembers(ObserveCluster(client_, namespace_name, name, *now, reads), members);
   if (!fresh.ok()) return fresh.error();
   auto replanned = MakePlan(rule_sets_, *fresh, options_.evaluation, catalogue_);
   if (!replanned.ok()) return replanned.error();

@@ -25,11 +25,13 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "adapters/kubernetes/kube_client.h"
+#include "adapters/kubernetes/member_endpoints.h"
 #include "adapters/kubernetes/object_cache.h"
 #include "controller/controller_gates.h"
 #include "controller/controller_metrics.h"
@@ -73,6 +75,11 @@ class EtcdReconciler {
   // The re-check before a disruptive step: kConflict when a fresh
   // observation no longer plans it or a gate now holds it back.
   Status Recheck(const std::string& namespace_name, const std::string& name, const PlanStep& step);
+  // How to reach the members of the Etcd the snapshot holds.
+  Result<MemberEndpoints> ResolveMembers(const Value& snapshot);
+  // The observation with the members' maintenance status when a rule set
+  // reads it (resolving `members` to read it).
+  Result<Snapshot> WithMembers(Result<Snapshot> observed, std::optional<Result<MemberEndpoints>>& members);
   // The Event of a step that ended: performed, failed, waiting for an
   // approval, or in a dry run each request it would send.
   void RecordEvent(const Value& etcd, const PlanStep& planned, const std::string& digest,
@@ -88,6 +95,7 @@ class EtcdReconciler {
   ReconcilerOptions options_;
   ControllerMetrics& metrics_;
   std::ostream& log_;
+  const bool reads_maintenance_;  // a rule set reads maintenanceStatus
 };
 
 }  // namespace ruleplane

@@ -64,6 +64,12 @@ Adapter* AdapterSet::Find(std::string_view kind) const {
   return found == adapters_.end() ? nullptr : found->second;
 }
 
+std::vector<std::string> AdapterSet::kinds() const {
+  std::vector<std::string> kinds;
+  for (const auto& entry : adapters_) kinds.push_back(entry.first);
+  return kinds;
+}
+
 Executor::Executor(const AdapterSet& adapters, Journal* journal, ExecutorOptions options)
     : adapters_(adapters), journal_(journal), options_(std::move(options)) {}
 

@@ -55,6 +55,7 @@ class AdapterSet {
  public:
   void Add(Adapter* adapter) { adapters_[std::string(adapter->kind())] = adapter; }
   Adapter* Find(std::string_view kind) const;
+  std::vector<std::string> kinds() const;
 
  private:
   std::map<std::string, Adapter*, std::less<>> adapters_;

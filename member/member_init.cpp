@@ -45,4 +45,6 @@ ExecutionReport ExecuteMemberInit(const MemberInitDecision& decision, const Memb
   return executor.Run(decision.plan, decision.snapshot, rule_sets, {});
 }
 
+std::vector<std::string> MemberInitAdapterKinds() { return {"local", "etcd"}; }
+
 }  // namespace ruleplane

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/match/compiled_rule_set.h"
@@ -41,5 +42,9 @@ struct MemberInitExecution {
 ExecutionReport ExecuteMemberInit(const MemberInitDecision& decision, const MemberObservationSources& sources,
                                   const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,
                                   const MemberInitExecution& execution);
+
+// The adapter kinds ExecuteMemberInit registers (etcd's when the cluster is
+// known), for the conformance check (cli/process_profiles.h).
+std::vector<std::string> MemberInitAdapterKinds();
 
 }  // namespace ruleplane

@@ -1,5 +1,7 @@
 #include "observers/cluster_observer.h"
 
+#include "adapters/kubernetes/etcd_templates.h"
+
 namespace ruleplane {
 namespace {
 
@@ -33,7 +35,8 @@ Value::List Items(const Value& list) {
 
 // The snapshot of these objects (null: absent).
 Result<Snapshot> Assemble(const Value& etcd, const Value& statefulset, const Value::List& leases,
-                          const Value::List& pods, const Value& budget, Timestamp now) {
+                          const Value::List& pods, const Value& budget, const Value& compaction_job,
+                          Timestamp now) {
   Value::Map document = {{Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
                          {Value::String("kind"), Value::String("EtcdClusterSnapshot")},
                          {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
@@ -42,6 +45,7 @@ Result<Snapshot> Assemble(const Value& etcd, const Value& statefulset, const Val
   document.emplace_back(Value::String("leases"), OwnedBy(leases, Uid(etcd)));
   document.emplace_back(Value::String("pods"), OwnedBy(pods, statefulset.is_null() ? "" : Uid(statefulset)));
   if (!budget.is_null()) document.emplace_back(Value::String("podDisruptionBudget"), budget);
+  if (!compaction_job.is_null()) document.emplace_back(Value::String("compactionJob"), compaction_job);
   return SnapshotFromValue(Value::MakeMap(std::move(document)));
 }
 
@@ -70,8 +74,10 @@ Result<Snapshot> ObserveCluster(KubeClient& client, const std::string& namespace
     budget = GetIfPresent(client, {"policy/v1beta1", "poddisruptionbudgets", namespace_name, name, ""}, log);
   }
   if (!budget.ok()) return budget.error();
+  auto job = GetIfPresent(client, {"batch/v1", "jobs", namespace_name, CompactionJobName(*etcd), ""}, log);
+  if (!job.ok()) return job.error();
 
-  return Assemble(*etcd, *statefulset, Items(*leases), Items(*pods), *budget, now);
+  return Assemble(*etcd, *statefulset, Items(*leases), Items(*pods), *budget, *job, now);
 }
 
 Result<Snapshot> ObserveClusterFromCache(const ObjectCache& cache, const std::string& namespace_name,
@@ -83,7 +89,8 @@ Result<Snapshot> ObserveClusterFromCache(const ObjectCache& cache, const std::st
   const Value::List pods =
       statefulset.is_null() ? Value::List{} : cache.ListOwnedBy("pods", namespace_name, Uid(statefulset));
   return Assemble(*etcd, statefulset, leases, pods,
-                  cache.Get("poddisruptionbudgets", namespace_name, name).value_or(Value::Null()), now);
+                  cache.Get("poddisruptionbudgets", namespace_name, name).value_or(Value::Null()),
+                  cache.Get("jobs", namespace_name, CompactionJobName(*etcd)).value_or(Value::Null()), now);
 }
 
 }  // namespace ruleplane

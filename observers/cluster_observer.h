@@ -1,7 +1,8 @@
 // Observing an etcd cluster on Kubernetes: the EtcdClusterSnapshot of one
 // Etcd object, read from the API server (reads only): the Etcd object, its
 // StatefulSet, the Leases the Etcd owns (member and snapshot leases), the
-// Pods the StatefulSet owns, and the PodDisruptionBudget, each exactly as
+// Pods the StatefulSet owns, the PodDisruptionBudget and the compaction Job
+// (<etcd>-compactor, when there is one), each exactly as
 // the API returned it, as examples/README.md assembles one from kubectl.
 // `observedAt` is taken before the first read, so every "for longer than"
 // errs on the safe side.
@@ -22,7 +23,7 @@ Result<Snapshot> ObserveCluster(KubeClient& client, const std::string& namespace
                                 const std::string& name, Timestamp now, RequestLog& log);
 
 // The same snapshot from a cache that follows etcds, statefulsets, leases,
-// pods and poddisruptionbudgets: no request to the API server.
+// pods, poddisruptionbudgets and jobs: no request to the API server.
 Result<Snapshot> ObserveClusterFromCache(const ObjectCache& cache, const std::string& namespace_name,
                                          const std::string& name, Timestamp now);
 

@@ -252,7 +252,8 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
   curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_slist* connect_to = connect_to_.empty() ? nullptr : curl_slist_append(nullptr, connect_to_.c_str());
+  curl_slist* connect_to = nullptr;
+  for (const std::string& entry : connect_to_) connect_to = curl_slist_append(connect_to, entry.c_str());
   curl_easy_setopt(curl, CURLOPT_CONNECT_TO, connect_to);
   if (exchange != nullptr && exchange->read_body) {
     curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);

@@ -107,11 +107,11 @@ class HttpClient {
   // While `*cancel` is true, a transfer in progress (an idle watch included)
   // ends within about a second, as if `on_data` had returned false.
   void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
-  // "HOST:PORT:ADDRESS:PORT": a request to HOST:PORT connects to ADDRESS:PORT
-  // instead, and the server's certificate is still verified for HOST
-  // (libcurl's CONNECT_TO): a Pod reached at its IP, its certificate issued
-  // for its DNS name.
-  void set_connect_to(std::string connect_to) { connect_to_ = std::move(connect_to); }
+  // "HOST:PORT:ADDRESS:PORT" each: a request to HOST:PORT connects to
+  // ADDRESS:PORT instead, and the server's certificate is still verified for
+  // HOST (libcurl's CONNECT_TO): a Pod reached at its IP, its certificate
+  // issued for its DNS name.
+  void set_connect_to(std::vector<std::string> connect_to) { connect_to_ = std::move(connect_to); }
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
@@ -144,7 +144,7 @@ class HttpClient {
                       const HttpLimits& limits, const HttpExchange* exchange = nullptr);
   TlsConfig tls_;
   const std::atomic<bool>* cancel_ = nullptr;
-  std::string connect_to_;
+  std::vector<std::string> connect_to_;
   void* curl_ = nullptr;  // CURL*, reused between calls (keep-alive)
 };
 

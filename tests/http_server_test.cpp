@@ -254,7 +254,7 @@ TEST_F(HttpsServer, AClientThatTrustsItsCaIsAnsweredAndNoOtherIs) {
   // A certificate of another host: said so, not blamed on the CA.
   HttpClient elsewhere(TestPki::Files(pki_.ca_cert));
   const std::string port = std::to_string(server_->port());
-  elsewhere.set_connect_to("elsewhere.example:" + port + ":127.0.0.1:" + port);
+  elsewhere.set_connect_to({"elsewhere.example:" + port + ":127.0.0.1:" + port});
   auto misnamed =
       elsewhere.Send("GET", "https://elsewhere.example:" + port + "/healthz", "", std::chrono::seconds(10));
   ASSERT_FALSE(misnamed.ok());

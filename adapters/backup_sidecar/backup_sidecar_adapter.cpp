@@ -5,8 +5,8 @@
 #include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
+#include "adapters/kubernetes/secret_data.h"
 #include "engine/common/json_value.h"
-#include "platform/base64.h"
 
 namespace ruleplane {
 namespace {
@@ -53,26 +53,17 @@ Result<BackupSidecarAdapter::Sidecar> BackupSidecarAdapter::Connect(RequestLog& 
   if (tls == nullptr || tls->is_null())
     return Sidecar{"http://" + address + ":" + port, std::make_unique<HttpClient>()};
 
-  const std::string ca_secret = FieldText(*tls, {"tlsCASecretRef", "name"});
-  const std::string ca_key = FieldText(*tls, {"tlsCASecretRef", "dataKey"}, "ca.crt");
-  const std::string namespace_name = FieldText(document_, {"etcd", "metadata", "namespace"});
-  if (ca_secret.empty())
-    return Error{ErrorCode::kFailedPrecondition, "spec.backup.tls has no tlsCASecretRef.name", {}};
-  auto secret = kube_.Get({"v1", "secrets", namespace_name, ca_secret, ""}, log);
-  if (!secret.ok()) return secret.error();
-  auto ca = Base64Decode(FieldText(*secret, {"data", ca_key}));
-  if (!ca || ca->empty()) {
-    return Error{ErrorCode::kFailedPrecondition,
-                 "Secret " + namespace_name + "/" + ca_secret + " has no " + ca_key +
-                     " (spec.backup.tls.tlsCASecretRef)",
-                 {}};
-  }
+  auto ca = ReadSecretKey(kube_, FieldText(document_, {"etcd", "metadata", "namespace"}),
+                          FieldText(*tls, {"tlsCASecretRef", "name"}),
+                          FieldText(*tls, {"tlsCASecretRef", "dataKey"}, "ca.crt"),
+                          "spec.backup.tls.tlsCASecretRef", log);
+  if (!ca.ok()) return ca.error();
   TlsConfig verify;
   verify.ca_pem = *ca;
   const Value* etcd = ValueAt(document_, {"etcd"});
   const std::string host = MemberDnsName(etcd != nullptr ? *etcd : Value::Null(), pod_name);
   auto client = std::make_unique<HttpClient>(verify);
-  client->set_connect_to(host + ":" + port + ":" + address + ":" + port);
+  client->set_connect_to({host + ":" + port + ":" + address + ":" + port});
   return Sidecar{"https://" + host + ":" + port, std::move(client)};
 }
 

@@ -222,7 +222,9 @@ Result<EtcdClient::Reply> EtcdClient::Call(const std::string& only, const std::s
   return last;
 }
 
-EtcdClient::EtcdClient(EtcdClientConfig config) : config_(std::move(config)), http_(config_.tls) {}
+EtcdClient::EtcdClient(EtcdClientConfig config) : config_(std::move(config)), http_(config_.tls) {
+  http_.set_connect_to(config_.connect_to);
+}
 
 EtcdClient::EtcdClient(const EtcdClient& other) : EtcdClient(other.config_) {}
 
@@ -278,6 +280,7 @@ Result<EtcdStatus> EtcdClient::MemberStatus(const std::string& endpoint, Request
   }
   auto status = StatusFrom(reply->body, endpoint);
   if (!status.ok()) return AnswerError(endpoint + ": " + status.error().message);
+  status->answer = reply->body;
   return status;
 }
 

@@ -41,6 +41,7 @@
 
 #include "adapters/request.h"
 #include "engine/common/error.h"
+#include "engine/common/value.h"
 #include "platform/http_client.h"
 
 namespace ruleplane {
@@ -52,6 +53,9 @@ struct EtcdClientConfig {
   // A snapshot stream slower than this on average over the window fails.
   long snapshot_low_speed_bytes_per_second = 1024;
   std::chrono::seconds snapshot_low_speed_window{15};
+  // "HOST:PORT:ADDRESS:PORT" each (HttpClient::set_connect_to): members named
+  // by their DNS names, reached at their Pods' IPs.
+  std::vector<std::string> connect_to = {};
 };
 
 inline constexpr size_t kEtcdShortAnswerBytes = 1024 * 1024;
@@ -68,6 +72,7 @@ struct EtcdMember {
 
 struct EtcdStatus {
   std::string endpoint;
+  Value answer;  // the answer as etcd's JSON gateway sent it (int64 fields as decimal strings)
   std::string version;
   uint64_t member_id = 0;
   uint64_t cluster_id = 0;

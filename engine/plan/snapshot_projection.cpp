@@ -218,6 +218,13 @@ Result<Snapshot> SnapshotProjection::Parse(std::string_view json_text) const {
   return snapshot;
 }
 
+std::unique_ptr<AccessTree> SnapshotReads(const CompiledRuleSet& compiled) {
+  auto document = std::make_unique<AccessTree>();
+  Analyze(compiled, *document);
+  document->Normalize();
+  return document;
+}
+
 std::string SnapshotProjection::DebugString() const { return TreeText(*tree_); }
 
 Result<Plan> PlanProjected(const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,

@@ -45,6 +45,11 @@ class SnapshotProjection {
   std::shared_ptr<const expr::AccessTree> tree_;
 };
 
+// What planning with `compiled` can read of a snapshot, normalized, as For
+// builds it for several rule sets; engine/verify/conformance.h compares it
+// with what a process's observer writes.
+std::unique_ptr<expr::AccessTree> SnapshotReads(const CompiledRuleSet& compiled);
+
 // MakePlan on `projected`, parsed from `json_text` by a projection for (at
 // least) `rule_sets`. When that plan has an error or a hit-policy violation,
 // the whole snapshot is planned instead, so that the messages quote the

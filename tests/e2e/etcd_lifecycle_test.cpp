@@ -404,7 +404,7 @@ TEST_F(EtcdLifecycle, WithTlsAndAnS3StoreAWipedMemberAndALostQuorumAreRestoredFr
     const std::string host = pod + ".etcd-main-peer.default.svc";
     const std::string ip = world_->agent().PodIP(pod);
     HttpClient https(TestPki::Files(world_->ClientTls().ca_file));
-    https.set_connect_to(host + ":8080:" + ip + ":8080");
+    https.set_connect_to({host + ":8080:" + ip + ":8080"});
     auto healthz = https.Send("GET", "https://" + host + ":8080/healthz", "", std::chrono::seconds(10));
     ASSERT_TRUE(healthz.ok()) << healthz.error().message;
     EXPECT_EQ(healthz->body, R"({"health":true})");

@@ -24,6 +24,8 @@
 #include "adapters/object_store/store_config.h"
 #include "engine/common/json_value.h"
 #include "engine/common/time_util.h"
+#include "engine/verify/conformance.h"
+#include "observers/observed_shapes.h"
 #include "platform/http_client.h"
 #include "platform/process.h"
 #include "tests/run_ruleplane.h"
@@ -387,7 +389,7 @@ void MemberAgentTest::TriggerFullSnapshotThroughTheLeadersSidecar(bool https) {
     // A follower's agent forwards to the leader's over HTTPS, verified against --server-ca.
     HttpClient to_follower(TestPki::Files(dir_->path() + "/pki/ca.crt"));
     const std::string follower = other_name + ".etcd-main-peer.default.svc:" + std::to_string(port);
-    to_follower.set_connect_to(follower + ":127.0.0.2:" + std::to_string(port));
+    to_follower.set_connect_to({follower + ":127.0.0.2:" + std::to_string(port)});
     auto forwarded =
         to_follower.Send("POST", "https://" + follower + "/snapshot/delta", "", std::chrono::seconds(60));
     ASSERT_TRUE(forwarded.ok()) << forwarded.error().message;
@@ -933,7 +935,9 @@ TEST_F(MemberAgentTest, MemberInitReadsTheEtcdAndItsLeaseWithTheRevisionFromTheA
   ASSERT_FALSE(revision.empty()) << FormatJson(lease);
   EXPECT_GT(std::stoll(revision), 0);
 
-  std::ofstream(dir_->path() + "/template.yaml") << "name: etcd-main-0\n";
+  // etcd-druid's template for member 0: its initial-cluster names every member, whose member list is
+  // observed.
+  ASSERT_TRUE(etcd_->WriteConfigTemplate(0, dir_->path() + "/template.yaml").ok());
   const CommandResult observed = testing_support::Ruleplane(
       "observe member --name etcd-main-0 --peer-url " + etcd_->member(0).peer_url + " --data-dir " +
       dir_->path() + "/pod-0/data --config-template " + dir_->path() +
@@ -946,6 +950,12 @@ TEST_F(MemberAgentTest, MemberInitReadsTheEtcdAndItsLeaseWithTheRevisionFromTheA
             TextAt(lease, {"spec", "holderIdentity"}));
   EXPECT_EQ(TextAt(*snapshot, {"memberLease", "metadata", "annotations", "ruleplane.dev/revision"}),
             revision);
+  ASSERT_NE(ValueAt(*snapshot, {"memberList", "members"}), nullptr) << observed.out;
+  EXPECT_EQ(ValueAt(*snapshot, {"memberList", "members"})->list_value().size(), 3u);
+  // What the conformance check takes member-init's observer to write is what it writes.
+  auto shape = ParseObservedShape(kMemberInitSnapshotShape);
+  ASSERT_TRUE(shape.ok()) << shape.error().message;
+  EXPECT_EQ(ShapeMismatches(*snapshot, *shape), std::vector<std::string>{}) << observed.out;
 
   const CommandResult missing = testing_support::Ruleplane(
       "observe member --name etcd-main-0 --peer-url " + etcd_->member(0).peer_url + " --data-dir " +
