@@ -71,6 +71,15 @@ Result<MemberBackups::DueBackup> MemberBackups::TakeDueBackup(std::chrono::syste
   if (options_.delta_period < std::chrono::seconds(1)) return DueBackup{};
   if (last_delta_ && now - *last_delta_ < options_.delta_period) return DueBackup{};
   auto taken = Take("Incr", backup);
+  if (!taken.ok() && taken.error().code == ErrorCode::kFailedPrecondition) {
+    // No delta can continue the store's chain (its start revision was
+    // compacted away, or there is no full snapshot to start from): only a
+    // full snapshot keeps the backups restorable to now, so it is taken at
+    // once rather than at the next scheduled one.
+    auto full = Take("Full", backup);
+    if (!full.ok()) return full.error();
+    return DueBackup{*full, options_.full_snapshot_lease};
+  }
   if (!taken.ok()) return taken.error();
   // A delta cut at the memory limit: the rest is due at the next round.
   last_delta_ = taken->more ? std::nullopt : std::optional(now);

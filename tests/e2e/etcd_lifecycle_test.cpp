@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "adapters/kubernetes/manifests.h"
 #include "adapters/local/backup_store.h"
@@ -19,6 +20,7 @@
 #include "platform/failure_point.h"
 #include "platform/http_client.h"
 #include "platform/process.h"
+#include "tests/run_ruleplane.h"
 #include "tests/support/e2e_world.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/s3_server.h"
@@ -434,6 +436,88 @@ TEST_F(EtcdLifecycle, WithTlsAndAnS3StoreAWipedMemberAndALostQuorumAreRestoredFr
   for (const StoredSnapshot& snapshot : listing->snapshots) fulls += snapshot.kind == "Full";
   EXPECT_GE(fulls, 2) << FormatJson(listing->ToValue());
   EXPECT_FALSE(fs::exists(dir_->path() + "/node/hostpath/etc/gardener")) << "nothing went to a local store";
+}
+
+// Defragmentation on its own (etcd-druid-status-defragmentation, DEP-01's
+// rolling order): overwritten and compacted keys leave each member's database
+// with more free space than the threshold; the controller, seeing it in the
+// members' maintenance status, defragments the followers one at a time and
+// the leader last, as its journal records; at the end etcd itself says no
+// member has that much to free, and no acknowledged write is lost.
+TEST_F(EtcdLifecycle, ABloatedDatabaseIsDefragmentedFollowersFirstAndTheLeaderLast) {
+  constexpr int64_t kThreshold = 2 << 20;
+  StartController(0);
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe();
+  const std::vector<std::string> urls = ClientUrls(3);
+  EtcdClient client(EtcdClientConfig{urls, world_->ClientTls(), std::chrono::seconds(10)});
+  RequestLog log;
+  const std::string value(16 * 1024, 'x');
+  int64_t revision = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 250; ++i) {
+      auto put = client.Put("/bloat/" + std::to_string(i), value, log);
+      ASSERT_TRUE(put.ok()) << put.error().message;
+      revision = *put;
+    }
+  }
+  ASSERT_TRUE(client.Compact(revision, log).ok());
+  // dbSize - dbSizeInUse of each member, from its own status; -1 when it does not answer.
+  auto freeable = [&](const std::string& url) -> int64_t {
+    auto status = client.MemberStatus(url, log);
+    if (!status.ok()) return -1;
+    return std::stoll(TextAt(status->answer, {"dbSize"})) -
+           std::stoll(TextAt(status->answer, {"dbSizeInUse"}));
+  };
+  // Each member frees the compacted revisions' pages in its own time, and
+  // counts them free from its next commit on (a write after the compaction).
+  for (const std::string& url : urls) {
+    EXPECT_TRUE(
+        Eventually([&] { return client.Put("/bloat/tick", "t", log).ok() && freeable(url) >= kThreshold; },
+                   std::chrono::seconds(30)))
+        << url << ": " << freeable(url);
+  }
+  std::string leader;
+  for (int i = 0; i < 3; ++i) {
+    auto status = client.MemberStatus(urls[static_cast<size_t>(i)], log);
+    ASSERT_TRUE(status.ok());
+    if (status->leader == status->member_id) leader = std::string(kEtcd) + "-" + std::to_string(i);
+  }
+  // The default threshold (100 MiB) is far above this: nothing was defragmented
+  // yet. A controller with a threshold below it takes over.
+  controllers_[0].Stop();
+  StartController(1, "", {"--param", "defragmentationThreshold=" + std::to_string(kThreshold)});
+  NumberedWriter writer(urls, "/defrag/", world_->ClientTls());
+  writer.Start(std::chrono::milliseconds(20));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return std::all_of(urls.begin(), urls.end(), [&](const std::string& url) {
+          const int64_t free = freeable(url);
+          return free >= 0 && free < kThreshold;
+        });
+      },
+      std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe() << Slurp(ControllerLog(1));
+  writer.Stop();
+  ExpectNoKeyLostAndMembersAgree(writer, 3);
+
+  // The journal: one DefragmentMember per member, the leader's last.
+  const auto history =
+      testing_support::Ruleplane("history -o json --journal " + world_->ControllerJournal("1"));
+  ASSERT_EQ(history.exit_code, 0) << history.out << history.err;
+  auto plans = ParseJson(history.out);
+  ASSERT_TRUE(plans.ok() && plans->is_list()) << history.out;
+  std::vector<std::string> defragmented;
+  for (auto plan = plans->list_value().rbegin(); plan != plans->list_value().rend(); ++plan) {
+    for (const Value& step : ValueAt(*plan, {"steps"})->list_value()) {
+      if (TextAt(step, {"action"}) == "DefragmentMember" && TextAt(step, {"state"}) == "succeeded")
+        defragmented.push_back(TextAt(step, {"target"}));
+    }
+  }
+  ASSERT_EQ(defragmented.size(), 3u) << history.out;
+  EXPECT_EQ(std::set<std::string>(defragmented.begin(), defragmented.end()).size(), 3u) << history.out;
+  EXPECT_EQ(defragmented.back(), leader) << history.out;
 }
 
 // etcd-druid issues 420 and 886: spec.etcd.peerUrlTls set on a running

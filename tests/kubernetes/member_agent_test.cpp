@@ -486,6 +486,28 @@ TEST_F(MemberAgentTest, AMemberTheListHasAtAnotherPeerUrlIsUpdatedToTheOneItAdve
   EXPECT_TRUE(writer.WriteSome(10).ok());
 }
 
+// A compaction past the store's last revision breaks the delta chain: the
+// leader takes a full snapshot at once, and BackupReady stays True, rather
+// than failing every delta until the next scheduled full snapshot.
+TEST_F(MemberAgentTest, ACompactionPastTheLastBackupBringsAFullSnapshotAtOnce) {
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const CommandResult first = Agent(leader);
+  ASSERT_EQ(first.exit_code, 0) << first.out;
+  ASSERT_EQ(TextAt(Round(first), {"backup"}).rfind("Full-", 0), 0u) << first.out;
+  NumberedWriter writer(etcd_->ClientUrls(), "compacted/");
+  ASSERT_TRUE(writer.WriteSome(20).ok());
+  const int64_t written = writer.acknowledged().back().revision;
+  EtcdClient client = etcd_->Client();
+  ASSERT_TRUE(client.Compact(written, log_).ok());
+  const CommandResult after = Agent(leader, "--delta-snapshot-period 1s");
+  EXPECT_EQ(after.exit_code, 0) << after.out;
+  const std::string taken = TextAt(Round(after), {"backup"});
+  ASSERT_EQ(taken.rfind("Full-", 0), 0u) << after.out;
+  EXPECT_EQ(LastRevision(taken), written);
+  EXPECT_EQ(TextAt(BackupReady(), {"status"}), "True");
+}
+
 TEST_F(MemberAgentTest, TheLeaderCollectsLimitBasedAllButTheNewestFullsKeepingAFinalOne) {
   NumberedWriter writer(etcd_->ClientUrls(), "gc/");
   ASSERT_TRUE(writer.WriteSome(60).ok());

@@ -53,7 +53,7 @@ Result<ChildProcess> E2eWorld::StartController(const std::string& name, const st
   ControllerOptions controller{
       .name = "controller-" + name,
       .user = user,
-      .journal = root_ + "/journal-" + name + ".db",
+      .journal = ControllerJournal(name),
       .flags = {"--allow-disruptive", "--resync-period", "2", "--min-disruptive-interval", "5",
                 "--leader-elect-lease-duration", "6", "--leader-elect-renew-deadline", "4",
                 "--leader-elect-retry-period", "1"}};
@@ -62,6 +62,10 @@ Result<ChildProcess> E2eWorld::StartController(const std::string& name, const st
   auto started = bed_->StartController(controller);
   if (!started.ok()) return started.error();
   return std::move(started->process);
+}
+
+std::string E2eWorld::ControllerJournal(const std::string& name) const {
+  return root_ + "/journal-" + name + ".db";
 }
 
 std::string E2eWorld::ControllerLog(const std::string& name) const {

@@ -60,6 +60,7 @@ class E2eWorld {
                                        const std::vector<std::string>& more = {},
                                        const std::string& failpoint = "") const;
   std::string ControllerLog(const std::string& name) const;
+  std::string ControllerJournal(const std::string& name) const;  // its SQLite journal
 
   // A test PKI whose member certificate is for the member Pods' IPs and DNS
   // names, in etcd-druid's Secrets (etcd-ca, etcd-server-tls,
