@@ -101,7 +101,11 @@ std::optional<Error> Executor::CheckPlan(const Plan& plan, const Snapshot& snaps
     StepReport& step_report = report.steps[i];
     std::string reason;
     if (adapters_.Find(step.adapter) == nullptr) {
-      reason = "no adapter of kind '" + step.adapter + "' is configured for " + step.action;
+      // Not a reason to hold back the rest: reported for this step alone,
+      // and the steps that depend on it do not run (Run).
+      step_report.state = StepState::kRefused;
+      step_report.message = "no adapter of kind '" + step.adapter + "' is configured for " + step.action;
+      continue;
     } else {
       const GateDecision& gate = gates_[i] = options_.gate ? options_.gate(step) : GateDecision{};
       if (gate.refuse) {
@@ -207,9 +211,26 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
     return report;
   };
   bool disruptive_performed = false;
+  // Steps that cannot be executed here, and those that depend on one: "id: why".
+  std::map<std::string, std::string> not_run;
   for (const PlanStep* step : *order) {
     const size_t index = static_cast<size_t>(step - plan.steps.data());
     StepReport& step_report = report.steps[index];
+    const auto blocker = std::find_if(step->depends_on.begin(), step->depends_on.end(),
+                                      [&](const std::string& id) { return not_run.count(id) > 0; });
+    if (step_report.state == StepState::kRefused || blocker != step->depends_on.end()) {
+      if (step_report.state != StepState::kRefused)
+        step_report.message = "not run: it depends on " + *blocker;
+      not_run[step->id] = step_report.message;
+      if (journal_ != nullptr && plan_id_ != 0 && step_report.state == StepState::kRefused) {
+        if (Status recorded =
+                journal_->StepFinished(plan_id_, step->id, StepState::kRefused, {}, step_report.message);
+            !recorded.ok())
+          return fail("failed", recorded.error());
+      }
+      if (options_.on_step) options_.on_step(*step, step_report);
+      continue;
+    }
     if (options_.cancelled && options_.cancelled()) {
       return fail("failed",
                   Error{ErrorCode::kFailedPrecondition,
@@ -271,6 +292,12 @@ ExecutionReport Executor::Run(const Plan& plan, const Snapshot& snapshot,
       return fail("failed", error);
     }
     if (step->disruptive && step_report.state == StepState::kSucceeded) disruptive_performed = true;
+  }
+  if (!not_run.empty()) {
+    std::string message = "not executed here:";
+    for (const auto& [id, why] : not_run) message += " step " + id + " (" + why + ");";
+    message.pop_back();
+    return fail("failed", Error{ErrorCode::kFailedPrecondition, message, {}});
   }
   report.state = "succeeded";
   if (Status finished = finish(options_.dry_run ? "dry-run" : "succeeded", ""); !finished.ok())

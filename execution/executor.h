@@ -6,10 +6,12 @@
 //   ExecutionReport report = executor.Run(plan, snapshot, rule_sets, evaluation);
 //
 // Before anything runs, the whole plan is checked: every rule set planned
-// without error, every invariant of its rule sets holds for it, every step
-// has an adapter, and the gate allows every step (a disruptive step only with
-// allow_disruptive or when the gate allows it). A plan that fails a check is
-// refused and nothing is sent.
+// without error, every invariant of its rule sets holds for it, and the gate
+// allows every step (a disruptive step only with allow_disruptive or when the
+// gate allows it). A plan that fails a check is refused and nothing is sent.
+// A step that no adapter of this process executes is refused on its own: the
+// steps that do not depend on it still run, and the plan then ends "failed",
+// naming it.
 //
 // Steps run in dependsOn order, one at a time. A step is skipped only when
 // the adapter finds it done in the real state (also a step that a gate holds

@@ -284,6 +284,45 @@ TEST_F(ExecutorTest, AGateMayAllowADisruptiveStepOrRefuseAnyStep) {
   EXPECT_TRUE(adapter_.performed.empty());
 }
 
+// A step no adapter here executes is refused alone: a step that does not
+// depend on it still runs, one that does is not run, and the plan fails
+// naming both, in the journal too.
+TEST_F(ExecutorTest, AStepWithoutAnAdapterIsRefusedAloneAndOnlyTheStepsAfterItWait) {
+  auto plan = MakePlan(rule_sets_, Observe(false), {}, catalogue_.get());
+  ASSERT_TRUE(plan.ok());
+  ASSERT_EQ(plan->steps.size(), 2u);
+  Plan forged = *plan;
+  forged.steps[0].adapter = "etcd";
+  ExecutionReport dependent = Run(Observe(false), {}, nullptr, &forged);
+  EXPECT_EQ(dependent.state, "failed");
+  EXPECT_EQ(dependent.steps[0].state, StepState::kRefused);
+  EXPECT_EQ(dependent.steps[0].message, "no adapter of kind 'etcd' is configured for Prepare");
+  EXPECT_EQ(dependent.steps[1].state, StepState::kPending);
+  EXPECT_EQ(dependent.steps[1].message, "not run: it depends on " + forged.steps[0].id);
+  EXPECT_TRUE(adapter_.performed.empty());
+
+  forged.steps[1].depends_on.clear();
+  const std::string path = testing_support::TempPath("unexecutable.db");
+  std::filesystem::remove(path);
+  auto journal = Journal::Open(path);
+  ASSERT_TRUE(journal.ok());
+  ExecutionReport independent = Run(Observe(false), {}, journal->get(), &forged);
+  EXPECT_EQ(independent.state, "failed");
+  ASSERT_TRUE(independent.error.has_value());
+  EXPECT_NE(independent.error->message.find("step " + forged.steps[0].id + " (no adapter of kind 'etcd'"),
+            std::string::npos)
+      << independent.error->message;
+  EXPECT_EQ(adapter_.performed, std::vector<std::string>{"Finish"});
+  EXPECT_EQ(independent.steps[1].state, StepState::kSucceeded);
+  auto plans = (*journal)->Plans(1);
+  ASSERT_TRUE(plans.ok() && plans->size() == 1u);
+  EXPECT_EQ(plans->front().state, "failed");
+  ASSERT_EQ(plans->front().steps.size(), 2u);
+  EXPECT_EQ(plans->front().steps[0].state, StepState::kRefused);
+  EXPECT_EQ(plans->front().steps[1].state, StepState::kSucceeded);
+  std::filesystem::remove(path);
+}
+
 TEST_F(ExecutorTest, APlanThatBreaksAnInvariantIsRefused) {
   // A plan with Wipe on a snapshot where wipe is false: forged, as a bug in a rule could make it.
   Snapshot wiping = Observe(true);
