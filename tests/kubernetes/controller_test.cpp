@@ -85,7 +85,7 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
         "ruleplane_disruptive_steps_total 1",
         "ruleplane_cluster_desired_members{etcd=\"default/etcd-main\"} 5",
         "ruleplane_reconciles_total{result=\"success\"}",
-        "ruleplane_api_requests_total{request=\"list\"} 5"}) {
+        "ruleplane_api_requests_total{request=\"list\"} 6"}) {
     EXPECT_NE(metrics->body.find(expected), std::string::npos) << expected << "\n" << metrics->body;
   }
   for (const char* path : {"/healthz", "/readyz"}) {
