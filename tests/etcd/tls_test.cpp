@@ -83,7 +83,26 @@ TEST_F(PeerTlsMove, APlainClusterMovesToPeerTlsOneMemberAtATimeWithoutLosingAWri
   for (int i = size_ - 1; i >= 0; --i) {
     const EtcdMemberSpec& member = cluster_->member(i);
     ASSERT_EQ(member.peer_url.rfind("https://", 0), 0u) << member.peer_url;
+    EtcdClient client = cluster_->Client();
+    RequestLog reads;
+    auto stopping = client.MemberStatus(member.client_url, reads);
+    ASSERT_TRUE(stopping.ok()) << stopping.error().message;
     cluster_->StopMember(i);
+    // When the stopped member led, the others elect a new leader first, so that
+    // member-init finds the live quorum the update needs. (Without one it starts
+    // the member without the update, I19, and member-agent repairs the list:
+    // MemberAgentTest.AMemberTheListHasAtAnotherPeerUrlIsUpdatedToTheOneItAdvertises.)
+    ASSERT_TRUE(Eventually(
+        [&] {
+          for (int j = 0; j < size_; ++j) {
+            if (j == i) continue;
+            auto status = client.MemberStatus(cluster_->member(j).client_url, reads);
+            if (!status.ok() || status->leader == 0 || status->leader == stopping->member_id) return false;
+          }
+          return true;
+        },
+        std::chrono::seconds(30)))
+        << "no new leader after m" << i << " stopped";
     const std::string etcd = WriteEtcd(i, StatusOfCluster({member.name}));
 
     Outcome dry = MemberInitOf(i, etcd, "--dry-run");
