@@ -306,6 +306,28 @@ TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWri
   CreateEtcd(3);
   ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
       << Describe();
+  StoreConfig config;
+  config.provider = "Local";
+  config.container = dir_->path() + "/node/hostpath/etc/gardener/local-backupbuckets/e2e-backups";
+  config.prefix = "etcd-main";
+  auto newest_full = [&]() -> Result<int64_t> {
+    auto objects = OpenObjectStore(config);
+    if (!objects.ok()) return objects.error();
+    auto listing = BackupStore(std::move(*objects)).List();
+    if (!listing.ok()) return listing.error();
+    int64_t newest = 0;
+    for (const StoredSnapshot& snapshot : listing->snapshots)
+      if (snapshot.kind == "Full") newest = std::max(newest, snapshot.last_revision);
+    return newest;
+  };
+  // The leader's agent takes its first full snapshot when it finds none; the
+  // writes come after it, so only the hibernation's own snapshot can hold them.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto newest = newest_full();
+        return newest.ok() && *newest > 0;
+      },
+      std::chrono::seconds(60)));
   NumberedWriter writer(ClientUrls(3), "/hibernate/");
   ASSERT_TRUE(writer.WriteSome(50).ok());
   const int64_t written = writer.acknowledged().back().revision;
@@ -341,18 +363,9 @@ TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWri
   ASSERT_NE(scale_at, steps.end()) << Slurp(ControllerLog(1));
   EXPECT_LT(snapshot_at, scale_at) << "the StatefulSet went to 0 before the final snapshot";
 
-  StoreConfig config;
-  config.provider = "Local";
-  config.container = dir_->path() + "/node/hostpath/etc/gardener/local-backupbuckets/e2e-backups";
-  config.prefix = "etcd-main";
-  auto objects = OpenObjectStore(config);
-  ASSERT_TRUE(objects.ok()) << objects.error().message;
-  auto listing = BackupStore(std::move(*objects)).List();
-  ASSERT_TRUE(listing.ok()) << listing.error().message;
-  int64_t newest_full = 0;
-  for (const StoredSnapshot& snapshot : listing->snapshots)
-    if (snapshot.kind == "Full") newest_full = std::max(newest_full, snapshot.last_revision);
-  EXPECT_GE(newest_full, written) << FormatJson(listing->ToValue());
+  auto newest = newest_full();
+  ASSERT_TRUE(newest.ok()) << newest.error().message;
+  EXPECT_GE(*newest, written);
 }
 
 // Quorum lost: two of three data directories wiped. Without an approval
