@@ -86,9 +86,12 @@ Status RunManager(const ManagerOptions& options, const std::atomic<bool>& stop, 
   }
 
   KubeClient client(options.kube);
-  // Kubernetes serves PodDisruptionBudgets as policy/v1 from 1.21 on, before as policy/v1beta1.
+  // Kubernetes serves PodDisruptionBudgets as policy/v1 from 1.21 on, before
+  // as policy/v1beta1 (removed in 1.25): asked of discovery, which the
+  // namespaced Role does not restrict (a list across namespaces would be refused).
   RequestLog probe;
-  const bool policy_v1 = client.Get({"policy/v1", "poddisruptionbudgets", "", "", ""}, probe).ok();
+  auto policy_v1 = client.Serves("policy/v1", "poddisruptionbudgets", probe);
+  if (!policy_v1.ok()) return policy_v1.error();
   WorkQueue queue;
   ControllerMetrics metrics;
   ObjectCache cache(
@@ -97,7 +100,7 @@ Status RunManager(const ManagerOptions& options, const std::atomic<bool>& stop, 
        {{"apps/v1", "statefulsets", namespace_name, "", ""}, ""},
        {{"coordination.k8s.io/v1", "leases", namespace_name, "", ""}, ""},
        {{"v1", "pods", namespace_name, "", ""}, ""},
-       {{policy_v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", namespace_name, "", ""}, ""},
+       {{*policy_v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", namespace_name, "", ""}, ""},
        {{"batch/v1", "jobs", namespace_name, "", ""}, ""}},
       [&](const std::string& plural, const Value& object) {
         const std::string key = EtcdKeyOf(plural, object);

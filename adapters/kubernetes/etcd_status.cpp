@@ -27,8 +27,8 @@ Value::List WithStatusEntry(Value::List list, std::string_view key, const Value&
     if (value.is_null()) continue;
     if (field.string_value() == "lastTransitionTime" && !status_changes && Field(*at, "lastTransitionTime"))
       continue;
-    auto existing =
-        std::find_if(entry.begin(), entry.end(), [&key = field](const auto& item) { return item.first == key; });
+    auto existing = std::find_if(entry.begin(), entry.end(),
+                                 [&key = field](const auto& item) { return item.first == key; });
     if (existing != entry.end()) {
       existing->second = value;
     } else {

@@ -91,9 +91,11 @@ Result<Value> CompactionJob(const Value& etcd);
 // "etcd-snapshot-lease").
 Value EtcdLease(const Value& etcd, const std::string& name, const std::string& purpose);
 
-// The policy/v1beta1 PodDisruptionBudget <etcd> owned by the Etcd, with
-// `min_available` and `selector` (the StatefulSet's).
-Value EtcdPodDisruptionBudget(const Value& etcd, const Value& min_available, const Value& selector);
+// The PodDisruptionBudget <etcd> owned by the Etcd, with `min_available` and
+// `selector` (the StatefulSet's), as `api_version` ("policy/v1" from
+// Kubernetes 1.21 on, "policy/v1beta1" before; the spec is the same).
+Value EtcdPodDisruptionBudget(const Value& etcd, const Value& min_available, const Value& selector,
+                              const std::string& api_version);
 
 // `pod_template` (a StatefulSet's spec.template) with the Etcd's spec
 // applied: the "etcd" container's image and resources from spec.etcd, the

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <curl/curl.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <optional>
@@ -65,7 +67,7 @@ std::string KubeResource::Path() const {
   std::string path =
       api_version.find('/') == std::string::npos ? "/api/" + api_version : "/apis/" + api_version;
   if (!namespace_name.empty()) path += "/namespaces/" + namespace_name;
-  path += "/" + plural;
+  if (!plural.empty()) path += "/" + plural;
   if (!name.empty()) path += "/" + name;
   if (!subresource.empty()) path += "/" + subresource;
   return path;
@@ -163,6 +165,20 @@ Result<Value> KubeClient::Call(const std::string& method, const KubeResource& re
 
 Result<Value> KubeClient::Get(const KubeResource& object, RequestLog& log) {
   return Call("GET", object, "", "", false, log);
+}
+
+Result<bool> KubeClient::Serves(const std::string& api_version, const std::string& plural, RequestLog& log) {
+  auto resources = Get({api_version, "", "", "", ""}, log);
+  if (!resources.ok()) {
+    if (resources.error().code == ErrorCode::kNotFound) return false;
+    return resources.error();
+  }
+  const Value* list = ValueAt(*resources, {"resources"});
+  if (list == nullptr || !list->is_list()) return false;
+  return std::any_of(list->list_value().begin(), list->list_value().end(), [&](const Value& resource) {
+    const Value* name = ValueAt(resource, {"name"});
+    return name != nullptr && name->is_string() && name->string_value() == plural;
+  });
 }
 
 Result<Value> KubeClient::List(const KubeResource& collection, const std::string& label_selector,

@@ -93,6 +93,11 @@ class KubeClient {
   void set_page_size(int64_t items) { page_size_ = items; }
 
   Result<Value> Get(const KubeResource& object, RequestLog& log);
+  // Whether the API server serves `plural` in `api_version` ("policy/v1"),
+  // from its discovery document (/apis/<group>/<version>), which every
+  // authenticated user may read: a Kubernetes that dropped or not yet added
+  // a version answers 404 there.
+  Result<bool> Serves(const std::string& api_version, const std::string& plural, RequestLog& log);
   // Every item of the collection (following `continue`), as one list object;
   // selectors "" select everything.
   Result<Value> List(const KubeResource& collection, const std::string& label_selector, RequestLog& log,

@@ -163,6 +163,27 @@ TEST_F(KubeClientTest, AClientDryRunSendsNoWrite) {
   EXPECT_EQ(Text(*client.Get(Etcd("etcd-client-dry"), log), {"spec", "replicas"}), "3");
 }
 
+// Which API versions the server serves, from discovery, which a user bound
+// to no Role may read: Kubernetes 1.20 serves PodDisruptionBudgets as
+// policy/v1beta1 only (policy/v1 came in 1.21).
+TEST_F(KubeClientTest, DiscoverySaysWhichVersionServesAResourceEvenToAUserWithoutARole) {
+  KubeClient limited(kube_->ConfigFor("limited"));
+  RequestLog log;
+  auto v1 = limited.Serves("policy/v1", "poddisruptionbudgets", log);
+  ASSERT_TRUE(v1.ok()) << v1.error().message;
+  EXPECT_FALSE(*v1);
+  auto v1beta1 = limited.Serves("policy/v1beta1", "poddisruptionbudgets", log);
+  ASSERT_TRUE(v1beta1.ok()) << v1beta1.error().message;
+  EXPECT_TRUE(*v1beta1);
+  auto jobs = limited.Serves("batch/v1", "jobs", log);
+  ASSERT_TRUE(jobs.ok() && *jobs);
+  auto unknown = limited.Serves("batch/v1", "cronjobs-of-nobody", log);
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_FALSE(*unknown);
+  ASSERT_FALSE(log.requests().empty());
+  EXPECT_EQ(DescribeRequest(log.requests()[0]), "GET " + kube_->server() + "/apis/policy/v1");
+}
+
 TEST_F(KubeClientTest, ListsByLabelAcrossPages) {
   KubeClient client(kube_->AdminConfig());
   RequestLog log;

@@ -1,5 +1,6 @@
 // SetPdbMinAvailable: the PodDisruptionBudget <etcd>'s minAvailable, fenced
-// by its resourceVersion; created when none was observed.
+// by its resourceVersion; created when none was observed, as policy/v1 where
+// the API server serves it (Kubernetes 1.21 on; 1.25 removed policy/v1beta1).
 #include "adapters/kubernetes/action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
@@ -36,9 +37,12 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
   const Value rendered = EtcdPodSelector(context.observed_etcd());
   const Value* selector = ValueAt(context.snapshot(), {"statefulSet", "spec", "selector"});
   if (selector == nullptr) selector = &rendered;
-  auto created =
-      context.client().Create({"policy/v1beta1", "poddisruptionbudgets", context.namespace_name(), "", ""},
-                              EtcdPodDisruptionBudget(context.TrackedEtcd(), min_available, *selector), log);
+  auto v1 = context.client().Serves("policy/v1", "poddisruptionbudgets", log);
+  if (!v1.ok()) return v1.error();
+  const std::string version = *v1 ? "policy/v1" : "policy/v1beta1";
+  auto created = context.client().Create(
+      {version, "poddisruptionbudgets", context.namespace_name(), "", ""},
+      EtcdPodDisruptionBudget(context.TrackedEtcd(), min_available, *selector, version), log);
   if (!created.ok()) return created.error();
   return {};
 }

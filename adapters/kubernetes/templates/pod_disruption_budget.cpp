@@ -5,9 +5,10 @@
 
 namespace ruleplane {
 
-Value EtcdPodDisruptionBudget(const Value& etcd, const Value& min_available, const Value& selector) {
+Value EtcdPodDisruptionBudget(const Value& etcd, const Value& min_available, const Value& selector,
+                              const std::string& api_version) {
   return Value::MakeMap(
-      {{Value::String("apiVersion"), Value::String("policy/v1beta1")},
+      {{Value::String("apiVersion"), Value::String(api_version)},
        {Value::String("kind"), Value::String("PodDisruptionBudget")},
        {Value::String("metadata"),
         Value::MakeMap({{Value::String("name"), Value::String(FieldText(etcd, {"metadata", "name"}))},
