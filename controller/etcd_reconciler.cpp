@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
+#include <random>
 #include <syncstream>
 
 #include "adapters/kubernetes/etcd_event.h"
 #include "controller/cluster_adapters.h"
 #include "controller/last_operation.h"
+#include "controller/stateful_set_status.h"
 #include "engine/common/json_value.h"
 #include "engine/common/sha256.h"
 #include "engine/common/time_util.h"
@@ -19,6 +22,18 @@
 
 namespace ruleplane {
 namespace {
+
+// A random (version 4) UUID naming one reconcile, as etcd-druid's runID does.
+std::string NewRunId() {
+  static thread_local std::mt19937_64 random(std::random_device{}());
+  const uint64_t high = (random() & ~uint64_t{0xF000}) | 0x4000;
+  const uint64_t low = (random() & ~(uint64_t{0xC} << 60)) | (uint64_t{0x8} << 60);
+  char text[37];
+  std::snprintf(text, sizeof text, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(high >> 32),
+                static_cast<unsigned>((high >> 16) & 0xFFFF), static_cast<unsigned>(high & 0xFFFF),
+                static_cast<unsigned>(low >> 48), static_cast<unsigned long long>(low & 0xFFFFFFFFFFFFULL));
+  return text;
+}
 
 int64_t Int(const Value& object, std::initializer_list<std::string_view> keys) {
   const Value* value = ValueAt(object, keys);
@@ -71,6 +86,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   const std::string namespace_name = key.substr(0, slash), name = key.substr(slash + 1);
   auto now = TimestampFromUnixSeconds(std::time(nullptr));
   if (!now.ok()) return now.error();
+  const std::string run_id = NewRunId();
   std::optional<Result<MemberEndpoints>> members;
   auto snapshot = WithMembers(ObserveClusterFromCache(cache_, namespace_name, name, *now), members);
   if (!snapshot.ok()) return snapshot.error();
@@ -121,6 +137,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
       std::osyncstream(log_) << FormatJson(Value::MakeMap({
                                     {Value::String("time"), Value::String(FormatRfc3339(*now))},
                                     {Value::String("etcd"), Value::String(key)},
+                                    {Value::String("runID"), Value::String(run_id)},
                                     {Value::String("planDigest"), Value::String(digest)},
                                     {Value::String("snapshot"), Value::String(plan->snapshot_digest)},
                                     {Value::String("step"), Value::String(step.step_id)},
@@ -143,9 +160,13 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   }
   Status written;
   if (!options_.dry_run) {
-    const Value status =
-        LastOperationStatus(etcd, *plan, digest, report, DataLossBoundOf(snapshot->document), *now, intent);
-    if (!status.is_null()) written = WriteStatus(namespace_name, name, status);
+    Value::Map fields;
+    for (const Value& part : {LastOperationStatus(etcd, *plan, digest, report,
+                                                  DataLossBoundOf(snapshot->document), *now, intent, run_id),
+                              StatefulSetStatus(etcd, snapshot->document.Find("statefulSet"))}) {
+      if (part.is_map()) fields.insert(fields.end(), part.map_value().begin(), part.map_value().end());
+    }
+    if (!fields.empty()) written = WriteStatus(namespace_name, name, Value::MakeMap(std::move(fields)));
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!report.ok() || !written.ok()) {

@@ -41,7 +41,7 @@ std::string ErrorCodeText(ErrorCode code) {
 
 Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string& digest,
                           const ExecutionReport& report, const DataLossBound& bound, Timestamp now,
-                          const Value& intent) {
+                          const Value& intent, const std::string& run_id) {
   const std::string time = FormatRfc3339(now);
   const PlanStep* paused_before = nullptr;
   bool recovery = false, disruptive_done = false;
@@ -100,12 +100,14 @@ Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string
   }
   const Value* previous_errors = ValueAt(etcd, {"status", "lastErrors"});
   const Value new_errors = Value::MakeList(std::move(errors));
-  if (previous != nullptr && Without(*previous, "lastUpdateTime") == Value::MakeMap(operation) &&
+  if (previous != nullptr &&
+      Without(Without(*previous, "lastUpdateTime"), "runID") == Value::MakeMap(operation) &&
       WithoutInList(previous_errors != nullptr ? *previous_errors : Value::MakeList({}), "observedAt") ==
           WithoutInList(new_errors, "observedAt")) {
     return Value();
   }
   operation.emplace_back(String("lastUpdateTime"), String(time));
+  if (!run_id.empty()) operation.emplace_back(String("runID"), String(run_id));
   return Value::MakeMap(
       {{String("lastOperation"), Value::MakeMap(std::move(operation))}, {String("lastErrors"), new_errors}});
 }

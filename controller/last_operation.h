@@ -26,9 +26,11 @@ inline constexpr const char* kOperationError = "Error";
 // null when its status already says the same (times aside): a steady state
 // writes nothing. `intent`: what DisruptiveStepIntent wrote during this run
 // (null when nothing disruptive began), whose time and step are kept.
+// `run_id`: the reconcile's, as lastOperation.runID (etcd-druid's field; the
+// controller's log lines of the run carry it too), not compared either.
 Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string& digest,
                           const ExecutionReport& report, const DataLossBound& bound, Timestamp now,
-                          const Value& intent = Value());
+                          const Value& intent = Value(), const std::string& run_id = "");
 
 // The intent, written (fenced) right before a disruptive step acts: a merge
 // of lastOperation with state Processing, what is being performed,

@@ -206,24 +206,28 @@ TEST_F(ControllerGatesTest, TheStatusSaysWhatWaitsAndIsNotWrittenAgainWhenItAlre
   report.steps.front().message = "waiting: approval";
   const Value& etcd = *snapshot.document.Find("etcd");
   const DataLossBound bound = DataLossBoundOf(snapshot.document);
-  const Value status = LastOperationStatus(etcd, plan, digest, report, bound, snapshot.observed_at);
+  const Value status =
+      LastOperationStatus(etcd, plan, digest, report, bound, snapshot.observed_at, Value(), "run-1");
   ASSERT_TRUE(status.is_map());
+  EXPECT_EQ(ValueAt(status, {"lastOperation", "type"})->string_value(), "Reconcile");
+  EXPECT_EQ(ValueAt(status, {"lastOperation", "runID"})->string_value(), "run-1");
   EXPECT_EQ(ValueAt(status, {"lastOperation", "state"})->string_value(), "AwaitingApproval");
   EXPECT_EQ(ValueAt(status, {"lastOperation", "planDigest"})->string_value(), digest);
   EXPECT_EQ(ValueAt(status, {"lastOperation", "dataLossBound", "backupRevision"})->int_value(), 1051874);
   EXPECT_EQ(ValueAt(status, {"lastOperation", "steps", "next"})->string_value(), plan.steps.front().id);
   EXPECT_TRUE(ValueAt(status, {"lastErrors"})->list_value().empty());
 
-  // The Etcd as it is after that write: a later reconcile deciding the same writes nothing.
+  // The Etcd as it is after that write: a later reconcile (another run)
+  // deciding the same writes nothing.
   nlohmann::json written = Example("quorum-lost.json");
   written["etcd"]["status"]["lastOperation"] =
       nlohmann::json::parse(FormatJson(*status.Find("lastOperation")));
   written["etcd"]["status"]["lastErrors"] = nlohmann::json::array();
   const Snapshot later = Parsed(written);
   auto one_second_later = AddDuration(snapshot.observed_at, Duration{1000000000});
-  EXPECT_TRUE(
-      LastOperationStatus(*later.document.Find("etcd"), plan, digest, report, bound, *one_second_later)
-          .is_null());
+  EXPECT_TRUE(LastOperationStatus(*later.document.Find("etcd"), plan, digest, report, bound,
+                                  *one_second_later, Value(), "run-2")
+                  .is_null());
 
   report.error = Error{ErrorCode::kConflict, "the StatefulSet changed", {}};
   const Value failed =

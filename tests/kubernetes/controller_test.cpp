@@ -52,6 +52,31 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
       std::chrono::seconds(60));
   ASSERT_TRUE(scaled) << Slurp(controller_log);
 
+  // The status reports the StatefulSet as etcd-druid's does (replicas: its
+  // currentReplicas, which no kube-controller-manager changes here), and the
+  // scale subresource reads it: what `kubectl scale` and autoscalers see.
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
+  const std::string selector = "app.kubernetes.io/managed-by=etcd-druid,app.kubernetes.io/part-of=etcd-main";
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return TextAt(get(etcd), {"status", "selector"}) == selector;
+      },
+      std::chrono::seconds(30)))
+      << FormatJson(get(etcd)) << Slurp(controller_log);
+  const Value reported = get(etcd);
+  EXPECT_EQ(ValueAt(reported, {"status", "replicas"})->int_value(), 3);
+  EXPECT_EQ(ValueAt(reported, {"status", "currentReplicas"})->int_value(), 3);
+  EXPECT_EQ(ValueAt(reported, {"status", "readyReplicas"})->int_value(), 3);
+  EXPECT_EQ(TextAt(reported, {"status", "etcd", "name"}), "etcd-main");
+  EXPECT_EQ(TextAt(reported, {"status", "lastOperation", "type"}), "Reconcile");
+  EXPECT_EQ(TextAt(reported, {"status", "lastOperation", "runID"}).size(), 36u) << FormatJson(reported);
+  KubeResource scale = etcd;
+  scale.subresource = "scale";
+  const Value scaled_view = get(scale);
+  EXPECT_EQ(ValueAt(scaled_view, {"spec", "replicas"})->int_value(), 5) << FormatJson(scaled_view);
+  EXPECT_EQ(ValueAt(scaled_view, {"status", "replicas"})->int_value(), 3) << FormatJson(scaled_view);
+  EXPECT_EQ(TextAt(scaled_view, {"status", "selector"}), selector) << FormatJson(scaled_view);
+
   // Steady state: several resyncs later, nothing was written again. (The
   // example's leases were renewed 10 s before it was created and last 40 s;
   // no member agent renews them here, so this holds for about 30 s.)
