@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
+#include <optional>
 #include <syncstream>
 #include <thread>
 
@@ -86,44 +88,66 @@ Status RunManager(const ManagerOptions& options, const std::atomic<bool>& stop, 
   }
 
   KubeClient client(options.kube);
-  // Kubernetes serves PodDisruptionBudgets as policy/v1 from 1.21 on, before
-  // as policy/v1beta1 (removed in 1.25): asked of discovery, which the
-  // namespaced Role does not restrict (a list across namespaces would be refused).
-  RequestLog probe;
-  auto policy_v1 = client.Serves("policy/v1", "poddisruptionbudgets", probe);
-  if (!policy_v1.ok()) return policy_v1.error();
   WorkQueue queue;
   ControllerMetrics metrics;
-  ObjectCache cache(
-      options.kube,
-      {{{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, "", ""}, options.etcd_selector},
-       {{"apps/v1", "statefulsets", namespace_name, "", ""}, ""},
-       {{"coordination.k8s.io/v1", "leases", namespace_name, "", ""}, ""},
-       {{"v1", "pods", namespace_name, "", ""}, ""},
-       {{*policy_v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", namespace_name, "", ""}, ""},
-       {{"batch/v1", "jobs", namespace_name, "", ""}, ""}},
-      [&](const std::string& plural, const Value& object) {
-        const std::string key = EtcdKeyOf(plural, object);
-        if (!key.empty() && owns(key)) queue.Add(key);
-      });
+  // The cache is made once discovery has answered (below); until then the
+  // endpoints answer without it (not ready).
+  std::optional<ObjectCache> cache;
+  std::atomic<bool> cache_made = false;
   // A reader gone from a socket or from the log fails that write (EPIPE)
   // instead of killing the leader.
   std::signal(SIGPIPE, SIG_IGN);
   auto server = HttpServer::Start(options.metrics_bind_address, [&](const std::string& path) {
+    const bool made = cache_made.load();
     if (path == "/metrics") {
-      const ObjectCache::Counters counters = cache.counters();
-      metrics.SetApiRequests(counters.lists, counters.watches, counters.events);
+      if (made) {
+        const ObjectCache::Counters counters = cache->counters();
+        metrics.SetApiRequests(counters.lists, counters.watches, counters.events);
+      }
       metrics.SetQueueDepth(static_cast<int64_t>(queue.Depth()));
       return HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", metrics.Text()};
     }
     if (path == "/healthz") return HttpAnswer{200, "text/plain", "ok\n"};
     if (path == "/readyz") {
-      return cache.synced() ? HttpAnswer{200, "text/plain", "ok\n"}
-                            : HttpAnswer{503, "text/plain", "the cache has not listed everything yet\n"};
+      return made && cache->synced()
+                 ? HttpAnswer{200, "text/plain", "ok\n"}
+                 : HttpAnswer{503, "text/plain", "the cache has not listed everything yet\n"};
     }
     return HttpAnswer{404, "text/plain", "not found\n"};
   });
   if (!server.ok()) return server.error();
+
+  // Kubernetes serves PodDisruptionBudgets as policy/v1 from 1.21 on, before
+  // as policy/v1beta1 (removed in 1.25): asked of discovery, which the
+  // namespaced Role does not restrict (a list across namespaces would be
+  // refused), again every second until the API server answers.
+  Result<bool> policy_v1 = false;
+  for (bool first = true;; first = false) {
+    RequestLog probe;
+    policy_v1 = client.Serves("policy/v1", "poddisruptionbudgets", probe);
+    if (policy_v1.ok()) break;
+    if (first) {
+      LogLine(log, {{Value::String("msg"), Value::String("waiting for the API server's discovery")},
+                    {Value::String("error"), Value::String(policy_v1.error().message)}});
+    }
+    for (int tick = 0; tick < 10 && !stop; ++tick)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (stop) return {};
+  }
+  cache.emplace(
+      options.kube,
+      std::vector<CachedKind>{
+          {{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, "", ""}, options.etcd_selector},
+          {{"apps/v1", "statefulsets", namespace_name, "", ""}, ""},
+          {{"coordination.k8s.io/v1", "leases", namespace_name, "", ""}, ""},
+          {{"v1", "pods", namespace_name, "", ""}, ""},
+          {{*policy_v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", namespace_name, "", ""}, ""},
+          {{"batch/v1", "jobs", namespace_name, "", ""}, ""}},
+      [&](const std::string& plural, const Value& object) {
+        const std::string key = EtcdKeyOf(plural, object);
+        if (!key.empty() && owns(key)) queue.Add(key);
+      });
+  cache_made = true;
 
   // Leader election: the cache fills on every replica; only the one holding
   // the Lease reconciles. The Lease is not a fence: every write still carries
@@ -168,7 +192,7 @@ Status RunManager(const ManagerOptions& options, const std::atomic<bool>& stop, 
       }
     });
   }
-  cache.Start();
+  cache->Start();
   ReconcilerOptions reconciler_options = options.reconciler;
   reconciler_options.cancelled = [&] { return !may_act().ok(); };
   // Each worker has its own connection and journal handle over the shared cache.
@@ -179,11 +203,11 @@ Status RunManager(const ManagerOptions& options, const std::atomic<bool>& stop, 
     clients.push_back(std::make_unique<KubeClient>(options.kube));
     clients.back()->set_cancel(&lost);
     clients.back()->set_guard(may_act);
-    reconcilers.push_back(std::make_unique<EtcdReconciler>(cache, *clients.back(), options.rule_sets,
+    reconcilers.push_back(std::make_unique<EtcdReconciler>(*cache, *clients.back(), options.rule_sets,
                                                            options.catalogue, journals[i].get(),
                                                            reconciler_options, metrics, log));
     workers.push_back([&, reconciler = reconcilers.back().get()](const std::string& key) {
-      if (!cache.synced()) return Result<ReconcileResult>(ReconcileResult{std::chrono::seconds(1)});
+      if (!cache->synced()) return Result<ReconcileResult>(ReconcileResult{std::chrono::seconds(1)});
       Result<ReconcileResult> outcome = reconciler->Reconcile(key);
       if (!outcome.ok() && outcome.error().code != ErrorCode::kNotFound) {
         LogLine(log, {{Value::String("etcd"), Value::String(key)},
@@ -198,8 +222,8 @@ Status RunManager(const ManagerOptions& options, const std::atomic<bool>& stop, 
   std::thread resync([&] {
     auto next = std::chrono::steady_clock::now();
     while (!stopping()) {
-      if (std::chrono::steady_clock::now() >= next && cache.synced()) {
-        for (const Value& etcd : cache.List("etcds", namespace_name)) {
+      if (std::chrono::steady_clock::now() >= next && cache->synced()) {
+        for (const Value& etcd : cache->List("etcds", namespace_name)) {
           const std::string key = EtcdKeyOf("etcds", etcd);
           if (owns(key)) queue.Add(key);
         }
@@ -219,7 +243,7 @@ Status RunManager(const ManagerOptions& options, const std::atomic<bool>& stop, 
   resync.join();
   workers_done = true;
   if (elect_thread.joinable()) elect_thread.join();
-  cache.Stop();
+  cache->Stop();
   return {};
 }
 

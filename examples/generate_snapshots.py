@@ -247,6 +247,12 @@ def bump_etcd_resources(snapshot):
     snapshot["etcd"]["metadata"]["resourceVersion"] = "184467522"
 
 
+def scheduled_at_half_past_nine(snapshot):
+    """A defragmentation schedule whose activation was half an hour before the observation (10:00), within the
+    defragmentation table's default window of an hour."""
+    snapshot["etcd"]["spec"]["etcd"]["defragmentationSchedule"] = "30 9 * * *"
+
+
 R = Member  # short for the scenario tables below
 
 
@@ -299,10 +305,10 @@ def cluster_snapshots():
         [R(), R(), R()], generation=5, observed_generation=4, mutate=bump_etcd_resources)
     yield "maintenance-postponed.json", cluster(
         [R(), R(), R("NotReady", since=2)], generation=5, observed_generation=4, mutate=bump_etcd_resources)
-    healthy = cluster([R(), R(), R()])
+    healthy = cluster([R(), R(), R()], mutate=scheduled_at_half_past_nine)
     maintenance_status(healthy, [(2150, 610), (2148, 611), (2151, 607)], leader=0)
     yield "defragmentation.json", healthy
-    postponed = cluster([R(), R(), R("NotReady", since=2)])
+    postponed = cluster([R(), R(), R("NotReady", since=2)], mutate=scheduled_at_half_past_nine)
     maintenance_status(postponed, [(2150, 610), (2148, 611), (2151, 607)], leader=0, unanswered=(2,))
     yield "defragmentation-postponed.json", postponed
 

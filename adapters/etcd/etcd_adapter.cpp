@@ -47,6 +47,17 @@ std::string NameParam(const PlanStep& step) {
   return name.empty() ? step.target : name;
 }
 
+// The client URL a step names, else the first one the member list has for its member.
+Result<std::string> EndpointOfStep(const PlanStep& step, const std::vector<EtcdMember>& members) {
+  const std::string endpoint = StepParam(step, "endpoint");
+  if (!endpoint.empty()) return endpoint;
+  const EtcdMember* member = ByName(members, NameParam(step));
+  if (member == nullptr || member->client_urls.empty()) {
+    return Error{ErrorCode::kNotFound, "no client URL for member " + NameParam(step), {}};
+  }
+  return member->client_urls.front();
+}
+
 }  // namespace
 
 Result<bool> EtcdAdapter::IsDone(const PlanStep& step, RequestLog& log) {
@@ -78,6 +89,13 @@ Result<bool> EtcdAdapter::IsDone(const PlanStep& step, RequestLog& log) {
     return member->peer_urls == std::vector<std::string>{StepParam(step, "peerURL")};
   }
   if (step.action == "DefragmentMember") return false;
+  if (step.action == "MoveLeader") {
+    auto endpoint = EndpointOfStep(step, *members);
+    if (!endpoint.ok()) return endpoint.error();
+    auto status = client_.MemberStatus(*endpoint, log);
+    if (!status.ok()) return status.error();
+    return status->leader != status->member_id;
+  }
   return Error{ErrorCode::kInvalidArgument, "the etcd adapter does not perform " + step.action, {}};
 }
 
@@ -126,15 +144,21 @@ Status EtcdAdapter::Perform(const PlanStep& step, RequestLog& log) {
     return client_.MemberUpdate(member->id, {url}, log);
   }
   if (step.action == "DefragmentMember") {
-    std::string endpoint = StepParam(step, "endpoint");
-    if (endpoint.empty()) {
-      const EtcdMember* member = ByName(*members, NameParam(step));
-      if (member == nullptr || member->client_urls.empty()) {
-        return Error{ErrorCode::kNotFound, "no client URL for member " + NameParam(step), {}};
-      }
-      endpoint = member->client_urls.front();
+    auto endpoint = EndpointOfStep(step, *members);
+    if (!endpoint.ok()) return endpoint.error();
+    return client_.Defragment(*endpoint, log);
+  }
+  if (step.action == "MoveLeader") {
+    auto endpoint = EndpointOfStep(step, *members);
+    if (!endpoint.ok()) return endpoint.error();
+    const std::string transferee = StepParam(step, "transferee");
+    const EtcdMember* next = ByName(*members, transferee);
+    if (next == nullptr || next->is_learner) {
+      return Error{ErrorCode::kFailedPrecondition,
+                   "no started voting member named '" + transferee + "' to move the leadership to",
+                   {}};
     }
-    return client_.Defragment(endpoint, log);
+    return client_.MoveLeader(*endpoint, next->id, log);
   }
   return Error{ErrorCode::kInvalidArgument, "the etcd adapter does not perform " + step.action, {}};
 }

@@ -11,6 +11,8 @@
 // - UpdateMemberPeerUrl (memberID in hex, peerURL): done when that member's
 //   peer URLs are exactly [peerURL].
 // - DefragmentMember (name, endpoint).
+// - MoveLeader (name, endpoint, transferee): done when the member at
+//   `endpoint` no longer leads; the transferee's ID from the member list.
 //
 // AddMember and UpdateMemberPeerUrl wait (kUnavailable) while another member
 // is still joining: one membership change at a time.

@@ -290,6 +290,13 @@ Status EtcdClient::Defragment(const std::string& endpoint, RequestLog& log) {
   return {};
 }
 
+Status EtcdClient::MoveLeader(const std::string& endpoint, uint64_t transferee, RequestLog& log) {
+  auto reply = Call(endpoint, "/v3/maintenance/transfer-leadership",
+                    "{\"targetID\":\"" + std::to_string(transferee) + "\"}", true, log);
+  if (!reply.ok()) return reply.error();
+  return {};
+}
+
 Result<std::pair<int64_t, std::vector<KeyValue>>> EtcdClient::Range(const std::string& key,
                                                                     const std::string& range_end,
                                                                     int64_t revision, RequestLog& log) {

@@ -1,6 +1,6 @@
 // EtcdClient: etcd's v3 JSON gateway (grpc-gateway, `/v3/...`) over libcurl,
 // for etcd 3.4 and later: the cluster's members, a member's status,
-// defragment, snapshot, watch, range, txn, compact. (HashKV is not on
+// defragment, move leader, snapshot, watch, range, txn, compact. (HashKV is not on
 // etcd 3.4's gateway: see etcdctl_hashkv.h.)
 //
 // Several endpoints: a call goes to the first endpoint that answers and moves
@@ -126,6 +126,9 @@ class EtcdClient {
   // (Named MemberStatus: `Status` is the error-or-nothing type.)
   Result<EtcdStatus> MemberStatus(const std::string& endpoint, RequestLog& log);
   Status Defragment(const std::string& endpoint, RequestLog& log);
+  // Asks the leader at `endpoint` to hand the leadership to the member
+  // `transferee` (etcd refuses it from a member that does not lead).
+  Status MoveLeader(const std::string& endpoint, uint64_t transferee, RequestLog& log);
 
   // Keys in [key, range_end) ("" = the key alone; "\0" = every key >= key).
   // `revision` 0 = the latest. Returns the header revision and the pairs.

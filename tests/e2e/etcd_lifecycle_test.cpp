@@ -455,7 +455,8 @@ TEST_F(EtcdLifecycle, WithTlsAndAnS3StoreAWipedMemberAndALostQuorumAreRestoredFr
 // rolling order): overwritten and compacted keys leave each member's database
 // with more free space than the threshold; the controller, seeing it in the
 // members' maintenance status, defragments the followers one at a time and
-// the leader last, as its journal records; at the end etcd itself says no
+// the leader last, after moving the leadership off it (etcd-backup-restore
+// issue 1052), as its journal records; at the end etcd itself says no
 // member has that much to free, and no acknowledged write is lost.
 TEST_F(EtcdLifecycle, ABloatedDatabaseIsDefragmentedFollowersFirstAndTheLeaderLast) {
   constexpr int64_t kThreshold = 2 << 20;
@@ -515,22 +516,29 @@ TEST_F(EtcdLifecycle, ABloatedDatabaseIsDefragmentedFollowersFirstAndTheLeaderLa
   writer.Stop();
   ExpectNoKeyLostAndMembersAgree(writer, 3);
 
-  // The journal: one DefragmentMember per member, the leader's last.
+  // The journal: one DefragmentMember per member, the leader's last, and
+  // right before it the leadership moved off it (MoveLeader), so that it
+  // defragmented as a follower.
   const auto history =
       testing_support::Ruleplane("history -o json --journal " + world_->ControllerJournal("1"));
   ASSERT_EQ(history.exit_code, 0) << history.out << history.err;
   auto plans = ParseJson(history.out);
   ASSERT_TRUE(plans.ok() && plans->is_list()) << history.out;
-  std::vector<std::string> defragmented;
+  std::vector<std::string> defragmented, performed;
   for (auto plan = plans->list_value().rbegin(); plan != plans->list_value().rend(); ++plan) {
     for (const Value& step : ValueAt(*plan, {"steps"})->list_value()) {
-      if (TextAt(step, {"action"}) == "DefragmentMember" && TextAt(step, {"state"}) == "succeeded")
-        defragmented.push_back(TextAt(step, {"target"}));
+      const std::string action = TextAt(step, {"action"});
+      if ((action != "DefragmentMember" && action != "MoveLeader") || TextAt(step, {"state"}) != "succeeded")
+        continue;
+      performed.push_back(action + " " + TextAt(step, {"target"}));
+      if (action == "DefragmentMember") defragmented.push_back(TextAt(step, {"target"}));
     }
   }
   ASSERT_EQ(defragmented.size(), 3u) << history.out;
   EXPECT_EQ(std::set<std::string>(defragmented.begin(), defragmented.end()).size(), 3u) << history.out;
   EXPECT_EQ(defragmented.back(), leader) << history.out;
+  ASSERT_GE(performed.size(), 4u) << history.out;
+  EXPECT_EQ(performed[performed.size() - 2], "MoveLeader " + leader) << history.out;
 }
 
 // etcd-druid issues 420 and 886: spec.etcd.peerUrlTls set on a running

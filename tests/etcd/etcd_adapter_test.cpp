@@ -156,5 +156,67 @@ TEST(EtcdAdapter, MembershipStepsActOnTheLiveMemberNotOnAStaleId) {
       << "added again, not started";
 }
 
+// MoveLeader, as the defragmentation table plans it before the leader's own
+// defragmentation (etcd-backup-restore issue 1052): sent to the leader, it
+// hands the leadership to the named follower; afterwards the step is done,
+// and performed again it changes nothing. Sent to a member that does not
+// lead, etcd refuses it.
+TEST(EtcdAdapter, MoveLeaderHandsTheLeadershipToTheNamedFollower) {
+  TempDir root("etcd-adapter");
+  auto cluster = EtcdCluster::Create(3, root.path());
+  ASSERT_TRUE(cluster->StartAll().ok());
+  EtcdClient client = cluster->Client();
+  EtcdAdapter adapter(client);
+  RequestLog log;
+  auto leader_index = [&]() -> int {
+    for (int i = 0; i < cluster->size(); ++i) {
+      auto status = client.MemberStatus(cluster->member(i).client_url, log);
+      if (status.ok() && status->leader != 0 && status->leader == status->member_id) return i;
+    }
+    return -1;
+  };
+  ASSERT_TRUE(Eventually([&] { return leader_index() >= 0; }, std::chrono::seconds(10)));
+  const int leader = leader_index();
+  const int follower = (leader + 1) % 3;
+  auto step_for = [&](int from, int to) {
+    PlanStep step;
+    step.id = "etcd-druid-status-defragmentation/move-leadership/1";
+    step.action = "MoveLeader";
+    step.target = cluster->member(from).name;
+    step.adapter = "etcd";
+    step.params =
+        Value::MakeMap({{Value::String("name"), Value::String(cluster->member(from).name)},
+                        {Value::String("endpoint"), Value::String(cluster->member(from).client_url)},
+                        {Value::String("transferee"), Value::String(cluster->member(to).name)}});
+    return step;
+  };
+
+  // From a follower: refused by etcd, nothing moves.
+  const int other = (leader + 2) % 3;
+  EXPECT_FALSE(adapter.Perform(step_for(other, follower), log).ok());
+  EXPECT_EQ(leader_index(), leader);
+
+  const PlanStep move = step_for(leader, follower);
+  auto before = adapter.IsDone(move, log);
+  ASSERT_TRUE(before.ok()) << before.error().message;
+  EXPECT_FALSE(*before);
+  Status moved = adapter.Perform(move, log);
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+  ASSERT_TRUE(Eventually([&] { return leader_index() == follower; }, std::chrono::seconds(10)));
+  auto after = adapter.IsDone(move, log);
+  ASSERT_TRUE(after.ok()) << after.error().message;
+  EXPECT_TRUE(*after);
+
+  PlanStep to_nobody = step_for(follower, leader);
+  to_nobody.params =
+      Value::MakeMap({{Value::String("name"), Value::String(cluster->member(follower).name)},
+                      {Value::String("endpoint"), Value::String(cluster->member(follower).client_url)},
+                      {Value::String("transferee"), Value::String("no-such-member")}});
+  Status refused = adapter.Perform(to_nobody, log);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_EQ(leader_index(), follower);
+}
+
 }  // namespace
 }  // namespace ruleplane::testing
