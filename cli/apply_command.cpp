@@ -80,7 +80,8 @@ int RunApply(const Args& args, std::ostream& out, std::ostream& err) {
   }
 
   std::vector<std::string> references = flags.GetList("--rules");
-  if (references.empty()) references = DefaultRuleReferences();
+  const bool rules_given = !references.empty();
+  if (!rules_given) references = DefaultRuleReferences();
   auto library = LoadRuleLibrary(references, err);
   if (!library || PrintDiagnostics(*library, err) > 0) return kExitUsage;
   auto rule_sets = SelectForSubject(*library, snapshot->subject(), err);
@@ -100,6 +101,8 @@ int RunApply(const Args& args, std::ostream& out, std::ostream& err) {
                     : dry_run == "server" ? ApplyOptions::DryRun::kServer
                                           : ApplyOptions::DryRun::kNone;
   options.allow_disruptive = flags.Has("--allow-disruptive");
+  // As the controller: a selection given reaches member-init through the StatefulSet.
+  if (rules_given) options.member_init_rules = SelectionReferences(*library, "EtcdMemberInit");
   const ExecutionReport report = ApplyPlan(*config, *snapshot, *plan, rule_sets, journal->get(), options);
 
   if (format == "json") {

@@ -34,7 +34,10 @@ every namespace) until SIGTERM: lists and watches the Etcds and the
 StatefulSets, Leases, Pods and PodDisruptionBudgets they own into a cache;
 queues an Etcd when any of them changes, and every --resync-period seconds
 (default 30: decisions depend on time, such as a lease expiring); and for each
-queued Etcd observes it from the cache, plans with the etcd-druid rules,
+queued Etcd observes it from the cache, plans with the etcd-druid rules
+(--rules: the selection, as for plan; its rule sets for member-init, such as
+etcd-backup-restore@2, reach the members' init containers through the
+StatefulSets it renders; without --rules, the bundled defaults everywhere),
 executes the plan with at most one disruptive step (it pauses before a
 second, which waits for the next observation), journaled in --journal
 (default ruleplane-controller-journal.db), logs one JSON line per step,
@@ -152,7 +155,8 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
       flags.Has("--all-namespaces") ? "" : flags.Get("-n", config->namespace_name);
 
   std::vector<std::string> references = flags.GetList("--rules");
-  if (references.empty()) references = DefaultRuleReferences();
+  const bool rules_given = !references.empty();
+  if (!rules_given) references = DefaultRuleReferences();
   auto library = LoadRuleLibrary(references, err);
   if (!library || PrintDiagnostics(*library, err) > 0) return kExitUsage;
   ParamOverrides overrides;
@@ -166,6 +170,10 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   options.etcd_selector = etcd_selector;
   options.shard = shard;
   options.rule_sets = SelectForSubject(*library, "EtcdCluster", err);
+  // A selection given with --rules reaches member-init too (its rule sets of
+  // subject EtcdMemberInit, by exact version, through the StatefulSet it
+  // renders); without it, member-init uses its bundled defaults as before.
+  if (rules_given) options.reconciler.member_init_rules = SelectionReferences(*library, "EtcdMemberInit");
   options.catalogue = library->catalogue.get();
   options.journal_path = flags.Get("--journal", "ruleplane-controller-journal.db");
   options.workers = worker_count;

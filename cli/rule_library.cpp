@@ -182,17 +182,26 @@ int PrintDiagnostics(const RuleLibrary& library, std::ostream& err) {
   return errors;
 }
 
-std::vector<std::shared_ptr<const CompiledRuleSet>> SelectForSubject(const RuleLibrary& library,
-                                                                     const std::string& subject,
-                                                                     std::ostream& err) {
+namespace {
+
+// The newest valid file of each rule-set name whose subject is `subject` (all when empty), by name.
+std::map<std::string, const RuleFile*> NewestOfSubject(const RuleLibrary& library, const std::string& subject) {
   std::map<std::string, const RuleFile*> newest;
   for (const RuleFile& file : library.files) {
     if (!file.rule_set || (!subject.empty() && file.rule_set->subject != subject)) continue;
     const RuleFile*& best = newest[file.rule_set->name];
     if (best == nullptr || CompareVersions(best->rule_set->version, file.rule_set->version) < 0) best = &file;
   }
+  return newest;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<const CompiledRuleSet>> SelectForSubject(const RuleLibrary& library,
+                                                                     const std::string& subject,
+                                                                     std::ostream& err) {
   std::vector<std::shared_ptr<const CompiledRuleSet>> compiled;
-  for (const auto& [name, file] : newest) {
+  for (const auto& [name, file] : NewestOfSubject(library, subject)) {
     auto result = CompiledRuleSet::Compile(file->rule_set);
     if (!result.ok()) {
       err << file->path << ": error: " << result.error().message << "\n";
@@ -201,6 +210,13 @@ std::vector<std::shared_ptr<const CompiledRuleSet>> SelectForSubject(const RuleL
     compiled.push_back(*result);
   }
   return compiled;
+}
+
+std::vector<std::string> SelectionReferences(const RuleLibrary& library, const std::string& subject) {
+  std::vector<std::string> references;
+  for (const auto& [name, file] : NewestOfSubject(library, subject))
+    references.push_back(name + "@" + file->rule_set->version);
+  return references;
 }
 
 }  // namespace ruleplane::cli

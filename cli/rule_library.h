@@ -53,6 +53,11 @@ std::vector<std::shared_ptr<const CompiledRuleSet>> SelectForSubject(const RuleL
                                                                      const std::string& subject,
                                                                      std::ostream& err);
 
+// What SelectForSubject would choose, as exact NAME@VERSION references: how
+// another process with the same bundled rules selects them (the controller
+// gives member-init its selection through the StatefulSet).
+std::vector<std::string> SelectionReferences(const RuleLibrary& library, const std::string& subject);
+
 // Compares semantic versions: <0, 0, >0.
 int CompareVersions(const std::string& a, const std::string& b);
 

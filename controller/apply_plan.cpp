@@ -15,7 +15,8 @@ ExecutionReport ApplyPlan(const KubeConfig& kube, const Snapshot& snapshot, cons
     RequestLog reads;
     members = ResolveMemberEndpoints(snapshot.document, client, reads, kMemberCallTimeout);
   }
-  ClusterAdapters adapters(client, snapshot, members && members->ok() ? &**members : nullptr);
+  ClusterAdapters adapters(client, snapshot, members && members->ok() ? &**members : nullptr,
+                           options.member_init_rules);
   ExecutorOptions executor_options;
   executor_options.dry_run = options.dry_run == ApplyOptions::DryRun::kClient;
   executor_options.allow_disruptive = options.allow_disruptive;

@@ -23,6 +23,8 @@ struct ApplyOptions {
   // sent with dryRun=All (the API server validates them and stores nothing).
   DryRun dry_run = DryRun::kNone;
   bool allow_disruptive = false;
+  // What a StatefulSet created or updated gives member-init as --rules.
+  std::vector<std::string> member_init_rules;
 };
 
 // Executes `plan`, made from `snapshot` (an EtcdClusterSnapshot) with

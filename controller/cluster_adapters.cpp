@@ -9,8 +9,9 @@ bool PlansEtcdSteps(const Plan& plan) {
                      [](const PlanStep& step) { return step.adapter == "etcd"; });
 }
 
-ClusterAdapters::ClusterAdapters(KubeClient& client, const Snapshot& snapshot, const MemberEndpoints* members)
-    : kubernetes_(client, snapshot), sidecar_(snapshot, client) {
+ClusterAdapters::ClusterAdapters(KubeClient& client, const Snapshot& snapshot, const MemberEndpoints* members,
+                                 std::vector<std::string> member_init_rules)
+    : kubernetes_(client, snapshot, std::move(member_init_rules)), sidecar_(snapshot, client) {
   set_.Add(&kubernetes_);
   set_.Add(&sidecar_);
   if (members != nullptr) {

@@ -28,7 +28,9 @@ class ClusterAdapters {
   // `snapshot`: the one the plan was made from (it fences the writes).
   // `members`: how to reach the members (ResolveMemberEndpoints); without
   // them, no etcd adapter, and a plan with a step for it is refused.
-  ClusterAdapters(KubeClient& client, const Snapshot& snapshot, const MemberEndpoints* members);
+  // `member_init_rules`: what the StatefulSet gives member-init as --rules.
+  ClusterAdapters(KubeClient& client, const Snapshot& snapshot, const MemberEndpoints* members,
+                  std::vector<std::string> member_init_rules = {});
   ClusterAdapters(const ClusterAdapters&) = delete;
   ClusterAdapters& operator=(const ClusterAdapters&) = delete;
 

@@ -102,7 +102,8 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   Value intent;  // written before a disruptive step acted, when one did
   // A rule set that could not decide is a refusal even with no step planned.
   if (!plan->steps.empty() || plan->has_error() || plan->has_violation()) {
-    ClusterAdapters adapters(client_, *snapshot, members && members->ok() ? &**members : nullptr);
+    ClusterAdapters adapters(client_, *snapshot, members && members->ok() ? &**members : nullptr,
+                             options_.member_init_rules);
     KubernetesAdapter& kubernetes = adapters.kubernetes();
     ExecutorOptions options;
     options.dry_run = options_.dry_run;

@@ -57,6 +57,8 @@ struct ReconcilerOptions {
   // True once the reconciler may no longer act (the leadership is lost):
   // the plan stops between steps and retries.
   std::function<bool()> cancelled;
+  // What the StatefulSet gives member-init as --rules (MemberInitRules).
+  std::vector<std::string> member_init_rules;
 };
 
 class EtcdReconciler {

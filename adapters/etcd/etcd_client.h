@@ -17,8 +17,8 @@
 // Bounds on etcd's answers (an endpoint may be anyone's; README, "Network
 // bounds"), each checked while the answer arrives and failing the call with
 // kUnavailable naming the bound:
-//   - short answers (member list, status, member add/remove/promote, put,
-//     txn, compaction, defragment, any error): 1 MiB (kEtcdShortAnswerBytes;
+//   - short answers (member list, status, member add/remove/promote, move
+//     leader, put, txn, compaction, defragment, any error): 1 MiB (kEtcdShortAnswerBytes;
 //     a member is ~200 bytes, a status ~500); time: the call's timeout;
 //   - Range: 64 MiB (kEtcdRangeAnswerBytes); time: the call's timeout;
 //   - the snapshot stream: one message 4 MiB (kMaxSnapshotLineBytes), the

@@ -8,8 +8,9 @@
 
 namespace ruleplane {
 
-ActionContext::ActionContext(KubeClient& client, const Snapshot& snapshot)
-    : client_(client), snapshot_(snapshot.document) {
+ActionContext::ActionContext(KubeClient& client, const Snapshot& snapshot,
+                             std::vector<std::string> member_init_rules)
+    : client_(client), snapshot_(snapshot.document), member_init_rules_(std::move(member_init_rules)) {
   namespace_ = FieldText(snapshot_, {"etcd", "metadata", "namespace"});
   etcd_name_ = FieldText(snapshot_, {"etcd", "metadata", "name"});
 }

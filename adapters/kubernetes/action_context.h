@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/request.h"
@@ -24,7 +25,8 @@ namespace ruleplane {
 
 class ActionContext {
  public:
-  ActionContext(KubeClient& client, const Snapshot& snapshot);
+  // `member_init_rules`: what the StatefulSet gives member-init as --rules (EtcdStatefulSet).
+  ActionContext(KubeClient& client, const Snapshot& snapshot, std::vector<std::string> member_init_rules = {});
 
   KubeClient& client() { return client_; }
   // The EtcdClusterSnapshot document the plan was made from.
@@ -32,6 +34,7 @@ class ActionContext {
   const Value& observed_etcd() const;
   const std::string& namespace_name() const { return namespace_; }
   const std::string& etcd_name() const { return etcd_name_; }
+  const std::vector<std::string>& member_init_rules() const { return member_init_rules_; }
 
   // The object as this plan last saw it (observed, or returned by its own write).
   Value& Tracked(const std::string& key, const Value& observed);
@@ -66,6 +69,7 @@ class ActionContext {
   KubeClient& client_;
   Value snapshot_;
   std::string namespace_, etcd_name_;
+  std::vector<std::string> member_init_rules_;
   std::map<std::string, Value> tracked_;
 };
 

@@ -78,7 +78,11 @@ int64_t RenderedGeneration(const Value& statefulset);
 // /var/etcd/config; service account ruleplane-member (deploy/rbac.yaml).
 // PodTemplateForSpec is applied: images, resources, labels from the spec.
 // Annotated with the Etcd's generation (kRenderedGenerationAnnotation).
-Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas);
+// `member_init_rules`: rule references ("etcd-backup-restore@2") member-init
+// is given as --rules (the controller's own selection for its subject);
+// none, its bundled defaults.
+Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas,
+                              const std::vector<std::string>& member_init_rules = {});
 
 std::string CompactionJobName(const Value& etcd);
 

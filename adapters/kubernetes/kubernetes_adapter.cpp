@@ -4,8 +4,9 @@
 
 namespace ruleplane {
 
-KubernetesAdapter::KubernetesAdapter(KubeClient& client, const Snapshot& snapshot)
-    : context_(client, snapshot) {}
+KubernetesAdapter::KubernetesAdapter(KubeClient& client, const Snapshot& snapshot,
+                                     std::vector<std::string> member_init_rules)
+    : context_(client, snapshot, std::move(member_init_rules)) {}
 
 Status KubernetesAdapter::PatchEtcdStatus(const Value& status_patch, RequestLog& log) {
   return context_.PatchEtcdStatus(status_patch, log);

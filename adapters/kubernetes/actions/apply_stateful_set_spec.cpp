@@ -39,7 +39,8 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
     return Error{ErrorCode::kFailedPrecondition, "the StatefulSet has no pod template", {}};
   Value new_template = PodTemplateForSpec(context.observed_etcd(), *pod_template);
   if (RenderedGeneration(statefulset) >= 0) {
-    auto rendered = EtcdStatefulSet(context.observed_etcd(), FieldInt(statefulset, {"spec", "replicas"}, 0));
+    auto rendered = EtcdStatefulSet(context.observed_etcd(), FieldInt(statefulset, {"spec", "replicas"}, 0),
+                                    context.member_init_rules());
     if (!rendered.ok()) return rendered.error();
     new_template = *ValueAt(*rendered, {"spec", "template"});
   }

@@ -28,7 +28,7 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
   const Value& etcd = context.observed_etcd();
   const std::string& name = context.etcd_name();
   const int64_t generation = FieldInt(etcd, {"metadata", "generation"}, 0);
-  auto statefulset = EtcdStatefulSet(etcd, IntParam(step, "replicas"));
+  auto statefulset = EtcdStatefulSet(etcd, IntParam(step, "replicas"), context.member_init_rules());
   if (!statefulset.ok()) return statefulset.error();
   auto created = context.client().Create({"apps/v1", "statefulsets", context.namespace_name(), "", ""},
                                          *statefulset, log);

@@ -146,7 +146,8 @@ int64_t RenderedGeneration(const Value& statefulset) {
   return std::stoll(text);
 }
 
-Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
+Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas,
+                              const std::vector<std::string>& member_init_rules) {
   const std::string name = FieldText(etcd, {"metadata", "name"});
   if (FieldText(etcd, {"metadata", "uid"}).size() < 6) return Missing(etcd, "metadata.uid", "is not set");
   const int64_t client_port = FieldInt(etcd, {"spec", "etcd", "clientPort"}, 2379);
@@ -172,6 +173,7 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas) {
                     // While the first member restores, the others wait in member-init rather than
                     // in the kubelet's restart back-off, which grows to 5 minutes.
                     "--wait-for-cluster=120"};
+  for (const std::string& reference : member_init_rules) init_args.push_back("--rules=" + reference);
   const int64_t backup_port = FieldInt(etcd, {"spec", "backup", "port"}, 8080);
   Json agent_args = {"member-agent", "--etcd=" + name, "--name=$(POD_NAME)", "--namespace=$(POD_NAMESPACE)",
                      "--client-url=" + client_url, "--peer-url=" + peer_url, "--endpoints=" + client_url,
