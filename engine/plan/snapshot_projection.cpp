@@ -24,12 +24,13 @@ void ReadWhole(AccessAnalysis& analysis, const std::optional<Expression>& expres
 
 // Records in `document` what evaluating and planning `compiled` can read of
 // the snapshot: the same expressions, in the same frame slots, as
-// DeriveFacts, Match and MakePlan evaluate them.
+// appliesWhen, DeriveFacts, Match and MakePlan evaluate them.
 void Analyze(const CompiledRuleSet& compiled, AccessTree& document) {
   const RuleSet& rules = compiled.rule_set();
   const FrameLayout& layout = compiled.layout();
   AccessAnalysis analysis;
   analysis.Bind(layout.snapshot_slot(), {&document});
+  ReadWhole(analysis, rules.applies_when);
   std::vector<AccessSet> facts(rules.facts.size());
   for (size_t f = 0; f < rules.facts.size(); ++f) {
     const Fact& fact = rules.facts[f];

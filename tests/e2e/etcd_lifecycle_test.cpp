@@ -368,6 +368,63 @@ TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWri
   EXPECT_GE(*newest, written);
 }
 
+// Today's rules end to end (`--rules etcd-druid@2 --rules etcd-backup-restore@2`,
+// with the components table, which has no version 2): the controller gives
+// member-init its selection through the StatefulSet. A member whose data
+// directory is wiped never restores under them: member-init removes it, adds
+// it back as a learner and starts it empty; the controller sees the learner
+// in the members' status answers and promotes it once it has caught up
+// (etcd-backup-restore's sidecar does so as released). No write is lost.
+TEST_F(EtcdLifecycle, UnderTodaysRulesAWipedMemberRejoinsAsALearnerAndIsPromoted) {
+  StartController(
+      0, "",
+      {"--rules", "etcd-druid@2", "--rules", "etcd-druid-components@1", "--rules", "etcd-backup-restore@2"});
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe() << Slurp(ControllerLog(0));
+  RequestLog log;
+  auto statefulset = admin_->Get({"apps/v1", "statefulsets", "default", kEtcd, ""}, log);
+  ASSERT_TRUE(statefulset.ok());
+  EXPECT_NE(FormatJson(*ValueAt(*statefulset, {"spec", "template", "spec", "initContainers"}))
+                .find("--rules=etcd-backup-restore-initialization@2."),
+            std::string::npos)
+      << "member-init runs today's rules";
+
+  NumberedWriter writer(ClientUrls(3), "/learner/");
+  writer.Start(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const std::string data = agent_->VolumeDir("etcd-main-2", kEtcd);
+  ASSERT_NE(data, "");
+  ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", "etcd-main-2", ""}, {}, std::nullopt, log).ok());
+  ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") == 0; }, std::chrono::seconds(30)));
+  std::error_code moved;
+  fs::rename(data + "/new.etcd", dir_->path() + "/wiped.etcd", moved);
+  ASSERT_FALSE(moved) << moved.message();
+
+  EtcdClient cluster(EtcdClientConfig{ClientUrls(3), world_->ClientTls(), std::chrono::seconds(5)});
+  auto voting_members = [&] {
+    auto members = cluster.MemberList(log);
+    if (!members.ok()) return -1;
+    return static_cast<int>(std::count_if(members->begin(), members->end(), [](const EtcdMember& member) {
+      return !member.is_learner && !member.name.empty();
+    }));
+  };
+  ASSERT_TRUE(Eventually(
+      [&] { return agent_->Pid("etcd-main-2", "etcd") != 0 && HealthyWith(3) && voting_members() == 3; },
+      std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe() << Slurp(ControllerLog(0));
+  const std::string init_log = Slurp(dir_->path() + "/node/pods/etcd-main-2/member-init.log");
+  EXPECT_NE(init_log.find("AddMember etcd-main-2  done"), std::string::npos) << init_log;
+  EXPECT_EQ(init_log.find("RestoreFullSnapshot"), std::string::npos) << init_log;
+  const std::vector<std::string> steps = StepLines(Slurp(ControllerLog(0)));
+  EXPECT_NE(std::find(steps.begin(), steps.end(), "PromoteMember etcd-main-2 succeeded"), steps.end())
+      << Slurp(ControllerLog(0));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  writer.Stop();
+  EXPECT_GT(writer.acknowledged().size(), 50u);
+  ExpectNoKeyLostAndMembersAgree(writer, 3);
+}
+
 // Quorum lost: two of three data directories wiped. Without an approval
 // nothing disruptive happens, and the status says what waits for it and the
 // data-loss bound; after the approval the cluster is re-bootstrapped from the

@@ -1,5 +1,7 @@
 // EtcdAdapter's membership steps against a real etcd member.
+#include <algorithm>
 #include <ctime>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
@@ -216,6 +218,61 @@ TEST(EtcdAdapter, MoveLeaderHandsTheLeadershipToTheNamedFollower) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kFailedPrecondition);
   EXPECT_EQ(leader_index(), follower);
+}
+
+// PromoteMember, as the learners table plans it in the controller: member m2
+// re-joined as a learner (removed, wiped, added as a learner, started with
+// state existing). The client names the learner first; the step goes
+// through whichever member answers, is retried until the learner has caught
+// up, and is then done: the member list shows m2 voting.
+TEST(EtcdAdapter, ALearnerIsPromotedThroughTheOtherMembersOnceCaughtUp) {
+  TempDir root("etcd-adapter-learner");
+  auto cluster = EtcdCluster::Create(3, root.path());
+  ASSERT_TRUE(cluster->StartAll().ok());
+  EtcdClient voters = cluster->Client();
+  RequestLog log;
+  auto members = voters.MemberList(log);
+  ASSERT_TRUE(members.ok());
+  const auto m2 =
+      std::find_if(members->begin(), members->end(), [](const EtcdMember& m) { return m.name == "m2"; });
+  ASSERT_NE(m2, members->end());
+  cluster->StopMember(2);
+  ASSERT_TRUE(voters.MemberRemove(m2->id, log).ok());
+  std::filesystem::remove_all(cluster->member(2).data_dir);
+  ASSERT_TRUE(Eventually([&] { return voters.MemberAdd({cluster->member(2).peer_url}, true, log).ok(); },
+                         std::chrono::seconds(20), std::chrono::milliseconds(500)));
+  ASSERT_TRUE(cluster->StartMember(2, "existing").ok());
+
+  EtcdClientConfig config{
+      {cluster->member(2).client_url, cluster->member(0).client_url, cluster->member(1).client_url},
+      {},
+      std::chrono::seconds(5)};
+  EtcdClient learner_first(config);
+  EtcdAdapter adapter(learner_first);
+  PlanStep promote;
+  promote.id = "etcd-backup-restore-learners/promote-learner/1";
+  promote.action = "PromoteMember";
+  promote.target = "m2";
+  promote.adapter = "etcd";
+  promote.params = Value::MakeMap({{Value::String("name"), Value::String("m2")}});
+  auto before = adapter.IsDone(promote, log);
+  ASSERT_TRUE(before.ok()) << before.error().message;
+  EXPECT_FALSE(*before) << "a learner";
+  Status promoted;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        promoted = adapter.Perform(promote, log);
+        return promoted.ok();
+      },
+      std::chrono::seconds(30), std::chrono::milliseconds(500)))
+      << promoted.error().message;
+  auto after = adapter.IsDone(promote, log);
+  ASSERT_TRUE(after.ok()) << after.error().message;
+  EXPECT_TRUE(*after);
+  auto now = voters.MemberList(log);
+  ASSERT_TRUE(now.ok());
+  for (const EtcdMember& member : *now) EXPECT_FALSE(member.is_learner) << member.name;
+  EXPECT_EQ(now->size(), 3u);
 }
 
 }  // namespace
