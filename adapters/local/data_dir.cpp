@@ -17,9 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// etcd-backup-restore's marker of which namespace a data directory belongs
-// to (pkg/initializer/validator: safeGuardFile).
-constexpr const char* kSafeGuardFile = "safe_guard";
 // etcd's wal.metadataType (metadataType = iota + 1: 1, before entryType 2).
 constexpr int kWalMetadataRecord = 1;
 
@@ -174,10 +171,19 @@ Value DataDirFacts::ToValue() const {
        {Value::String("verificationError"), Value::String(verification_error)}});
 }
 
+std::string SafeGuardPath(const std::string& data_dir) {
+  return (fs::path(data_dir).parent_path() / "safe_guard").string();
+}
+
 Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_backup_revision,
                                     const std::string& namespace_name) {
   DataDirFacts facts;
   std::error_code error;
+  // On the volume, so also when the data directory itself is gone.
+  if (fs::is_regular_file(SafeGuardPath(path), error)) {
+    auto content = ReadRegularFile(SafeGuardPath(path), kMaxConfigFileBytes);
+    facts.safe_guard = content.ok() ? Trimmed(*content) : "";
+  }
   facts.exists = fs::is_directory(path, error);
   if (!facts.exists) {
     facts.verification_error = "the data directory does not exist";
@@ -215,11 +221,6 @@ Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_back
       facts.corrupt = true;
       db_problem = "the database does not open: " + Trimmed(check->problem);
     }
-  }
-
-  if (fs::is_regular_file(path + "/" + kSafeGuardFile, error)) {
-    auto content = ReadRegularFile(path + "/" + kSafeGuardFile, kMaxConfigFileBytes);
-    facts.safe_guard = content.ok() ? Trimmed(*content) : "";
   }
 
   if (!facts.wal_has_metadata) {

@@ -35,6 +35,11 @@ struct DataDirFacts {
   Value ToValue() const;
 };
 
+// etcd-backup-restore's marker of the namespace a volume belongs to: the
+// file safe_guard beside the data directory, on the volume it is on
+// (pkg/initializer/validator/datavalidator.go, sanityCheck).
+std::string SafeGuardPath(const std::string& data_dir);
+
 // `latest_backup_revision` 0 = do not compare revisions (a member of a
 // multi-member cluster catches up from the leader). `namespace_name` "" =
 // do not check safe_guard. An error when the directory cannot be read, and

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "adapters/local/atomic_file.h"
+#include "adapters/local/data_dir.h"
 #include "adapters/local/delta_file.h"
 #include "adapters/local/initial_cluster.h"
 #include "adapters/local/snapshot_file.h"
@@ -229,6 +230,7 @@ Status LocalAdapter::Perform(const PlanStep& step, RequestLog& log) {
   if (action == "ReuseEtcdConfig") {
     auto config = ReusedConfig(step);
     if (!config.ok()) return config.error();
+    if (Status guarded = WriteSafeGuard(log); !guarded.ok()) return guarded;
     return WriteFileAtomically(member_.config_out, *config, log);
   }
   if (action == "ResetDataDir") return ResetDataDir(log);
@@ -279,7 +281,15 @@ Status LocalAdapter::GenerateConfig(const PlanStep& step, RequestLog& log) {
         WriteFileAtomically(member_.data_dir + "/" + kRebootstrapRecordFile, marker + "\n", log);
     if (!recorded.ok()) return recorded;
   }
+  if (Status guarded = WriteSafeGuard(log); !guarded.ok()) return guarded;
   return WriteFileAtomically(member_.config_out, *config, log);
+}
+
+Status LocalAdapter::WriteSafeGuard(RequestLog& log) {
+  const std::string path = SafeGuardPath(member_.data_dir);
+  std::error_code error;
+  if (member_.namespace_name.empty() || fs::exists(path, error)) return {};
+  return WriteFileAtomically(path, member_.namespace_name, log);
 }
 
 Status LocalAdapter::ResetDataDir(RequestLog& log) {

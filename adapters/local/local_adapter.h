@@ -49,6 +49,12 @@ class LocalAdapter : public Adapter {
 
  private:
   Status GenerateConfig(const PlanStep& step, RequestLog& log);
+  // The volume's safe_guard file (SafeGuardPath) naming this member's
+  // namespace, as etcd-backup-restore's initializer writes it, when there is
+  // none: a volume mounted later into another namespace's Etcd is then refused
+  // (the rules' wrong-volume decisions). Before the configuration, so that a
+  // start always leaves it.
+  Status WriteSafeGuard(RequestLog& log);
   // ReuseEtcdConfig's configuration: the template rendered again, so that a
   // changed template (peer TLS set on the Etcd) reaches a member restarting
   // on its data, with the initial cluster and state of its previous start

@@ -71,6 +71,35 @@ TEST_F(MemberInit, BootstrapThenARestartWithValidDataReusesTheConfiguration) {
   EXPECT_TRUE(Contains(history.out, "ReuseEtcdConfig")) << history.out;
 }
 
+// etcd-backup-restore's safe_guard: a member's first start leaves the file
+// beside its data directory, naming its namespace. A volume whose file names
+// another namespace (mounted into the wrong Etcd) is not started on under
+// today's rules: member-init aborts and touches nothing. Its own namespace's
+// file, and the member starts on its data again.
+TEST_F(MemberInit, TheFirstStartLeavesASafeGuardAndAVolumeOfAnotherNamespaceIsLeftAlone) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  const std::string guard = SafeGuardPath(DataDir(2));
+  EXPECT_EQ(Slurp(guard), "default");
+
+  cluster_->StopMember(2);
+  std::ofstream(guard, std::ios::trunc) << "shoot--other--cluster";
+  const std::string etcd = WriteEtcd(2, StatusOfCluster({"m2"}));
+  const std::string config_before = Slurp(Config(2));
+  Outcome refused = MemberInitOf(2, etcd, "--rules etcd-backup-restore@2");
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_TRUE(Contains(refused.out + refused.err, "wrong volume mounted")) << refused.out << refused.err;
+  EXPECT_EQ(Slurp(guard), "shoot--other--cluster") << "the file is the volume's, never rewritten";
+  EXPECT_EQ(Slurp(Config(2)), config_before);
+  EXPECT_TRUE(Beside(2, ".").empty()) << "nothing may be moved aside";
+
+  std::ofstream(guard, std::ios::trunc) << "default";
+  Outcome run = MemberInitOf(2, etcd, "--rules etcd-backup-restore@2");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  ASSERT_TRUE(cluster_->StartMemberWithConfig(2, Config(2)).ok());
+  ASSERT_TRUE(cluster_->WaitReady(2).ok());
+  ExpectHealthyCluster();
+}
+
 TEST_F(MemberInit, ALostDataDirectoryIsReplacedAndTheMemberRejoins) {
   ASSERT_NO_FATAL_FAILURE(Bootstrap());
   NumberedWriter writer(cluster_->ClientUrls(), "lost/");
