@@ -81,6 +81,31 @@ class EtcdLifecycle : public ::testing::Test {
     return world_->Describe(names);
   }
 
+  // The member's Pod deleted, and while it is away its data directory moved
+  // off the volume (kept in the test's directory).
+  void WipeDataDirectoryWhileItsPodIsAway(const std::string& pod) {
+    RequestLog log;
+    const std::string data = agent_->VolumeDir(pod, kEtcd);
+    ASSERT_NE(data, "");
+    ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", pod, ""}, {}, std::nullopt, log).ok());
+    ASSERT_TRUE(Eventually([&] { return agent_->Pid(pod, "etcd") == 0; }, std::chrono::seconds(30)));
+    std::error_code moved;
+    fs::rename(data + "/new.etcd", dir_->path() + "/wiped-" + std::to_string(++wiped_) + "-" + pod, moved);
+    ASSERT_FALSE(moved) << moved.message();
+  }
+
+  // The started voting members in etcd's member list, asked of the first
+  // `replicas` members; -1 when none answers.
+  int VotingMembers(int replicas) const {
+    EtcdClient cluster(EtcdClientConfig{ClientUrls(replicas), world_->ClientTls(), std::chrono::seconds(5)});
+    RequestLog log;
+    auto members = cluster.MemberList(log);
+    if (!members.ok()) return -1;
+    return static_cast<int>(std::count_if(members->begin(), members->end(), [](const EtcdMember& member) {
+      return !member.is_learner && !member.name.empty();
+    }));
+  }
+
   // Every acknowledged key (up to a restore's data-loss bound) is present,
   // and every member's HashKV agrees at the lowest revision they have all applied.
   void ExpectNoKeyLostAndMembersAgree(const NumberedWriter& writer, int replicas,
@@ -93,6 +118,7 @@ class EtcdLifecycle : public ::testing::Test {
 
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<E2eWorld> world_;
+  int wiped_ = 0;  // data directories moved away so far
   KubeClient* admin_ = nullptr;
   NodeAgent* agent_ = nullptr;
   std::vector<ChildProcess> controllers_;
@@ -144,13 +170,7 @@ TEST_F(EtcdLifecycle, CreatedFromNothingThenAPodDeletedADataDirectoryWipedAndADa
   // A data directory wiped while its Pod is away: member-init finds the member
   // without data, removes it from the cluster and adds it again, empty; it
   // catches up from the leader.
-  const std::string data = agent_->VolumeDir("etcd-main-2", kEtcd);
-  ASSERT_NE(data, "");
-  ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", "etcd-main-2", ""}, {}, std::nullopt, log).ok());
-  ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") == 0; }, std::chrono::seconds(30)));
-  std::error_code moved;
-  fs::rename(data + "/new.etcd", dir_->path() + "/wiped.etcd", moved);
-  ASSERT_FALSE(moved) << moved.message();
+  ASSERT_NO_FATAL_FAILURE(WipeDataDirectoryWhileItsPodIsAway("etcd-main-2"));
   ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") != 0 && HealthyWith(3); },
                          std::chrono::seconds(120), std::chrono::seconds(1)))
       << Describe();
@@ -252,17 +272,9 @@ TEST_F(EtcdLifecycle, ScaledFromThreeToFiveAndBackToThree) {
             {{Value::String("spec"), Value::MakeMap({{Value::String("replicas"), Value::Int(replicas)}})}}),
         log);
   };
-  EtcdClient cluster(EtcdClientConfig{ClientUrls(3), {}, std::chrono::seconds(5)});
-  auto voting_members = [&] {
-    auto members = cluster.MemberList(log);
-    if (!members.ok()) return -1;
-    return static_cast<int>(std::count_if(members->begin(), members->end(), [](const EtcdMember& member) {
-      return !member.is_learner && !member.name.empty();
-    }));
-  };
 
   ASSERT_TRUE(scale(5).ok());
-  ASSERT_TRUE(Eventually([&] { return HealthyWith(5) && voting_members() == 5; }, std::chrono::seconds(240),
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(5) && VotingMembers(3) == 5; }, std::chrono::seconds(240),
                          std::chrono::seconds(1)))
       << Describe();
   for (int i = 3; i < 5; ++i) {
@@ -278,7 +290,7 @@ TEST_F(EtcdLifecycle, ScaledFromThreeToFiveAndBackToThree) {
       std::chrono::seconds(30)));
 
   ASSERT_TRUE(scale(3).ok());
-  ASSERT_TRUE(Eventually([&] { return HealthyWith(3) && voting_members() == 3; }, std::chrono::seconds(240),
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3) && VotingMembers(3) == 3; }, std::chrono::seconds(240),
                          std::chrono::seconds(1)))
       << Describe();
   EXPECT_EQ(ValueAt(Etcd(), {"status", "clusterSize"})->int_value(), 3);
@@ -393,24 +405,10 @@ TEST_F(EtcdLifecycle, UnderTodaysRulesAWipedMemberRejoinsAsALearnerAndIsPromoted
   NumberedWriter writer(ClientUrls(3), "/learner/");
   writer.Start(std::chrono::milliseconds(20));
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  const std::string data = agent_->VolumeDir("etcd-main-2", kEtcd);
-  ASSERT_NE(data, "");
-  ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", "etcd-main-2", ""}, {}, std::nullopt, log).ok());
-  ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") == 0; }, std::chrono::seconds(30)));
-  std::error_code moved;
-  fs::rename(data + "/new.etcd", dir_->path() + "/wiped.etcd", moved);
-  ASSERT_FALSE(moved) << moved.message();
+  ASSERT_NO_FATAL_FAILURE(WipeDataDirectoryWhileItsPodIsAway("etcd-main-2"));
 
-  EtcdClient cluster(EtcdClientConfig{ClientUrls(3), world_->ClientTls(), std::chrono::seconds(5)});
-  auto voting_members = [&] {
-    auto members = cluster.MemberList(log);
-    if (!members.ok()) return -1;
-    return static_cast<int>(std::count_if(members->begin(), members->end(), [](const EtcdMember& member) {
-      return !member.is_learner && !member.name.empty();
-    }));
-  };
   ASSERT_TRUE(Eventually(
-      [&] { return agent_->Pid("etcd-main-2", "etcd") != 0 && HealthyWith(3) && voting_members() == 3; },
+      [&] { return agent_->Pid("etcd-main-2", "etcd") != 0 && HealthyWith(3) && VotingMembers(3) == 3; },
       std::chrono::seconds(180), std::chrono::seconds(1)))
       << Describe() << Slurp(ControllerLog(0));
   const std::string init_log = Slurp(dir_->path() + "/node/pods/etcd-main-2/member-init.log");
@@ -672,13 +670,7 @@ void EtcdLifecycle::LoseQuorumAndRecoverAfterAnApproval(const std::string& store
     // One data directory wiped while its Pod is away: member-init removes
     // the member, adds it again and restores it from the store's full
     // snapshot; it catches up from the leader.
-    const std::string data = agent_->VolumeDir("etcd-main-2", kEtcd);
-    ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", "etcd-main-2", ""}, {}, std::nullopt, log).ok());
-    ASSERT_TRUE(
-        Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") == 0; }, std::chrono::seconds(30)));
-    std::error_code moved;
-    fs::rename(data + "/new.etcd", dir_->path() + "/wiped-alone", moved);
-    ASSERT_FALSE(moved) << moved.message();
+    ASSERT_NO_FATAL_FAILURE(WipeDataDirectoryWhileItsPodIsAway("etcd-main-2"));
     ASSERT_TRUE(Eventually([&] { return agent_->Pid("etcd-main-2", "etcd") != 0 && HealthyWith(3); },
                            std::chrono::seconds(120), std::chrono::seconds(1)))
         << Describe();
@@ -686,14 +678,8 @@ void EtcdLifecycle::LoseQuorumAndRecoverAfterAnApproval(const std::string& store
     EXPECT_NE(init_log.find("RestoreFullSnapshot etcd-main-2  done"), std::string::npos) << init_log;
   }
 
-  for (const char* pod : {"etcd-main-1", "etcd-main-2"}) {
-    const std::string data = agent_->VolumeDir(pod, kEtcd);
-    ASSERT_TRUE(admin_->Delete({"v1", "pods", "default", pod, ""}, {}, std::nullopt, log).ok());
-    ASSERT_TRUE(Eventually([&] { return agent_->Pid(pod, "etcd") == 0; }, std::chrono::seconds(30)));
-    std::error_code moved;
-    fs::rename(data + "/new.etcd", dir_->path() + "/wiped-" + pod, moved);
-    ASSERT_FALSE(moved) << moved.message();
-  }
+  for (const char* pod : {"etcd-main-1", "etcd-main-2"})
+    ASSERT_NO_FATAL_FAILURE(WipeDataDirectoryWhileItsPodIsAway(pod));
 
   auto operation = [&](const char* field) { return TextAt(Etcd(), {"status", "lastOperation", field}); };
   ASSERT_TRUE(Eventually([&] { return operation("state") == "AwaitingApproval"; }, std::chrono::seconds(120),
