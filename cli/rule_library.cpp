@@ -185,7 +185,8 @@ int PrintDiagnostics(const RuleLibrary& library, std::ostream& err) {
 namespace {
 
 // The newest valid file of each rule-set name whose subject is `subject` (all when empty), by name.
-std::map<std::string, const RuleFile*> NewestOfSubject(const RuleLibrary& library, const std::string& subject) {
+std::map<std::string, const RuleFile*> NewestOfSubject(const RuleLibrary& library,
+                                                       const std::string& subject) {
   std::map<std::string, const RuleFile*> newest;
   for (const RuleFile& file : library.files) {
     if (!file.rule_set || (!subject.empty() && file.rule_set->subject != subject)) continue;

@@ -26,7 +26,8 @@ namespace ruleplane {
 class ActionContext {
  public:
   // `member_init_rules`: what the StatefulSet gives member-init as --rules (EtcdStatefulSet).
-  ActionContext(KubeClient& client, const Snapshot& snapshot, std::vector<std::string> member_init_rules = {});
+  ActionContext(KubeClient& client, const Snapshot& snapshot,
+                std::vector<std::string> member_init_rules = {});
 
   KubeClient& client() { return client_; }
   // The EtcdClusterSnapshot document the plan was made from.

@@ -64,7 +64,8 @@ class KubernetesAdapter : public Adapter {
  public:
   // `snapshot`: the EtcdClusterSnapshot the plan was made from (its objects'
   // resourceVersions and uids fence the writes).
-  KubernetesAdapter(KubeClient& client, const Snapshot& snapshot, std::vector<std::string> member_init_rules = {});
+  KubernetesAdapter(KubeClient& client, const Snapshot& snapshot,
+                    std::vector<std::string> member_init_rules = {});
 
   std::string_view kind() const override { return "kubernetes"; }
   const std::string& namespace_name() const { return context_.namespace_name(); }
