@@ -172,7 +172,9 @@ Value DataDirFacts::ToValue() const {
 }
 
 std::string SafeGuardPath(const std::string& data_dir) {
-  return (fs::path(data_dir).parent_path() / "safe_guard").string();
+  fs::path directory(data_dir);
+  if (!directory.has_filename()) directory = directory.parent_path();  // "/var/etcd/data/new.etcd/"
+  return (directory.parent_path() / "safe_guard").string();
 }
 
 Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_backup_revision,

@@ -220,6 +220,41 @@ TEST_F(ObserveCluster, ApplyDeletesTheNotReadyPodOnceAndOnlyWhenAllowed) {
     EXPECT_EQ(state.find("succeeded"), std::string::npos) << state;
 }
 
+// DEP-01's backup alert, executed: BackupReady False on a live Etcd plans
+// RaiseAlert (backup-alert.yaml), which `apply` records as a Warning Event
+// RuleplaneAlert on the Etcd carrying the rule's summary; a second apply finds
+// it recorded and raises it again only after an hour.
+TEST_F(ObserveCluster, ApplyRaisesTheBackupAlertAsOneWarningEvent) {
+  CreateExample(Example("pdb-backup-not-ready.json"));
+  ASSERT_FALSE(HasFailure());
+  RequestLog log;
+  const std::string common = "apply --cluster default/etcd-main --kubeconfig " +
+                             kube_->WriteKubeconfig("admin") + " --journal " + dir_->path() +
+                             "/journal.db -o json";
+  int exit_code = -1;
+  const std::string applied = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << applied;
+  const std::vector<std::string> states = StepStates(applied);
+  EXPECT_NE(std::find(states.begin(), states.end(), "RaiseAlert etcd-main: succeeded"), states.end())
+      << applied;
+  auto alerts = [&] {
+    auto events = client_->List({"v1", "events", "default", "", ""}, "", log, "reason=RuleplaneAlert");
+    return events.ok() ? ValueAt(*events, {"items"})->list_value() : Value::List{};
+  };
+  const Value::List raised = alerts();
+  ASSERT_EQ(raised.size(), 1u) << applied;
+  EXPECT_EQ(TextAt(raised[0], {"type"}), "Warning");
+  EXPECT_EQ(TextAt(raised[0], {"involvedObject", "name"}), "etcd-main");
+  EXPECT_NE(TextAt(raised[0], {"message"}).find("BackupReady is False"), std::string::npos)
+      << TextAt(raised[0], {"message"});
+
+  const std::string again = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << again;
+  const std::vector<std::string> later = StepStates(again);
+  EXPECT_NE(std::find(later.begin(), later.end(), "RaiseAlert etcd-main: skipped"), later.end()) << again;
+  EXPECT_EQ(alerts().size(), 1u);
+}
+
 TEST_F(ObserveCluster, ApplyScalesUpWithLeasesAndBudgetAndASecondApplyRepeatsNothing) {
   CreateExample(Example("scale-up.json"));
   ASSERT_FALSE(HasFailure());
