@@ -101,8 +101,7 @@ int RunApply(const Args& args, std::ostream& out, std::ostream& err) {
                     : dry_run == "server" ? ApplyOptions::DryRun::kServer
                                           : ApplyOptions::DryRun::kNone;
   options.allow_disruptive = flags.Has("--allow-disruptive");
-  // As the controller: a selection given reaches member-init through the StatefulSet.
-  if (rules_given) options.member_init_rules = SelectionReferences(*library, "EtcdMemberInit");
+  options.member_init_rules = MemberInitReferences(*library, rules_given);
   const ExecutionReport report = ApplyPlan(*config, *snapshot, *plan, rule_sets, journal->get(), options);
 
   if (format == "json") {

@@ -170,10 +170,7 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   options.etcd_selector = etcd_selector;
   options.shard = shard;
   options.rule_sets = SelectForSubject(*library, "EtcdCluster", err);
-  // A selection given with --rules reaches member-init too (its rule sets of
-  // subject EtcdMemberInit, by exact version, through the StatefulSet it
-  // renders); without it, member-init uses its bundled defaults as before.
-  if (rules_given) options.reconciler.member_init_rules = SelectionReferences(*library, "EtcdMemberInit");
+  options.reconciler.member_init_rules = MemberInitReferences(*library, rules_given);
   options.catalogue = library->catalogue.get();
   options.journal_path = flags.Get("--journal", "ruleplane-controller-journal.db");
   options.workers = worker_count;

@@ -213,6 +213,10 @@ std::vector<std::shared_ptr<const CompiledRuleSet>> SelectForSubject(const RuleL
   return compiled;
 }
 
+std::vector<std::string> MemberInitReferences(const RuleLibrary& library, bool rules_given) {
+  return rules_given ? SelectionReferences(library, "EtcdMemberInit") : std::vector<std::string>{};
+}
+
 std::vector<std::string> SelectionReferences(const RuleLibrary& library, const std::string& subject) {
   std::vector<std::string> references;
   for (const auto& [name, file] : NewestOfSubject(library, subject))

@@ -58,6 +58,11 @@ std::vector<std::shared_ptr<const CompiledRuleSet>> SelectForSubject(const RuleL
 // gives member-init its selection through the StatefulSet).
 std::vector<std::string> SelectionReferences(const RuleLibrary& library, const std::string& subject);
 
+// What a process that renders StatefulSets (the controller, apply) gives
+// member-init as --rules: with --rules given, the library's EtcdMemberInit
+// rule sets by exact version; without, none (member-init's bundled defaults).
+std::vector<std::string> MemberInitReferences(const RuleLibrary& library, bool rules_given);
+
 // Compares semantic versions: <0, 0, >0.
 int CompareVersions(const std::string& a, const std::string& b);
 
