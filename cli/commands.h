@@ -33,6 +33,7 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err);
 int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err);
 int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 int RunBackup(const Args& args, std::ostream& out, std::ostream& err);
+int RunCompact(const Args& args, std::ostream& out, std::ostream& err);
 int RunHistory(const Args& args, std::ostream& out, std::ostream& err);
 
 }  // namespace ruleplane::cli

@@ -45,6 +45,8 @@ Commands:
                      the sidecar loop: renews the member's lease; when leading, takes backups
   backup full|delta --endpoints URL[,URL] --backup-store DIR
                      take one backup into the store, in etcd-backup-restore's layout
+  compact --backup-store DIR --data-dir DIR
+                     the newest full snapshot and its deltas as one new full snapshot (the compaction Job)
   history [--journal FILE] [--limit N] [-o table|json]
                      what was observed, decided and done, step by step
   eval [--input FILE.json] [--] EXPR
@@ -78,6 +80,7 @@ int Run(int argc, char** argv) {
   if (command == "member-agent") return RunMemberAgent(args, std::cout, std::cerr);
   if (command == "member-init") return RunMemberInit(args, std::cin, std::cout, std::cerr);
   if (command == "backup") return RunBackup(args, std::cout, std::cerr);
+  if (command == "compact") return RunCompact(args, std::cout, std::cerr);
   if (command == "history") return RunHistory(args, std::cout, std::cerr);
   if (command == "eval") return RunEval(args, std::cout, std::cerr);
   if (command == "version" || command == "--version") {

@@ -99,14 +99,7 @@ Value SnapshotValue(const StoredSnapshot& snapshot, const std::string& store_pre
 }
 
 std::string LatestSnapshotsJson(const BackupStoreListing& listing) {
-  // Listed oldest first: the deltas after the newest full are the tail.
-  size_t full = listing.snapshots.size();
-  for (size_t i = listing.snapshots.size(); i > 0; --i) {
-    if (listing.snapshots[i - 1].kind == "Full") {
-      full = i - 1;
-      break;
-    }
-  }
+  const size_t full = listing.LatestFullIndex();
   Value::List deltas;
   for (size_t i = full == listing.snapshots.size() ? 0 : full + 1; i < listing.snapshots.size(); ++i)
     deltas.push_back(SnapshotValue(listing.snapshots[i], listing.prefix));

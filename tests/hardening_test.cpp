@@ -202,7 +202,7 @@ TEST(Hardening, OneRuleSetsErrorLeavesTheOthersPlanned) {
   }
   run = Ruleplane("plan --rules etcd-druid@2 " + WriteJson("bad-holder.json", snapshot) + " -o json");
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_TRUE(Contains(run.err, "rule set etcd-druid-compaction@2.0.0: fact 'revisions'")) << run.err;
+  EXPECT_TRUE(Contains(run.err, "rule set etcd-druid-compaction@2.1.0: fact 'revisions'")) << run.err;
   int errors = 0;
   const json bad_holder_plan = json::parse(run.out);
   for (const json& rule_set : bad_holder_plan["ruleSets"]) {

@@ -342,8 +342,8 @@ Result<int64_t> EtcdClient::Txn(const std::vector<EtcdEvent>& events, RequestLog
 }
 
 Status EtcdClient::Compact(int64_t revision, RequestLog& log) {
-  auto reply =
-      Call("", "/v3/kv/compaction", "{\"revision\":\"" + std::to_string(revision) + "\"}", true, log);
+  auto reply = Call("", "/v3/kv/compaction",
+                    "{\"revision\":\"" + std::to_string(revision) + "\",\"physical\":true}", true, log);
   if (!reply.ok()) return reply.error();
   return {};
 }

@@ -140,6 +140,8 @@ class EtcdClient {
   // One transaction with the events as its success operations (puts without
   // leases, deletes of single keys); the revision after it.
   Result<int64_t> Txn(const std::vector<EtcdEvent>& events, RequestLog& log);
+  // Physical: returns once the compaction is in the backend, so that a
+  // defragmentation after it frees the space.
   Status Compact(int64_t revision, RequestLog& log);
 
   // Streams the endpoint's snapshot into `destination` (written to

@@ -325,11 +325,15 @@ Result<Value> KubeClient::MergePatch(const KubeResource& object, const Value& pa
 }
 
 Status KubeClient::Delete(const KubeResource& object, const DeletePreconditions& preconditions,
-                          std::optional<int64_t> grace_period_seconds, RequestLog& log) {
+                          std::optional<int64_t> grace_period_seconds, RequestLog& log,
+                          std::string_view propagation_policy) {
   Value::Map options = {{Value::String("apiVersion"), Value::String("v1")},
                         {Value::String("kind"), Value::String("DeleteOptions")}};
   if (grace_period_seconds) {
     options.emplace_back(Value::String("gracePeriodSeconds"), Value::Int(*grace_period_seconds));
+  }
+  if (!propagation_policy.empty()) {
+    options.emplace_back(Value::String("propagationPolicy"), Value::String(std::string(propagation_policy)));
   }
   // The API server reads a DELETE's options from its body when it has one,
   // and then ignores the query's dryRun.

@@ -107,12 +107,15 @@ class KubeClient {
   Result<Value> MergePatch(const KubeResource& object, const Value& patch, RequestLog& log);
   // Preconditions ("" = none): the object is deleted only while it still has
   // this resourceVersion / uid. A deleted object (404) is not an error.
+  // `propagation_policy` ("" = the resource's default; batch/v1 Jobs orphan
+  // their Pods by default): Foreground, Background or Orphan.
   struct DeletePreconditions {
     std::string resource_version;
     std::string uid;
   };
   Status Delete(const KubeResource& object, const DeletePreconditions& preconditions,
-                std::optional<int64_t> grace_period_seconds, RequestLog& log);
+                std::optional<int64_t> grace_period_seconds, RequestLog& log,
+                std::string_view propagation_policy = "");
 
   // A watch of the collection from `resource_version` (with bookmarks):
   // each event ("ADDED", "MODIFIED", "DELETED", "BOOKMARK") and its object

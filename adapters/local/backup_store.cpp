@@ -117,6 +117,13 @@ void BackupStoreListing::SkipBeyondRevision(int64_t cluster_revision) {
   snapshots = std::move(kept);
 }
 
+size_t BackupStoreListing::LatestFullIndex() const {
+  for (size_t i = snapshots.size(); i > 0; --i) {
+    if (snapshots[i - 1].kind == "Full") return i - 1;
+  }
+  return snapshots.size();
+}
+
 void BackupStoreListing::SkipImplausibleRevisions() {
   std::vector<StoredSnapshot> kept;
   for (StoredSnapshot& snapshot : snapshots) {

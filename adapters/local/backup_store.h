@@ -68,6 +68,10 @@ struct BackupStoreListing {
   // guards a restore while the cluster does not answer.
   void SkipImplausibleRevisions();
 
+  // The newest full snapshot's index in `snapshots`, snapshots.size() when
+  // there is none: the deltas after it are the entries that follow it.
+  size_t LatestFullIndex() const;
+
   // {"reachable": true, "snapshots": [{"name", "kind", "startRevision",
   //  "lastRevision", "createdOn" (RFC 3339), "compression", "final", "path"}],
   //  "paths": ["<prefix>/v2/Full-..."], "warnings": [...]}: what both

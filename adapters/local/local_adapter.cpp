@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <thread>
 
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/data_dir.h"
 #include "adapters/local/delta_file.h"
 #include "adapters/local/initial_cluster.h"
+#include "adapters/local/loopback_etcd.h"
 #include "adapters/local/snapshot_file.h"
 #include "platform/failure_point.h"
 #include "platform/file_input.h"
@@ -381,58 +381,10 @@ Status LocalAdapter::ApplyIncrementalSnapshots(const PlanStep& step, RequestLog&
   auto listing = store_->List();
   if (!listing.ok()) return listing.error();
 
-  // A single-member etcd on loopback, on the restored data directory. Its
-  // ports were free when chosen; when another process took one before etcd
-  // bound it, etcd exits saying so, and starts again on new ports.
-  constexpr int kStartAttempts = 4;
-  const std::string replay_log = member_.data_dir + ".replay.log";
-  ChildProcess etcd;
-  std::string client;
-  int64_t revision = 0;
-  for (int attempt = 1;; ++attempt) {
-    const int client_port = FreeLoopbackPort(), peer_port = FreeLoopbackPort();
-    client = "http://127.0.0.1:" + std::to_string(client_port);
-    const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port);
-    const std::vector<std::string> argv = {"etcd", "--name", member_.name, "--data-dir", member_.data_dir,
-                                           "--listen-client-urls", client, "--advertise-client-urls", client,
-                                           "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                                           "--initial-cluster", member_.name + "=" + peer,
-                                           // etcd-backup-restore's embedded etcd quota: 3.4's default of
-                                           // 2 GiB would refuse every put on a larger restored database.
-                                           "--quota-backend-bytes", "8589934592"};
-    const std::uintmax_t log_start = LogSize(replay_log);
-    if (log.Record(Request{Request::Kind::kCommand, argv[0], "", {argv.begin() + 1, argv.end()}, "", true})) {
-      auto started = ChildProcess::Start(argv, replay_log);
-      if (!started.ok()) return started.error();
-      etcd = std::move(*started);
-    }
-    if (log.dry_run()) break;
-    EtcdClient probe_api(EtcdClientConfig{{client}, {}, std::chrono::seconds(10)});
-    RequestLog probe;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    bool ready = false, lost_port = false;
-    while (true) {
-      auto status = probe_api.MemberStatus(client, probe);
-      if (status.ok()) {
-        revision = status->revision;
-        ready = true;
-        break;
-      }
-      if (!etcd.running()) {
-        lost_port = LogSaysAddressInUse(replay_log, log_start);
-        break;
-      }
-      if (std::chrono::steady_clock::now() > deadline) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    if (ready) break;
-    if (!lost_port || attempt == kStartAttempts) {
-      return Error{ErrorCode::kUnavailable,
-                   "the replay etcd on " + member_.data_dir + " did not start (" + replay_log + ")",
-                   {}};
-    }
-  }
-  EtcdClient client_api(EtcdClientConfig{{client}, {}, std::chrono::seconds(10)});
+  auto etcd = StartLoopbackEtcd(member_.name, member_.data_dir, member_.data_dir + ".replay.log", log);
+  if (!etcd.ok()) return etcd.error();
+  int64_t revision = etcd->revision;
+  EtcdClient client_api(EtcdClientConfig{{etcd->client_url}, {}, std::chrono::seconds(10)});
   for (const std::string& name : names) {
     const StoredSnapshot* delta = nullptr;
     for (const StoredSnapshot& candidate : listing->snapshots) {
@@ -475,7 +427,7 @@ Status LocalAdapter::ApplyIncrementalSnapshots(const PlanStep& step, RequestLog&
     }
     FailPoint("local:after-delta-file");
   }
-  etcd.Stop(std::chrono::seconds(30));
+  etcd->process.Stop(std::chrono::seconds(30));
   return {};
 }
 

@@ -1,0 +1,161 @@
+// `ruleplane compact` against a real etcd and a backup store: the deltas
+// after the newest full snapshot become one new full snapshot holding every
+// key at the last delta's revision, with the history before it compacted;
+// nothing in the store is removed; killed before its upload, it stores
+// nothing, and the next run compacts.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "adapters/local/local_adapter.h"
+#include "adapters/local/loopback_etcd.h"
+#include "member/backup_taker.h"
+#include "platform/failure_point.h"
+#include "tests/run_ruleplane.h"
+#include "tests/support/etcd_cluster.h"
+
+namespace ruleplane::testing {
+namespace {
+
+using testing_support::Ruleplane;
+
+class BackupCompaction : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_ = EtcdCluster::Create(1, dir_.path());
+    ASSERT_TRUE(cluster_->StartAll().ok());
+    client_.emplace(EtcdClientConfig{cluster_->ClientUrls(), {}, std::chrono::seconds(10)});
+  }
+
+  // A full snapshot, then three deltas of keys written over and over (a
+  // history to compact) and one new key each.
+  void WriteBackups() {
+    options_.timeout = std::chrono::seconds(20);
+    options_.compression_suffix = ".gz";
+    for (int key = 0; key < 20; ++key) Put("/registry/k" + std::to_string(key), "v0");
+    auto full = TakeFullBackup(*client_, store_, options_, log_);
+    ASSERT_TRUE(full.ok()) << full.error().message;
+    for (int round = 1; round <= 3; ++round) {
+      for (int write = 0; write < 40; ++write)
+        Put("/registry/k" + std::to_string(write % 20), std::string(4096, 'a' + round));
+      Put("/registry/kept" + std::to_string(round), "x");
+      auto delta = TakeDeltaBackup(*client_, store_, options_, log_);
+      ASSERT_TRUE(delta.ok()) << delta.error().message;
+      ASSERT_FALSE(delta->name.empty());
+    }
+  }
+
+  void Put(const std::string& key, const std::string& value) {
+    auto put = client_->Put(key, value, log_);
+    ASSERT_TRUE(put.ok()) << put.error().message;
+  }
+
+  std::map<std::string, std::string> KeysOf(EtcdClient& client) {
+    RequestLog log;
+    auto range = client.Range("/", std::string(1, '\0'), 0, log);
+    EXPECT_TRUE(range.ok()) << range.error().message;
+    std::map<std::string, std::string> keys;
+    if (range.ok()) {
+      for (const KeyValue& kv : range->second) keys[kv.key] = kv.value;
+    }
+    return keys;
+  }
+
+  std::string CompactArgs() const {
+    return "compact --backup-store " + dir_.path() + "/store --data-dir " + dir_.path() + "/work";
+  }
+
+  TempDir dir_{"backup-compaction"};
+  std::unique_ptr<EtcdCluster> cluster_;
+  std::optional<EtcdClient> client_;
+  BackupStore store_{dir_.path() + "/store"};
+  BackupOptions options_;
+  RequestLog log_;
+};
+
+TEST_F(BackupCompaction, TheDeltasBecomeOneFullSnapshotWithEveryKeyAndNoHistory) {
+  WriteBackups();
+  auto before = store_.List();
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(before->snapshots.size(), 4u);
+  const int64_t last_revision = before->snapshots.back().last_revision;
+
+  auto run = Ruleplane(CompactArgs());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto outcome = nlohmann::json::parse(run.out);
+  EXPECT_EQ(outcome["revision"], last_revision) << run.out;
+  EXPECT_EQ(outcome["deltas"], 3) << run.out;
+  EXPECT_LT(outcome["databaseBytesAfter"].get<int64_t>(), outcome["databaseBytesBefore"].get<int64_t>())
+      << "the defragmentation freed nothing: " << run.out;
+
+  // Nothing removed; the new full snapshot is the newest, with no delta after it.
+  auto after = store_.List();
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->snapshots.size(), 5u);
+  EXPECT_EQ(after->LatestFullIndex(), 4u);
+  EXPECT_EQ(after->snapshots[4].name, outcome["snapshot"].get<std::string>());
+  EXPECT_EQ(after->snapshots[4].last_revision, last_revision);
+  EXPECT_TRUE(after->snapshots[4].name.ends_with(".gz"));
+
+  // Restored on its own, the new snapshot holds what the cluster holds, at its revision, and no older
+  // revision.
+  LocalMember member;
+  member.name = "check";
+  member.peer_url = "http://127.0.0.1:2380";
+  member.data_dir = dir_.path() + "/check.etcd";
+  LocalAdapter local(member, &store_, nullptr);
+  PlanStep restore;
+  restore.action = "RestoreFullSnapshot";
+  restore.params =
+      Value::MakeMap({{Value::String("snapshot"), Value::String(after->snapshots[4].name)},
+                      {Value::String("initialCluster"), Value::String("check=http://127.0.0.1:2380")}});
+  ASSERT_TRUE(local.Perform(restore, log_).ok());
+  auto restored = StartLoopbackEtcd("check", member.data_dir, dir_.path() + "/check.log", log_);
+  ASSERT_TRUE(restored.ok()) << restored.error().message;
+  EXPECT_EQ(restored->revision, last_revision);
+  EtcdClient restored_client(EtcdClientConfig{{restored->client_url}, {}, std::chrono::seconds(10)});
+  const auto keys = KeysOf(restored_client);
+  EXPECT_EQ(keys.size(), 23u);
+  EXPECT_EQ(keys, KeysOf(*client_));
+  RequestLog log;
+  auto old = restored_client.Range("/registry/k0", "", last_revision - 1, log);
+  ASSERT_FALSE(old.ok()) << "a revision before the compaction is still there";
+  EXPECT_NE(old.error().message.find("compacted"), std::string::npos) << old.error().message;
+  restored->process.Stop();
+
+  // Run again: nothing after the new full snapshot, nothing stored.
+  auto again = Ruleplane(CompactArgs());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["snapshot"], "") << again.out;
+  auto listed = store_.List();
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->snapshots.size(), 5u);
+}
+
+TEST_F(BackupCompaction, KilledBeforeItsUploadItStoresNothingAndTheNextRunCompacts) {
+  WriteBackups();
+  for (int kill = 0; kill < 2; ++kill) {
+    setenv("RULEPLANE_FAILPOINT", "compaction:before-upload", 1);
+    auto killed = Ruleplane(CompactArgs());
+    unsetenv("RULEPLANE_FAILPOINT");
+    ASSERT_EQ(killed.exit_code, kFailPointExitCode) << killed.err;
+    auto listed = store_.List();
+    ASSERT_TRUE(listed.ok());
+    EXPECT_EQ(listed->snapshots.size(), 4u) << "kill " << kill;
+  }
+  auto run = Ruleplane(CompactArgs());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["deltas"], 3) << run.out;
+  auto listed = store_.List();
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->snapshots.size(), 5u);
+}
+
+TEST_F(BackupCompaction, AStoreWithoutAFullSnapshotIsAnErrorNamingIt) {
+  auto run = Ruleplane(CompactArgs());
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_TRUE(testing_support::Contains(run.err, "has no full snapshot")) << run.err;
+}
+
+}  // namespace
+}  // namespace ruleplane::testing
