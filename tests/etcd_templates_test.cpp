@@ -122,28 +122,38 @@ TEST(EtcdTemplates, TheConfigMapListsOneTlsPeerUrlPerReplica) {
   EXPECT_EQ(InitialClusterSize(Value::MakeMap({})), -1);
 }
 
-TEST(EtcdTemplates, TheCompactionJobRunsBackupRestoreCompactOnTheStore) {
+TEST(EtcdTemplates, TheCompactionJobRunsRuleplaneCompactOnTheStore) {
   const Value etcd = ExampleEtcd();
-  auto refused = CompactionJob(etcd);
-  ASSERT_FALSE(refused.ok()) << "no image in the spec, and ruleplane ships no image list";
-  EXPECT_NE(refused.error().message.find("spec.backup.image"), std::string::npos) << refused.error().message;
-
-  auto job = CompactionJob(WithBackupImage(etcd, "example.org/etcdbrctl:v0.28.0"));
+  auto job = CompactionJob(etcd);
   ASSERT_TRUE(job.ok()) << job.error().message;
   EXPECT_EQ(ValueAt(*job, {"metadata", "name"})->string_value(), "etcd-main-compactor");
   EXPECT_EQ(ValueAt(*job, {"spec", "backoffLimit"})->int_value(), 0);
-  const Value& container = ValueAt(*job, {"spec", "template", "spec", "containers"})->list_value()[0];
-  EXPECT_EQ(ValueAt(container, {"image"})->string_value(), "example.org/etcdbrctl:v0.28.0");
+  const Value& pod = *ValueAt(*job, {"spec", "template", "spec"});
+  EXPECT_EQ(ValueAt(pod, {"serviceAccountName"})->string_value(), "ruleplane-member");
+  const Value& container = ValueAt(pod, {"containers"})->list_value()[0];
+  EXPECT_EQ(ValueAt(container, {"image"})->string_value(), kMemberImage);
   std::vector<std::string> args;
   for (const Value& arg : ValueAt(container, {"args"})->list_value()) args.push_back(arg.string_value());
   for (const std::string expected :
-       {"compact", "--storage-provider=S3", "--store-prefix=shoot--dev--demo--7f1c3e9a/etcd-main",
-        "--store-container=dev-backup-etcd", "--full-snapshot-lease-name=etcd-main-full-snap",
-        "--embedded-etcd-quota-bytes=8589934592"}) {
+       {"compact", "--data-dir=/var/etcd/data/compaction", "--full-snapshot-lease=etcd-main-full-snap",
+        "--storage-provider=S3", "--store-prefix=shoot--dev--demo--7f1c3e9a/etcd-main"}) {
     EXPECT_NE(std::find(args.begin(), args.end(), expected), args.end()) << expected;
   }
-  EXPECT_EQ(ValueAt(*job, {"spec", "template", "spec", "volumes"})->list_value().size(), 2u)
-      << "workspace and secret";
+  EXPECT_EQ(ValueAt(pod, {"volumes"})->list_value().size(), 2u) << "workspace and secret";
+  EXPECT_EQ(ValueAt(container, {"resources", "requests", "memory"})->string_value(), "3Gi");
+
+  auto sized = CompactionJob(Edited(etcd, [](auto& json) {
+    json["spec"]["backup"]["snapshotCompaction"]["resources"]["requests"]["memory"] = "256Mi";
+  }));
+  ASSERT_TRUE(sized.ok()) << sized.error().message;
+  const Value& sized_container = ValueAt(*sized, {"spec", "template", "spec", "containers"})->list_value()[0];
+  EXPECT_EQ(ValueAt(sized_container, {"resources", "requests", "memory"})->string_value(), "256Mi");
+
+  auto refused =
+      CompactionJob(Edited(etcd, [](auto& json) { json["spec"]["backup"]["store"]["provider"] = "gcp"; }));
+  ASSERT_FALSE(refused.ok()) << "ruleplane reads no GCS store";
+  EXPECT_NE(refused.error().message.find("spec.backup.store.provider"), std::string::npos)
+      << refused.error().message;
 }
 
 TEST(EtcdTemplates, ThePodTemplateTakesImagesResourcesAndLabelsFromTheSpec) {

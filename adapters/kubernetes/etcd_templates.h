@@ -86,8 +86,9 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas,
 
 std::string CompactionJobName(const Value& etcd);
 
-// The batch/v1 Job that runs `etcd-backup-restore compact` over the Etcd's
-// backup store, in spec.backup.image.
+// The batch/v1 Job that runs `ruleplane compact` over the Etcd's backup
+// store (where etcd-druid runs etcd-backup-restore's `compact`), in the
+// member image, as the member agents' service account.
 Result<Value> CompactionJob(const Value& etcd);
 
 // The Lease `name` owned by the Etcd, labelled app.kubernetes.io/part-of

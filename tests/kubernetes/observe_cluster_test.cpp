@@ -14,6 +14,7 @@
 
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/manifests.h"
+#include "adapters/kubernetes/object_fields.h"
 #include "engine/common/json_value.h"
 #include "engine/verify/conformance.h"
 #include "observers/cluster_observer.h"
@@ -505,18 +506,13 @@ TEST_F(ObserveCluster, APlanFromAnObservationOfAnOlderSpecWritesNothing) {
   EXPECT_EQ(ValueAt(*statefulset, {"spec", "replicas"})->int_value(), 3) << "scaled on a stale decision";
 }
 
-TEST_F(ObserveCluster, ApplyCreatesTheCompactionJobOnceWhenTheDeltasPassTheThreshold) {
+TEST_F(ObserveCluster, ACompactionJobIsCreatedOnceRecordedWhenItFinishesAndDeleted) {
   CreateExample(Example("v2-compaction-due.json"));
   ASSERT_FALSE(HasFailure());
   const std::string common = "apply --cluster default/etcd-main --rules etcd-druid@2 --kubeconfig " +
                              BindOperatorToShippedRole() + " --journal " + dir_->path() +
                              "/journal.db -o json";
   int exit_code = -1;
-  const std::string no_image = RunRuleplane(common, exit_code);
-  EXPECT_EQ(exit_code, 1) << no_image;
-  EXPECT_NE(no_image.find("spec.backup.image is not set"), std::string::npos) << no_image;
-
-  PatchEtcd("", R"({"spec":{"backup":{"image":"example.org/etcdbrctl:v0.28.0"}}})");
   const std::string applied = RunRuleplane(common, exit_code);
   ASSERT_EQ(exit_code, 0) << applied;
   const std::string created = "CreateCompactionJob etcd-main-compactor: succeeded";
@@ -525,7 +521,8 @@ TEST_F(ObserveCluster, ApplyCreatesTheCompactionJobOnceWhenTheDeltasPassTheThres
   auto job = client_->Get({"batch/v1", "jobs", "default", "etcd-main-compactor", ""}, log_);
   ASSERT_TRUE(job.ok()) << job.error().message;
   const Value& container = ValueAt(*job, {"spec", "template", "spec", "containers"})->list_value()[0];
-  EXPECT_EQ(ValueAt(container, {"image"})->string_value(), "example.org/etcdbrctl:v0.28.0");
+  EXPECT_EQ(ValueAt(container, {"image"})->string_value(), kMemberImage);
+  EXPECT_EQ(ValueAt(container, {"args"})->list_value()[0].string_value(), "compact");
 
   // The Job is observed (compactionJob): while it runs, no second one is planned.
   RequestLog reads;
@@ -542,6 +539,48 @@ TEST_F(ObserveCluster, ApplyCreatesTheCompactionJobOnceWhenTheDeltasPassTheThres
   for (const std::string& state : StepStates(again))
     EXPECT_EQ(state.rfind("CreateCompactionJob", 0), std::string::npos) << again;
   ExpectNoStepRepeated(applied, again);
+
+  // The Job fails past its deadline, as the job controller reports it: the
+  // outcome is recorded on the Etcd and the Job deleted, the observed one only.
+  auto ended = ParseJson(R"({"status":{"failed":1,"conditions":[{"type":"Failed","status":"True",
+    "reason":"DeadlineExceeded","lastProbeTime":"2024-05-01T09:00:00Z","lastTransitionTime":"2024-05-01T09:00:00Z"}]}})");
+  ASSERT_TRUE(ended.ok());
+  auto failed =
+      client_->MergePatch({"batch/v1", "jobs", "default", "etcd-main-compactor", "status"}, *ended, log_);
+  ASSERT_TRUE(failed.ok()) << failed.error().message;
+  const std::string recorded = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << recorded;
+  const std::vector<std::string> recorded_states = StepStates(recorded);
+  for (const std::string expected :
+       {"SetEtcdCondition etcd-main: succeeded", "DeleteCompactionJob etcd-main-compactor: succeeded"}) {
+    EXPECT_NE(std::find(recorded_states.begin(), recorded_states.end(), expected), recorded_states.end())
+        << expected << "\n"
+        << recorded;
+  }
+  auto etcd = client_->Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_);
+  ASSERT_TRUE(etcd.ok());
+  bool condition_found = false;
+  for (const Value& condition : FieldList(*etcd, {"status", "conditions"})) {
+    if (FieldText(condition, {"type"}) != "LastSnapshotCompactionSucceeded") continue;
+    condition_found = true;
+    EXPECT_EQ(FieldText(condition, {"status"}), "False");
+    EXPECT_EQ(FieldText(condition, {"reason"}), "DeadlineExceeded");
+  }
+  EXPECT_TRUE(condition_found) << FormatJson(*etcd);
+  // Deleted in the foreground: without a garbage collector here, it stays, marked.
+  auto deleted = client_->Get({"batch/v1", "jobs", "default", "etcd-main-compactor", ""}, log_);
+  EXPECT_TRUE(!deleted.ok() || ValueAt(*deleted, {"metadata", "deletionTimestamp"}) != nullptr)
+      << "the finished Job is still there";
+
+  // While it is on its way out, nothing; the recorded DeadlineExceeded would
+  // otherwise ask for a full snapshot at once.
+  const std::string waiting = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << waiting;
+  for (const std::string& state : StepStates(waiting)) {
+    EXPECT_EQ(state.rfind("TriggerFullSnapshot", 0), std::string::npos) << waiting;
+    EXPECT_EQ(state.rfind("CreateCompactionJob", 0), std::string::npos) << waiting;
+    EXPECT_EQ(state.rfind("DeleteCompactionJob", 0), std::string::npos) << waiting;
+  }
 }
 
 }  // namespace

@@ -181,41 +181,12 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas,
                      // every address of the Pod, said explicitly so that a test kubelet running
                      // Pods as host processes can bind it to the Pod's own address.
                      "--server-port=" + std::to_string(backup_port), "--server-host=0.0.0.0"};
-  // The backup store, as etcd-druid passes it to etcd-backup-restore: Local
-  // is a host directory per container; an object store gets
-  // spec.backup.store.secretRef mounted at /var/etcd-backup, named by the
-  // provider's credentials variable, and the container in
-  // STORAGE_CONTAINER (internal/component/statefulset/builder.go,
-  // internal/store/store.go GetProviderEnvVars). Providers ruleplane does
-  // not write to take no backups.
-  const Value* store = ValueAt(etcd, {"spec", "backup", "store"});
-  auto provider = StorageProvider(store != nullptr ? FieldText(*store, {"provider"}) : "");
-  const std::string prefix = store != nullptr ? FieldText(*store, {"prefix"}, name) : name;
-  std::vector<std::string> store_args;
-  if (provider.ok() && *provider == "Local") {
-    const std::string container = FieldText(*store, {"container"}, name);
-    volumes.push_back(
-        {{"name", "backup-store"},
-         {"hostPath",
-          {{"path", "/etc/gardener/local-backupbuckets/" + container}, {"type", "DirectoryOrCreate"}}}});
-    mounts.push_back({{"name", "backup-store"}, {"mountPath", "/var/etcd/backup"}});
-    store_args = {"--backup-store=/var/etcd/backup/" + prefix};
-  } else if (provider.ok() && (*provider == "S3" || *provider == "ABS")) {
-    const std::string secret = FieldText(*store, {"secretRef", "name"});
-    if (secret.empty()) return Missing(etcd, "spec.backup.store.secretRef.name", "is not set");
-    volumes.push_back(
-        {{"name", "etcd-backup-secret"}, {"secret", {{"secretName", secret}, {"defaultMode", 0640}}}});
-    mounts.push_back({{"name", "etcd-backup-secret"}, {"mountPath", "/var/etcd-backup"}, {"readOnly", true}});
-    env.push_back(
-        {{"name", *provider == "S3" ? "AWS_APPLICATION_CREDENTIALS" : "AZURE_APPLICATION_CREDENTIALS"},
-         {"value", "/var/etcd-backup"}});
-    env.push_back({{"name", "STORAGE_CONTAINER"}, {"value", FieldText(*store, {"container"})}});
-    store_args = {"--storage-provider=" + *provider, "--store-prefix=" + prefix,
-                  // etcd-druid's: snapshots wait on the data volume, not in the container's /tmp.
-                  "--snapstore-temp-directory=/var/etcd/data/temp"};
-    if (const std::string endpoint = FieldText(*store, {"endpointOverride"}); !endpoint.empty())
-      store_args.push_back("--store-endpoint-override=" + endpoint);
-  }
+  auto store_access = BackupStoreAccess(etcd);
+  if (!store_access.ok()) return store_access.error();
+  for (const Json& volume : store_access->volumes) volumes.push_back(volume);
+  for (const Json& mount : store_access->mounts) mounts.push_back(mount);
+  for (const Json& variable : store_access->env) env.push_back(variable);
+  const std::vector<std::string>& store_args = store_access->args;
   if (!store_args.empty()) {
     for (const std::string& arg : store_args) {
       init_args.push_back(arg);

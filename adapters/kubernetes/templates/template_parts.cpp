@@ -32,6 +32,40 @@ Value ControllerReference(const Value& etcd) {
                          {Value::String("controller"), Value::Bool(true)}});
 }
 
+Result<StoreAccess> BackupStoreAccess(const Value& etcd) {
+  const std::string name = FieldText(etcd, {"metadata", "name"});
+  const Value* store = ValueAt(etcd, {"spec", "backup", "store"});
+  auto provider = StorageProvider(store != nullptr ? FieldText(*store, {"provider"}) : "");
+  const std::string prefix = store != nullptr ? FieldText(*store, {"prefix"}, name) : name;
+  StoreAccess access;
+  if (provider.ok() && *provider == "Local") {
+    const std::string container = FieldText(*store, {"container"}, name);
+    access.volumes.push_back(
+        {{"name", "backup-store"},
+         {"hostPath",
+          {{"path", "/etc/gardener/local-backupbuckets/" + container}, {"type", "DirectoryOrCreate"}}}});
+    access.mounts.push_back({{"name", "backup-store"}, {"mountPath", "/var/etcd/backup"}});
+    access.args = {"--backup-store=/var/etcd/backup/" + prefix};
+  } else if (provider.ok() && (*provider == "S3" || *provider == "ABS")) {
+    const std::string secret = FieldText(*store, {"secretRef", "name"});
+    if (secret.empty()) return Missing(etcd, "spec.backup.store.secretRef.name", "is not set");
+    access.volumes.push_back(
+        {{"name", "etcd-backup-secret"}, {"secret", {{"secretName", secret}, {"defaultMode", 0640}}}});
+    access.mounts.push_back(
+        {{"name", "etcd-backup-secret"}, {"mountPath", "/var/etcd-backup"}, {"readOnly", true}});
+    access.env.push_back(
+        {{"name", *provider == "S3" ? "AWS_APPLICATION_CREDENTIALS" : "AZURE_APPLICATION_CREDENTIALS"},
+         {"value", "/var/etcd-backup"}});
+    access.env.push_back({{"name", "STORAGE_CONTAINER"}, {"value", FieldText(*store, {"container"})}});
+    access.args = {"--storage-provider=" + *provider, "--store-prefix=" + prefix,
+                   // etcd-druid's: snapshots wait on the data volume, not in the container's /tmp.
+                   "--snapstore-temp-directory=/var/etcd/data/temp"};
+    if (const std::string endpoint = FieldText(*store, {"endpointOverride"}); !endpoint.empty())
+      access.args.push_back("--store-endpoint-override=" + endpoint);
+  }
+  return access;
+}
+
 Result<std::string> StorageProvider(const std::string& provider) {
   static const std::pair<const char*, const char*> kNames[] = {
       {"aws", "S3"},          {"S3", "S3"},       {"azure", "ABS"},    {"ABS", "ABS"},

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/common/error.h"
 #include "engine/common/value.h"
@@ -37,6 +38,21 @@ Json ObjectMeta(const Value& etcd, const std::string& object_name);
 // etcd-druid's storage provider name for backup-restore
 // (StorageProviderFromInfraProvider): "aws" and "S3" are "S3", ...; "" for "".
 Result<std::string> StorageProvider(const std::string& provider);
+
+// The backup store, as etcd-druid passes it to etcd-backup-restore, for the
+// member containers and the compaction Job: Local is a host directory per
+// container; an object store gets spec.backup.store.secretRef mounted at
+// /var/etcd-backup, named by the provider's credentials variable, and the
+// container in STORAGE_CONTAINER (internal/component/statefulset/builder.go,
+// internal/store/store.go GetProviderEnvVars); the store flags of
+// cli/store_flags.h. Providers ruleplane does not write to: no args (no backups).
+struct StoreAccess {
+  Json volumes = Json::array();
+  Json mounts = Json::array();
+  Json env = Json::array();
+  std::vector<std::string> args;
+};
+Result<StoreAccess> BackupStoreAccess(const Value& etcd);
 
 // "<scheme>" of the client or peer URLs: https when that side has TLS.
 std::string Scheme(const Value& etcd, std::string_view tls_field);
