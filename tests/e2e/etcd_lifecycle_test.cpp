@@ -14,6 +14,7 @@
 #include <set>
 
 #include "adapters/kubernetes/manifests.h"
+#include "adapters/kubernetes/object_fields.h"
 #include "adapters/local/backup_store.h"
 #include "adapters/object_store/store_config.h"
 #include "engine/common/json_value.h"
@@ -62,6 +63,25 @@ class EtcdLifecycle : public ::testing::Test {
   }
 
   std::string ControllerLog(int i) const { return world_->ControllerLog(std::to_string(i)); }
+
+  // The steps controller `i` performed, from its journal, oldest first, as
+  // "<action> <target>"; those of `actions` only.
+  std::vector<std::string> SucceededSteps(int i, const std::set<std::string>& actions) {
+    const auto history = testing_support::Ruleplane("history -o json --journal " +
+                                                    world_->ControllerJournal(std::to_string(i)));
+    EXPECT_EQ(history.exit_code, 0) << history.out << history.err;
+    auto plans = ParseJson(history.out);
+    EXPECT_TRUE(plans.ok() && plans->is_list()) << history.out;
+    std::vector<std::string> performed;
+    if (!plans.ok() || !plans->is_list()) return performed;
+    for (auto plan = plans->list_value().rbegin(); plan != plans->list_value().rend(); ++plan) {
+      for (const Value& step : ValueAt(*plan, {"steps"})->list_value()) {
+        if (actions.contains(TextAt(step, {"action"})) && TextAt(step, {"state"}) == "succeeded")
+          performed.push_back(TextAt(step, {"action"}) + " " + TextAt(step, {"target"}));
+      }
+    }
+    return performed;
+  }
 
   void CreateEtcd(int replicas, const std::string& store = E2eWorld::kLocalStore) {
     ASSERT_TRUE(world_->CreateEtcd(replicas, store).ok());
@@ -574,26 +594,101 @@ TEST_F(EtcdLifecycle, ABloatedDatabaseIsDefragmentedFollowersFirstAndTheLeaderLa
   // The journal: one DefragmentMember per member, the leader's last, and
   // right before it the leadership moved off it (MoveLeader), so that it
   // defragmented as a follower.
-  const auto history =
-      testing_support::Ruleplane("history -o json --journal " + world_->ControllerJournal("1"));
-  ASSERT_EQ(history.exit_code, 0) << history.out << history.err;
-  auto plans = ParseJson(history.out);
-  ASSERT_TRUE(plans.ok() && plans->is_list()) << history.out;
-  std::vector<std::string> defragmented, performed;
-  for (auto plan = plans->list_value().rbegin(); plan != plans->list_value().rend(); ++plan) {
-    for (const Value& step : ValueAt(*plan, {"steps"})->list_value()) {
-      const std::string action = TextAt(step, {"action"});
-      if ((action != "DefragmentMember" && action != "MoveLeader") || TextAt(step, {"state"}) != "succeeded")
-        continue;
-      performed.push_back(action + " " + TextAt(step, {"target"}));
-      if (action == "DefragmentMember") defragmented.push_back(TextAt(step, {"target"}));
-    }
+  const std::vector<std::string> performed = SucceededSteps(1, {"DefragmentMember", "MoveLeader"});
+  std::set<std::string> defragmented;
+  for (const std::string& step : performed) {
+    if (step.starts_with("DefragmentMember ")) defragmented.insert(step.substr(step.find(' ') + 1));
   }
-  ASSERT_EQ(defragmented.size(), 3u) << history.out;
-  EXPECT_EQ(std::set<std::string>(defragmented.begin(), defragmented.end()).size(), 3u) << history.out;
-  EXPECT_EQ(defragmented.back(), leader) << history.out;
-  ASSERT_GE(performed.size(), 4u) << history.out;
-  EXPECT_EQ(performed[performed.size() - 2], "MoveLeader " + leader) << history.out;
+  ASSERT_EQ(std::count_if(performed.begin(), performed.end(),
+                          [](const std::string& step) { return step.starts_with("DefragmentMember "); }),
+            3)
+      << ::testing::PrintToString(performed);
+  EXPECT_EQ(defragmented.size(), 3u) << ::testing::PrintToString(performed);
+  ASSERT_GE(performed.size(), 4u) << ::testing::PrintToString(performed);
+  EXPECT_EQ(performed.back(), "DefragmentMember " + leader) << ::testing::PrintToString(performed);
+  EXPECT_EQ(performed[performed.size() - 2], "MoveLeader " + leader) << ::testing::PrintToString(performed);
+}
+
+// Today's compaction (etcd-druid-compaction@2), run by the node: once the
+// deltas since the newest full snapshot hold more revisions than the
+// threshold, the controller creates the compaction Job, the node runs
+// `ruleplane compact` in its Pod (the store's full snapshot and deltas
+// restored on loopback, compacted, stored as one new full snapshot, the
+// full-snapshot Lease set to its revision), the job controller marks it
+// complete, and the controller records LastSnapshotCompactionSucceeded True
+// and deletes the Job. From the journal and the API server, not the logs. A
+// writer writes throughout: nothing is lost.
+TEST_F(EtcdLifecycle, UnderTodaysRulesDeltasPastTheThresholdAreCompactedByAJobTheNodeRuns) {
+  StartController(0, "",
+                  {"--rules", "etcd-druid@2", "--rules", "etcd-druid-components@1", "--rules",
+                   "etcd-backup-restore@2", "--param", "eventsThreshold=200"});
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe() << Slurp(ControllerLog(0));
+  // The revision of the leader agent's first full snapshot, from the Lease it renews.
+  RequestLog log;
+  auto full_snapshot_revision = [&]() -> int64_t {
+    auto lease = admin_->Get({"coordination.k8s.io/v1", "leases", "default", "etcd-main-full-snap", ""}, log);
+    const std::string holder = lease.ok() ? TextAt(*lease, {"spec", "holderIdentity"}) : "";
+    return holder.empty() ? -1 : std::stoll(holder);
+  };
+  ASSERT_TRUE(Eventually([&] { return full_snapshot_revision() > 0; }, std::chrono::seconds(60)));
+  const int64_t first_full = full_snapshot_revision();
+  NumberedWriter writer(ClientUrls(3), "/compaction/");
+  ASSERT_TRUE(writer.WriteSome(300).ok());
+  writer.Start(std::chrono::milliseconds(50));
+
+  auto compaction_condition = [&]() -> std::string {
+    for (const Value& condition : FieldList(Etcd(), {"status", "conditions"})) {
+      if (TextAt(condition, {"type"}) == "LastSnapshotCompactionSucceeded")
+        return TextAt(condition, {"status"}) + "/" + TextAt(condition, {"reason"});
+    }
+    return "";
+  };
+  ASSERT_TRUE(Eventually([&] { return compaction_condition() == "True/None"; }, std::chrono::seconds(180),
+                         std::chrono::seconds(1)))
+      << compaction_condition() << "\n"
+      << Describe() << Slurp(ControllerLog(0));
+  // Deleted in the foreground: kube-controller-manager's garbage collector removes its Pod, then the Job.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto job = admin_->Get({"batch/v1", "jobs", "default", "etcd-main-compactor", ""}, log);
+        return !job.ok() && job.error().code == ErrorCode::kNotFound;
+      },
+      std::chrono::seconds(60)));
+  const std::vector<std::string> performed =
+      SucceededSteps(0, {"CreateCompactionJob", "DeleteCompactionJob"});
+  ASSERT_GE(performed.size(), 2u) << ::testing::PrintToString(performed);
+  EXPECT_EQ(performed[0], "CreateCompactionJob etcd-main-compactor") << ::testing::PrintToString(performed);
+  EXPECT_EQ(performed[1], "DeleteCompactionJob etcd-main-compactor") << ::testing::PrintToString(performed);
+
+  // The Job's own answer, and what it left: a full snapshot at the revision
+  // the Lease holds now, past the writes the deltas held when it ran.
+  std::string compacted;
+  for (const auto& pod : fs::directory_iterator(dir_->path() + "/node/pods")) {
+    if (pod.path().filename().string().starts_with("etcd-main-compactor-"))
+      compacted += Slurp(pod.path().string() + "/compact-backup.log");
+  }
+  auto outcome = ParseJson(compacted.substr(0, compacted.find('\n')));
+  ASSERT_TRUE(outcome.ok()) << compacted;
+  EXPECT_GT(ValueAt(*outcome, {"deltas"})->int_value(), 0) << compacted;
+  const int64_t revision = ValueAt(*outcome, {"revision"})->int_value();
+  StoreConfig config;
+  config.provider = "Local";
+  config.container = dir_->path() + "/node/hostpath/etc/gardener/local-backupbuckets/e2e-backups";
+  config.prefix = "etcd-main";
+  auto objects = OpenObjectStore(config);
+  ASSERT_TRUE(objects.ok()) << objects.error().message;
+  auto listing = BackupStore(std::move(*objects)).List();
+  ASSERT_TRUE(listing.ok()) << listing.error().message;
+  bool stored = false;
+  for (const StoredSnapshot& snapshot : listing->snapshots)
+    stored = stored || snapshot.name == TextAt(*outcome, {"snapshot"});
+  EXPECT_TRUE(stored) << compacted;
+  EXPECT_GE(revision, first_full + 200) << compacted;
+  EXPECT_GE(full_snapshot_revision(), revision);
+  writer.Stop();
+  ExpectNoKeyLostAndMembersAgree(writer, 3);
 }
 
 // etcd-druid issues 420 and 886: spec.etcd.peerUrlTls set on a running
