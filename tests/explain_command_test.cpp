@@ -144,7 +144,7 @@ TEST(ExplainCommand, UnknownRuleOrFactFailsBeforePrintingAnything) {
   EXPECT_EQ(rule.out, "");
   EXPECT_TRUE(Contains(
       rule.err,
-      "no rule 'no-such-rule' in the rule files for EtcdClusterSnapshot (etcd-druid-components@1.0.0, "
+      "no rule 'no-such-rule' in the rule files for EtcdClusterSnapshot (etcd-druid-components@1.1.0, "
       "etcd-druid-status@"))
       << rule.err;
   CommandResult fact = Ruleplane(std::string("explain ") + kQuorumLost + " --fact no-such-fact -o json");
@@ -198,9 +198,9 @@ TEST(ExplainCommand, RuleSetsThatDoNotApplySayWhyAndPlanNothing) {
     actions.push_back(step.Find("action")->string_value());
   EXPECT_EQ(not_applying, (std::vector<std::string>{"etcd-druid-status", "etcd-druid-status-defragmentation",
                                                     "etcd-druid-status-maintenance"}));
-  EXPECT_EQ(actions, (std::vector<std::string>{"ApplyEtcdConfigMap", "ApplyEtcdServices", "CreateMemberLease",
-                                               "CreateMemberLease", "CreateMemberLease", "SetClusterSize",
-                                               "CreateStatefulSet", "SetPdbMinAvailable"}));
+  EXPECT_EQ(actions, (std::vector<std::string>{"AddEtcdFinalizer", "ApplyEtcdConfigMap", "ApplyEtcdServices",
+                                               "CreateMemberLease", "CreateMemberLease", "CreateMemberLease",
+                                               "SetClusterSize", "CreateStatefulSet", "SetPdbMinAvailable"}));
 }
 
 }  // namespace

@@ -57,6 +57,11 @@ Status ActionContext::CheckEtcdAsObserved(RequestLog& log) {
                      ", the plan observed " + FieldText(observed, {"metadata", "uid"}) + "): re-observe",
                  {}};
   }
+  // Nothing is created or changed for an Etcd on its way out: only its
+  // teardown runs (its actions are not fenced by the spec).
+  if (ValueAt(*fresh, {"metadata", "deletionTimestamp"}) != nullptr) {
+    return Error{ErrorCode::kConflict, "the Etcd " + etcd_name_ + " is being deleted: re-observe", {}};
+  }
   const int64_t generation = FieldInt(*fresh, {"metadata", "generation"}, -1);
   const int64_t decided_on = FieldInt(observed, {"metadata", "generation"}, -1);
   if (generation != decided_on) {

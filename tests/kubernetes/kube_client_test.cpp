@@ -266,9 +266,8 @@ TEST_F(KubeClientTest, TheShippedRoleAllowsWhatRuleplaneDoesAndNothingElse) {
   Status deleted = operator_client.Delete({"v1", "secrets", "default", "keep-me", ""}, {}, std::nullopt, log);
   ASSERT_FALSE(deleted.ok()) << "deleting a Secret is outside the Role";
   EXPECT_EQ(deleted.error().code, ErrorCode::kPermissionDenied);
-  // ruleplane creates StatefulSets and scales them, but never deletes one.
-  Status other =
-      operator_client.Delete({"apps/v1", "statefulsets", "default", "x", ""}, {}, std::nullopt, log);
+  // ruleplane deletes what it created for an Etcd being deleted, never an Etcd.
+  Status other = operator_client.Delete(Etcd("etcd-rbac"), {}, std::nullopt, log);
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.error().code, ErrorCode::kPermissionDenied) << other.error().message;
   auto etcd_in_other_namespace =

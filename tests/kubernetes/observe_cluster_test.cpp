@@ -506,6 +506,70 @@ TEST_F(ObserveCluster, APlanFromAnObservationOfAnOlderSpecWritesNothing) {
   EXPECT_EQ(ValueAt(*statefulset, {"spec", "replicas"})->int_value(), 3) << "scaled on a stale decision";
 }
 
+// Deletion: an Etcd created from nothing carries etcd-druid's finalizer;
+// deleted, it stays until the teardown removed, in order, its StatefulSet,
+// (its Pods: none here, the API server runs alone) the rest of what was
+// created for it, and last the finalizer. An object it does not own is kept.
+TEST_F(ObserveCluster, ADeletedEtcdIsTornDownInOrderBeforeItGoes) {
+  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
+  ASSERT_TRUE(example.ok()) << example.error().message;
+  ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
+                         std::chrono::seconds(10)));
+  const std::string common = "apply --cluster default/etcd-main --kubeconfig " + BindOperatorToShippedRole() +
+                             " --journal " + dir_->path() + "/journal.db -o json";
+  int exit_code = -1;
+  const std::string created = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << created;
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
+  auto live = client_->Get(etcd, log_);
+  ASSERT_TRUE(live.ok());
+  EXPECT_EQ(FormatJson(*ValueAt(*live, {"metadata", "finalizers"})), R"(["druid.gardener.cloud/etcd"])");
+  auto config_map = client_->Get({"v1", "configmaps", "default", EtcdConfigMapName(*live), ""}, log_);
+  ASSERT_TRUE(config_map.ok());
+  auto foreign = client_->Create(
+      {"coordination.k8s.io/v1", "leases", "default", "", ""},
+      *ParseJson(
+          R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"etcd-main-other"}})"),
+      log_);
+  ASSERT_TRUE(foreign.ok()) << foreign.error().message;
+
+  ASSERT_TRUE(client_->Delete(etcd, {}, std::nullopt, log_).ok());
+  live = client_->Get(etcd, log_);
+  ASSERT_TRUE(live.ok()) << "the finalizer keeps it";
+  ASSERT_NE(ValueAt(*live, {"metadata", "deletionTimestamp"}), nullptr);
+
+  // The other rule sets' status writes after the teardown find the Etcd gone
+  // and fail (exit 1); nothing they plan is created (fenced).
+  const std::string torn_down = testing_support::Ruleplane(common).out;
+  std::vector<std::string> teardown;
+  for (const std::string& state : StepStates(torn_down)) {
+    for (const char* action : {"DeleteStatefulSet", "WaitForPodsDeleted", "DeleteEtcdComponents",
+                               "RemoveEtcdFinalizer", "Create", "Apply", "SetPdb"}) {
+      if (state.starts_with(action)) teardown.push_back(state);
+    }
+  }
+  EXPECT_EQ(teardown,
+            (std::vector<std::string>{
+                "DeleteStatefulSet etcd-main: succeeded", "WaitForPodsDeleted etcd-main: skipped",
+                "DeleteEtcdComponents etcd-main: succeeded", "RemoveEtcdFinalizer etcd-main: succeeded"}))
+      << torn_down;
+  auto gone = client_->Get(etcd, log_);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().code, ErrorCode::kNotFound);
+  for (const KubeResource& component : std::vector<KubeResource>{
+           {"apps/v1", "statefulsets", "default", "etcd-main", ""},
+           {"v1", "services", "default", "etcd-main-client", ""},
+           {"v1", "services", "default", "etcd-main-peer", ""},
+           {"v1", "configmaps", "default", FieldText(*config_map, {"metadata", "name"}), ""},
+           {"coordination.k8s.io/v1", "leases", "default", "etcd-main-0", ""},
+           {"coordination.k8s.io/v1", "leases", "default", "etcd-main-full-snap", ""}}) {
+    auto object = client_->Get(component, log_);
+    EXPECT_TRUE(!object.ok() && object.error().code == ErrorCode::kNotFound) << component.Path();
+  }
+  EXPECT_TRUE(client_->Get({"coordination.k8s.io/v1", "leases", "default", "etcd-main-other", ""}, log_).ok())
+      << "a Lease the Etcd does not own was deleted";
+}
+
 TEST_F(ObserveCluster, ACompactionJobIsCreatedOnceRecordedWhenItFinishesAndDeleted) {
   CreateExample(Example("v2-compaction-due.json"));
   ASSERT_FALSE(HasFailure());
