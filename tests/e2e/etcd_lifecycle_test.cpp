@@ -609,6 +609,47 @@ TEST_F(EtcdLifecycle, ABloatedDatabaseIsDefragmentedFollowersFirstAndTheLeaderLa
   EXPECT_EQ(performed[performed.size() - 2], "MoveLeader " + leader) << ::testing::PrintToString(performed);
 }
 
+// Deleted: the Etcd carries etcd-druid's finalizer, so it stays until the
+// controller tore it down, in order (from its journal): the StatefulSet,
+// then, once kube-controller-manager's garbage collector removed the member
+// Pods, the rest of what was created for it, and last the finalizer. The
+// PersistentVolumeClaims stay, with the members' data.
+TEST_F(EtcdLifecycle, ADeletedEtcdIsTornDownInOrderAndItsVolumesAreKept) {
+  StartController(0);
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe();
+  EXPECT_EQ(FormatJson(*ValueAt(Etcd(), {"metadata", "finalizers"})), R"(["druid.gardener.cloud/etcd"])");
+  const std::string volume = agent_->VolumeDir("etcd-main-0", kEtcd);
+  ASSERT_NE(volume, "");
+  RequestLog log;
+  ASSERT_TRUE(admin_->Delete(kEtcdResource, {}, std::nullopt, log).ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto etcd = admin_->Get(kEtcdResource, log);
+        return !etcd.ok() && etcd.error().code == ErrorCode::kNotFound;
+      },
+      std::chrono::seconds(120), std::chrono::seconds(1)))
+      << Describe() << Slurp(ControllerLog(0));
+  EXPECT_EQ(SucceededSteps(0, {"DeleteStatefulSet", "DeleteEtcdComponents", "RemoveEtcdFinalizer"}),
+            (std::vector<std::string>{"DeleteStatefulSet etcd-main", "DeleteEtcdComponents etcd-main",
+                                      "RemoveEtcdFinalizer etcd-main"}));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(agent_->Pid("etcd-main-" + std::to_string(i), "etcd"), 0) << "a member still runs";
+  for (const KubeResource& component : std::vector<KubeResource>{
+           {"apps/v1", "statefulsets", "default", kEtcd, ""},
+           {"v1", "services", "default", "etcd-main-client", ""},
+           {"coordination.k8s.io/v1", "leases", "default", "etcd-main-0", ""},
+           {"coordination.k8s.io/v1", "leases", "default", "etcd-main-delta-snap", ""}}) {
+    auto object = admin_->Get(component, log);
+    EXPECT_TRUE(!object.ok() && object.error().code == ErrorCode::kNotFound) << component.Path();
+  }
+  auto claims = admin_->List({"v1", "persistentvolumeclaims", "default", "", ""}, "", log);
+  ASSERT_TRUE(claims.ok()) << claims.error().message;
+  EXPECT_EQ(FieldList(*claims, {"items"}).size(), 3u) << "the members' volumes were not kept";
+  EXPECT_TRUE(fs::exists(volume + "/new.etcd/member/snap/db"));
+}
+
 // Today's compaction (etcd-druid-compaction@2), run by the node: once the
 // deltas since the newest full snapshot hold more revisions than the
 // threshold, the controller creates the compaction Job, the node runs

@@ -506,6 +506,66 @@ TEST_F(ObserveCluster, APlanFromAnObservationOfAnOlderSpecWritesNothing) {
   EXPECT_EQ(ValueAt(*statefulset, {"spec", "replicas"})->int_value(), 3) << "scaled on a stale decision";
 }
 
+// The three status actions no scenario elsewhere performs: a maintenance
+// postponed (a Normal Event MaintenancePostponed, once), status.ready
+// written by today's status table, and a condition removed (BackupReady on
+// an Etcd whose backup store was taken away).
+TEST_F(ObserveCluster, APostponementStatusReadyAndARemovedConditionTakeEffect) {
+  CreateExample(Example("maintenance-postponed.json"));
+  ASSERT_FALSE(HasFailure());
+  // The API server numbers generations from 1: the spec this Etcd has is not applied yet.
+  PatchEtcd("status", R"({"status":{"observedGeneration":0}})");
+  RequestLog log;
+  const std::string common = "apply --cluster default/etcd-main --kubeconfig " +
+                             kube_->WriteKubeconfig("admin") + " --journal " + dir_->path() +
+                             "/journal.db -o json";
+  int exit_code = -1;
+  const std::string postponed = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << postponed;
+  const std::vector<std::string> states = StepStates(postponed);
+  EXPECT_NE(std::find(states.begin(), states.end(), "PostponeMaintenance etcd-main: succeeded"), states.end())
+      << postponed;
+  auto events = client_->List({"v1", "events", "default", "", ""}, "", log, "reason=MaintenancePostponed");
+  ASSERT_TRUE(events.ok());
+  const Value::List recorded = FieldList(*events, {"items"});
+  ASSERT_EQ(recorded.size(), 1u) << postponed;
+  const Value& event = recorded[0];
+  EXPECT_EQ(TextAt(event, {"type"}), "Normal");
+  EXPECT_NE(
+      TextAt(event, {"message"}).find("StatefulSetSpecUpdate: AllMembersReady is False; generation 1 waits"),
+      std::string::npos)
+      << TextAt(event, {"message"});
+
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
+  const std::string ready = RunRuleplane(common + " --rules etcd-druid-status@2", exit_code);
+  ASSERT_EQ(exit_code, 0) << ready;
+  const std::vector<std::string> ready_states = StepStates(ready);
+  EXPECT_NE(std::find(ready_states.begin(), ready_states.end(), "SetEtcdReady etcd-main: succeeded"),
+            ready_states.end())
+      << ready;
+  auto live = client_->Get(etcd, log);
+  ASSERT_TRUE(live.ok());
+  ASSERT_NE(ValueAt(*live, {"status", "ready"}), nullptr);
+  EXPECT_FALSE(ValueAt(*live, {"status", "ready"})->bool_value());
+  auto has_backup_ready = [&] {
+    auto now = client_->Get(etcd, log);
+    for (const Value& condition : now.ok() ? FieldList(*now, {"status", "conditions"}) : Value::List{})
+      if (TextAt(condition, {"type"}) == "BackupReady") return true;
+    return false;
+  };
+  ASSERT_TRUE(has_backup_ready());
+
+  PatchEtcd("", R"({"spec":{"backup":{"store":null}}})");
+  const std::string removed = RunRuleplane(common + " --rules etcd-druid-status@2", exit_code);
+  ASSERT_EQ(exit_code, 0) << removed;
+  const std::vector<std::string> removed_states = StepStates(removed);
+  EXPECT_NE(
+      std::find(removed_states.begin(), removed_states.end(), "RemoveEtcdCondition etcd-main: succeeded"),
+      removed_states.end())
+      << removed;
+  EXPECT_FALSE(has_backup_ready());
+}
+
 // Deletion: an Etcd created from nothing carries etcd-druid's finalizer;
 // deleted, it stays until the teardown removed, in order, its StatefulSet,
 // (its Pods: none here, the API server runs alone) the rest of what was
