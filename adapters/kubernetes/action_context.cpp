@@ -43,6 +43,20 @@ Status ActionContext::PatchEtcdStatus(const Value& status_patch, RequestLog& log
   return {};
 }
 
+Status ActionContext::PatchEtcdMetadata(Value::Map fields, RequestLog& log) {
+  Value& etcd = TrackedEtcd();
+  const std::string version = FieldText(etcd, {"metadata", "resourceVersion"});
+  if (version.empty())
+    return Error{ErrorCode::kFailedPrecondition, "the Etcd was observed without a resourceVersion", {}};
+  fields.emplace_back(Value::String("resourceVersion"), Value::String(version));
+  auto patched = client_.MergePatch(
+      {"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, ""},
+      Value::MakeMap({{Value::String("metadata"), Value::MakeMap(std::move(fields))}}), log);
+  if (!patched.ok()) return patched.error();
+  if (!patched->is_null()) etcd = *patched;
+  return {};
+}
+
 Status ActionContext::CheckEtcdAsObserved(RequestLog& log) {
   const Value& observed = observed_etcd();
   auto fresh = FreshEtcd(log);

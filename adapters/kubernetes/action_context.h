@@ -48,6 +48,9 @@ class ActionContext {
   // A merge patch of the Etcd's /status, fenced by its resourceVersion as
   // observed or as this plan's own last write left it.
   Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
+  // A merge patch of the Etcd's metadata with these fields (annotations,
+  // finalizers), fenced the same way.
+  Status PatchEtcdMetadata(Value::Map fields, RequestLog& log);
   // kConflict unless the Etcd is the one observed, at the generation observed.
   Status CheckEtcdAsObserved(RequestLog& log);
 

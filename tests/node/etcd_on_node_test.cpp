@@ -393,7 +393,8 @@ TEST_F(EtcdOnNode, TheLeadingControllersPodDeletedInTheMiddleOfAPlan) {
       TextAt(Get({"v1", "services", "default", "etcd-main-client", ""}), {"metadata", "uid"});
   // The Services were made, but their step's outcome was never reported: it hung first.
   EXPECT_EQ(StepLines(Kubectl("logs " + first).output),
-            std::vector<std::string>{"ApplyEtcdConfigMap etcd-main succeeded"});
+            (std::vector<std::string>{"AddEtcdFinalizer etcd-main succeeded",
+                                      "ApplyEtcdConfigMap etcd-main succeeded"}));
   EXPECT_NE(services_uid, "");
   const ShellRun deleted = Kubectl("delete pod " + first);
   ASSERT_EQ(deleted.exit_code, 0) << deleted.output;
@@ -404,9 +405,10 @@ TEST_F(EtcdOnNode, TheLeadingControllersPodDeletedInTheMiddleOfAPlan) {
       << Describe();
   AwaitHealthyWith(3, std::chrono::seconds(240), "created by the successor");
   const std::vector<std::string> steps = StepLines(Kubectl("logs " + second).output);
-  ASSERT_GE(steps.size(), 3u) << Kubectl("logs " + second).output;
-  EXPECT_EQ(steps[0], "ApplyEtcdConfigMap etcd-main skipped");
-  EXPECT_EQ(steps[1], "ApplyEtcdServices etcd-main skipped");
+  ASSERT_GE(steps.size(), 4u) << Kubectl("logs " + second).output;
+  EXPECT_EQ(steps[0], "AddEtcdFinalizer etcd-main skipped");
+  EXPECT_EQ(steps[1], "ApplyEtcdConfigMap etcd-main skipped");
+  EXPECT_EQ(steps[2], "ApplyEtcdServices etcd-main skipped");
   EXPECT_EQ(TextAt(Get({"v1", "services", "default", "etcd-main-client", ""}), {"metadata", "uid"}),
             services_uid);
   NumberedWriter writer({ServiceUrl()}, "/controller/");

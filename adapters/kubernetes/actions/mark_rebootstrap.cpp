@@ -23,22 +23,11 @@ Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& lo
 // Fenced by the Etcd's resourceVersion as observed (or as this plan's own
 // last write left it): a marker written on a stale decision is refused.
 Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
-  Value& etcd = context.TrackedEtcd();
-  const std::string version = FieldText(etcd, {"metadata", "resourceVersion"});
-  if (version.empty())
-    return Error{ErrorCode::kFailedPrecondition, "the Etcd was observed without a resourceVersion", {}};
-  const Value patch = Value::MakeMap(
-      {{Value::String("metadata"),
-        Value::MakeMap({{Value::String("resourceVersion"), Value::String(version)},
-                        {Value::String("annotations"),
-                         Value::MakeMap({{Value::String(kRebootstrapAnnotation),
-                                          Value::String(RebootstrapMarker(step, etcd))}})}})}});
-  auto patched = context.client().MergePatch(
-      {"druid.gardener.cloud/v1alpha1", "etcds", context.namespace_name(), context.etcd_name(), ""}, patch,
+  const std::string marker = RebootstrapMarker(step, context.TrackedEtcd());
+  return context.PatchEtcdMetadata(
+      {{Value::String("annotations"),
+        Value::MakeMap({{Value::String(kRebootstrapAnnotation), Value::String(marker)}})}},
       log);
-  if (!patched.ok()) return patched.error();
-  if (!patched->is_null()) etcd = *patched;
-  return {};
 }
 
 }  // namespace
