@@ -25,10 +25,10 @@ defragments it, and stores the result as a new full snapshot at that
 revision (compressed with --compression, default gzip). The snapshots in the
 store are only read. With --full-snapshot-lease, the Lease (etcd-druid's
 <etcd>-full-snap) then holds the newest full snapshot's revision (the new
-one's), so that the controller counts the events since it. Nothing to compact (no delta after the newest full
-snapshot) is not an error. One JSON line on standard output: snapshot (""
-when nothing was compacted), revision, deltas, databaseBytesBefore,
-databaseBytesAfter.
+one's), so that the controller counts the events since it. Nothing to
+compact (no delta after the newest full snapshot) is not an error. One JSON
+line on standard output: snapshot ("" when nothing was compacted), revision,
+deltas, databaseBytesBefore, databaseBytesAfter.
 Exit codes: 0 compacted (or nothing to compact), 1 it failed (nothing stored),
 2 bad usage.
 
