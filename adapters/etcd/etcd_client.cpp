@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -167,6 +168,14 @@ Result<EtcdStatus> StatusFrom(const Value& body, const std::string& endpoint) {
   return status;
 }
 
+// Whether the member that sent this member list is a learner in it.
+bool AnsweredByLearner(const Value& body, const std::vector<EtcdMember>& members) {
+  const Value* header = Field(body, "header");
+  const uint64_t answering = header != nullptr ? Unsigned(*header, "member_id") : 0;
+  return std::any_of(members.begin(), members.end(),
+                     [&](const EtcdMember& m) { return m.id == answering && m.is_learner; });
+}
+
 }  // namespace
 
 Result<std::vector<EtcdMember>> ParseMemberList(std::string_view answer) {
@@ -234,6 +243,16 @@ Result<std::vector<EtcdMember>> EtcdClient::MemberList(RequestLog& log) {
   if (!reply->sent) return std::vector<EtcdMember>{};
   auto members = MemberListFrom(reply->body);
   if (!members.ok()) return AnswerError(config_.endpoints.front() + ": " + members.error().message);
+  // etcd 3.4 answers a member list from the answering member's own applied
+  // state. A learner applies a membership change (its own promotion) after
+  // the voters did, so a voter's answer is taken when one gives it.
+  if (!AnsweredByLearner(reply->body, *members)) return members;
+  for (size_t i = 1; i < config_.endpoints.size(); ++i) {
+    auto other = Call(config_.endpoints[i], "/v3/cluster/member/list", "{}", false, log);
+    if (!other.ok() || !other->sent) continue;
+    auto voters_view = MemberListFrom(other->body);
+    if (voters_view.ok() && !AnsweredByLearner(other->body, *voters_view)) return voters_view;
+  }
   return members;
 }
 

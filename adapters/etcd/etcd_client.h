@@ -113,6 +113,8 @@ class EtcdClient {
   // within about a second, as if the connection had ended.
   void set_cancel(const std::atomic<bool>* cancel) { http_.set_cancel(cancel); }
 
+  // The members as a voter sees them when one answers (a learner's view of
+  // its own promotion lags).
   Result<std::vector<EtcdMember>> MemberList(RequestLog& log);
   // Adds a member with these peer URLs; returns it (its new ID).
   Result<EtcdMember> MemberAdd(const std::vector<std::string>& peer_urls, bool as_learner, RequestLog& log);
