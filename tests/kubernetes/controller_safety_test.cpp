@@ -169,10 +169,17 @@ TEST(ControllerSafety, AQuorumLossPlanWaitingForItsPodsDoesNotHoldTheOnlyWorker)
   ASSERT_TRUE(bed.ok()) << bed.error().message;
   KubeClient& admin = (*bed)->admin();
   RequestLog& log = (*bed)->log();
+  // The controller takes an Etcd once it is labelled complete: an Etcd whose
+  // objects are still being created one by one here is not reconciled half made.
+  auto complete = [&](const std::string& namespace_name) {
+    return admin.MergePatch({"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, "etcd-main", ""},
+                            *ParseJson(R"({"metadata":{"labels":{"complete":"true"}}})"), log);
+  };
+  ASSERT_TRUE(complete("default").ok());
   auto controller = (*bed)->StartController(
       {.namespace_name = "",
-       .flags = {"--all-namespaces", "--workers", "1", "--allow-disruptive", "--auto-recover-quorum-loss",
-                 "--leader-elect", "false", "--resync-period", "1"}});
+       .flags = {"--all-namespaces", "--selector", "complete=true", "--workers", "1", "--allow-disruptive",
+                 "--auto-recover-quorum-loss", "--leader-elect", "false", "--resync-period", "1"}});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
   const std::string& controller_log = controller->log;
   ASSERT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 0; }, std::chrono::seconds(60)))
@@ -184,6 +191,7 @@ TEST(ControllerSafety, AQuorumLossPlanWaitingForItsPodsDoesNotHoldTheOnlyWorker)
   ASSERT_TRUE(InstallEtcdCrd(admin, log, "other").ok());
   auto created = CreateExampleObjects(admin, ExamplePath("scale-up.json"), log, "other");
   ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_TRUE(complete("other").ok());
   const KubeResource other{"apps/v1", "statefulsets", "other", "etcd-main", ""};
   EXPECT_TRUE(Eventually([&] { return Replicas(admin, other) == 5; }, std::chrono::seconds(60)))
       << "the other Etcd is reconciled while the first waits\n"
