@@ -15,11 +15,22 @@ RULEPLANE_KUBE_BIN=$(bash scripts/build-kubernetes.sh --node | tail -n 1)
 export RULEPLANE_KUBE_BIN
 jobs=${JOBS:-2}
 
+# ctest in build/$1 with the other arguments. When a test fails, its failure
+# lines are printed once more at the end, where a truncated log still shows them.
+run_ctest() {
+  local dir=build/$1
+  shift
+  if (cd "$dir" && ctest --output-on-failure -j "$jobs" "$@"); then return 0; fi
+  echo "== failures in $dir (from Testing/Temporary/LastTest.log)"
+  grep -B2 -A8 -E ': Failure$|Sanitizer|runtime error' "$dir/Testing/Temporary/LastTest.log" | cut -c1-300 | head -n 200 || true
+  return 1
+}
+
 bash scripts/build.sh release
 # The node's images (label `node`), from the binary just built: cached, rebuilt when it changes.
 RULEPLANE_IMAGES=$(bash scripts/build-images.sh build/release/ruleplane | tail -n 1)
 export RULEPLANE_IMAGES
-(cd build/release && ctest --output-on-failure -j "$jobs")
+run_ctest release
 
 bash scripts/build.sh sanitize
 # The end-to-end scenarios (label e2e), the fault campaign (label chaos) and
@@ -34,7 +45,7 @@ exhaustive='rules_verify|VerifyShippedRulesTest\.FindingsAreTheAcceptedOnes'
 exhaustive+='|Dep01Safety\.NoScaleToZeroWithAReadyMajorityAndNoPodDeletionWithoutQuorum'
 exhaustive+='|VerifyCommand\.CleanTableExitsZeroAndSaysHowLongItTook|DiffCommand\.SnapshotsWhosePlansDifferAreListed'
 exhaustive+='|Verify/VerifyGoldenTest\.MatchesExpected/status_integer_division'
-(cd build/sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure -j "$jobs" -LE "e2e|chaos|node" -E "^($exhaustive)( |$)")
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+run_ctest sanitize -LE "e2e|chaos|node" -E "^($exhaustive)( |$)"
 
 echo "all tests passed"
