@@ -110,16 +110,25 @@ Status ActionContext::CreateUnlessPresent(const KubeResource& collection, const 
   return {};
 }
 
-Result<bool> ActionContext::PodGone(const std::string& name, RequestLog& log) {
-  auto pod = client_.Get({"v1", "pods", namespace_, name, ""}, log);
-  if (!pod.ok()) {
-    if (pod.error().code == ErrorCode::kNotFound) return true;
-    return pod.error();
+Result<bool> ActionContext::ObservedGone(const KubeResource& resource, const std::string& observed_uid,
+                                         RequestLog& log) {
+  auto object = client_.Get(resource, log);
+  if (!object.ok()) {
+    if (object.error().code == ErrorCode::kNotFound) return true;
+    return object.error();
   }
-  const std::string observed_uid = ObservedUid("pods", name);
-  // Replaced by the StatefulSet controller (a new uid), or on its way out.
-  return (!observed_uid.empty() && FieldText(*pod, {"metadata", "uid"}) != observed_uid) ||
-         ValueAt(*pod, {"metadata", "deletionTimestamp"}) != nullptr;
+  return (!observed_uid.empty() && FieldText(*object, {"metadata", "uid"}) != observed_uid) ||
+         ValueAt(*object, {"metadata", "deletionTimestamp"}) != nullptr;
+}
+
+Status ActionContext::DeleteObserved(const KubeResource& resource, const std::string& observed_uid,
+                                     RequestLog& log, std::string_view propagation_policy) {
+  if (observed_uid.empty()) {
+    std::string kind = resource.plural;
+    if (!kind.empty() && kind.back() == 's') kind.pop_back();
+    return Error{ErrorCode::kFailedPrecondition, kind + " " + resource.name + " was not observed", {}};
+  }
+  return client_.Delete(resource, {"", observed_uid}, std::nullopt, log, propagation_policy);
 }
 
 Status ActionContext::RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,

@@ -60,8 +60,16 @@ class ActionContext {
   Result<bool> Exists(const KubeResource& resource, RequestLog& log);
   // Creates `object` in `collection`; one that exists already is left as it is.
   Status CreateUnlessPresent(const KubeResource& collection, const Value& object, RequestLog& log);
-  // Whether the pod observed as `name` is gone, replaced or on its way out.
-  Result<bool> PodGone(const std::string& name, RequestLog& log);
+  // Whether the object observed with `observed_uid` is gone, replaced (another
+  // uid) or on its way out (a deletionTimestamp).
+  Result<bool> ObservedGone(const KubeResource& resource, const std::string& observed_uid, RequestLog& log);
+  Result<bool> PodGone(const std::string& name, RequestLog& log) {
+    return ObservedGone({"v1", "pods", namespace_, name, ""}, ObservedUid("pods", name), log);
+  }
+  // Deletes the object observed with `observed_uid`, that one only (a uid
+  // precondition); kFailedPrecondition when it was not observed.
+  Status DeleteObserved(const KubeResource& resource, const std::string& observed_uid, RequestLog& log,
+                        std::string_view propagation_policy = "");
 
   // An Event on the Etcd about `step`.
   Status RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,

@@ -8,24 +8,20 @@
 namespace ruleplane {
 namespace {
 
-std::string ObservedJobUid(const ActionContext& context) {
+KubeResource Job(const PlanStep& step, const ActionContext& context) {
+  return {"batch/v1", "jobs", context.namespace_name(), StepName(step), ""};
+}
+
+std::string ObservedUid(const ActionContext& context) {
   return FieldText(context.snapshot(), {"compactionJob", "metadata", "uid"});
 }
 
 Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
-  auto job = context.client().Get({"batch/v1", "jobs", context.namespace_name(), StepName(step), ""}, log);
-  if (!job.ok() && job.error().code == ErrorCode::kNotFound) return true;
-  if (!job.ok()) return job.error();
-  return FieldText(*job, {"metadata", "uid"}) != ObservedJobUid(context) ||
-         ValueAt(*job, {"metadata", "deletionTimestamp"}) != nullptr;
+  return context.ObservedGone(Job(step, context), ObservedUid(context), log);
 }
 
 Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
-  const std::string uid = ObservedJobUid(context);
-  if (uid.empty())
-    return Error{ErrorCode::kFailedPrecondition, "job " + StepName(step) + " was not observed", {}};
-  return context.client().Delete({"batch/v1", "jobs", context.namespace_name(), StepName(step), ""},
-                                 {"", uid}, std::nullopt, log, "Foreground");
+  return context.DeleteObserved(Job(step, context), ObservedUid(context), log, "Foreground");
 }
 
 }  // namespace

@@ -15,10 +15,8 @@ Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& lo
 
 Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
   const std::string name = StepName(step);
-  const std::string uid = context.ObservedUid("leases", name);
-  if (uid.empty()) return Error{ErrorCode::kFailedPrecondition, "lease " + name + " was not observed", {}};
-  return context.client().Delete({"coordination.k8s.io/v1", "leases", context.namespace_name(), name, ""},
-                                 {"", uid}, std::nullopt, log);
+  return context.DeleteObserved({"coordination.k8s.io/v1", "leases", context.namespace_name(), name, ""},
+                                context.ObservedUid("leases", name), log);
 }
 
 }  // namespace

@@ -10,10 +10,8 @@ Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& lo
 
 Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
   const std::string name = StepName(step);
-  const std::string uid = context.ObservedUid("pods", name);
-  if (uid.empty()) return Error{ErrorCode::kFailedPrecondition, "pod " + name + " was not observed", {}};
-  return context.client().Delete({"v1", "pods", context.namespace_name(), name, ""}, {"", uid}, std::nullopt,
-                                 log);
+  return context.DeleteObserved({"v1", "pods", context.namespace_name(), name, ""},
+                                context.ObservedUid("pods", name), log);
 }
 
 }  // namespace

@@ -7,25 +7,20 @@
 namespace ruleplane {
 namespace {
 
+KubeResource StatefulSet(const PlanStep& step, const ActionContext& context) {
+  return {"apps/v1", "statefulsets", context.namespace_name(), StepName(step), ""};
+}
+
 std::string ObservedUid(const ActionContext& context) {
   return FieldText(context.snapshot(), {"statefulSet", "metadata", "uid"});
 }
 
 Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
-  auto statefulset =
-      context.client().Get({"apps/v1", "statefulsets", context.namespace_name(), StepName(step), ""}, log);
-  if (!statefulset.ok() && statefulset.error().code == ErrorCode::kNotFound) return true;
-  if (!statefulset.ok()) return statefulset.error();
-  return FieldText(*statefulset, {"metadata", "uid"}) != ObservedUid(context) ||
-         ValueAt(*statefulset, {"metadata", "deletionTimestamp"}) != nullptr;
+  return context.ObservedGone(StatefulSet(step, context), ObservedUid(context), log);
 }
 
 Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
-  const std::string uid = ObservedUid(context);
-  if (uid.empty())
-    return Error{ErrorCode::kFailedPrecondition, "statefulset " + StepName(step) + " was not observed", {}};
-  return context.client().Delete({"apps/v1", "statefulsets", context.namespace_name(), StepName(step), ""},
-                                 {"", uid}, std::nullopt, log, "Background");
+  return context.DeleteObserved(StatefulSet(step, context), ObservedUid(context), log, "Background");
 }
 
 }  // namespace
