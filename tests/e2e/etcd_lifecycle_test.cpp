@@ -334,7 +334,9 @@ TEST_F(EtcdLifecycle, ScaledFromThreeToFiveAndBackToThree) {
 // Hibernation under today's etcd-druid rules (etcd-druid@2): spec.replicas 0
 // with a backup store takes a full snapshot through the leading member's
 // sidecar first (TriggerFullSnapshot), then scales the StatefulSet to 0; the
-// store's newest full snapshot holds every acknowledged write.
+// store's newest full snapshot holds every acknowledged write. As today's
+// etcd-druid, it scales only when asked (druid.gardener.cloud/operation:
+// reconcile), and removes the annotation once the StatefulSet is at 0.
 TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWrite) {
   StartController(0);
   CreateEtcd(3);
@@ -376,13 +378,10 @@ TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWri
   ASSERT_TRUE(Eventually([&] { return recorded() >= written; }, std::chrono::seconds(30)));
   controllers_[0].Stop();
   StartController(1, "", {"--rules", "etcd-druid@2"});
-  ASSERT_TRUE(
-      admin_
-          ->MergePatch(kEtcdResource,
-                       Value::MakeMap({{Value::String("spec"),
-                                        Value::MakeMap({{Value::String("replicas"), Value::Int(0)}})}}),
-                       log)
-          .ok());
+  // As Gardener hibernates: spec.replicas 0 and the request to reconcile the spec.
+  auto hibernate = ParseJson(
+      R"({"metadata":{"annotations":{"druid.gardener.cloud/operation":"reconcile"}},"spec":{"replicas":0}})");
+  ASSERT_TRUE(admin_->MergePatch(kEtcdResource, *hibernate, log).ok());
   auto sts_replicas = [&] {
     auto statefulset = admin_->Get({"apps/v1", "statefulsets", "default", kEtcd, ""}, log);
     return statefulset.ok() ? ValueAt(*statefulset, {"spec", "replicas"})->int_value() : -1;
@@ -396,6 +395,13 @@ TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWri
   ASSERT_NE(snapshot_at, steps.end()) << Slurp(ControllerLog(1));
   ASSERT_NE(scale_at, steps.end()) << Slurp(ControllerLog(1));
   EXPECT_LT(snapshot_at, scale_at) << "the StatefulSet went to 0 before the final snapshot";
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return TextAt(Etcd(), {"metadata", "annotations", "druid.gardener.cloud/operation"}).empty();
+      },
+      std::chrono::seconds(30)))
+      << "the reconcile is done: the annotation is removed\n"
+      << Slurp(ControllerLog(1));
 
   auto newest = newest_full();
   ASSERT_TRUE(newest.ok()) << newest.error().message;

@@ -450,6 +450,10 @@ TEST_F(ObserveCluster, CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsD
   EXPECT_EQ(generation_of({"status", "observedGeneration"}), 2);
 }
 
+// Today's etcd-druid scales only when asked (the Etcd was reconciled
+// before: status.observedGeneration): the example has Gardener's
+// gardener.cloud/operation: reconcile, which the next plan removes once the
+// StatefulSet has the replicas.
 TEST_F(ObserveCluster, ApplyOfTheV2ScaleUpWritesTheEtcdConfigMapForFiveMembersOnce) {
   CreateExample(Example("v2-scale-up.json"));
   ASSERT_FALSE(HasFailure());
@@ -472,6 +476,23 @@ TEST_F(ObserveCluster, ApplyOfTheV2ScaleUpWritesTheEtcdConfigMapForFiveMembersOn
   const std::string again = RunRuleplane(common, exit_code);
   ASSERT_EQ(exit_code, 0) << again;
   ExpectNoStepRepeated(applied, again);
+  const std::vector<std::string> completed = StepStates(again);
+  EXPECT_NE(std::find(completed.begin(), completed.end(), "RemoveOperationAnnotation etcd-main: succeeded"),
+            completed.end())
+      << again;
+  etcd = client_->Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_);
+  ASSERT_TRUE(etcd.ok());
+  EXPECT_EQ(ValueAt(*etcd, {"metadata", "annotations", "gardener.cloud/operation"}), nullptr)
+      << FormatJson(*etcd);
+
+  // Without the annotation, a changed spec.replicas waits.
+  PatchEtcd("", R"({"spec":{"replicas":7}})");
+  const std::string waiting = RunRuleplane(common, exit_code);
+  ASSERT_EQ(exit_code, 0) << waiting;
+  EXPECT_FALSE(Contains(waiting, "ScaleStatefulSet")) << waiting;
+  auto statefulset = client_->Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log_);
+  ASSERT_TRUE(statefulset.ok());
+  EXPECT_EQ(ValueAt(*statefulset, {"spec", "replicas"})->int_value(), 5);
 }
 
 // Issue 23, hazard 4: a plan made from an observation of spec.replicas 5,
