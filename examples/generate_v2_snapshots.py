@@ -157,6 +157,13 @@ def resize(s, members, desired):
                           "expectedPods": members, "disruptionsAllowed": members - (members // 2 + 1)})
 
 
+def request_reconcile(s):
+    """Gardener's gardener.cloud/operation: reconcile, as it leaves it on a changed Etcd: today's etcd-druid
+    reconciles the spec of an Etcd it reconciled before only when asked."""
+    s["etcd"]["metadata"]["annotations"] = {"gardener.cloud/operation": "reconcile",
+                                            **s["etcd"]["metadata"].get("annotations", {})}
+
+
 def cluster_scenarios():
     scenarios = {}
 
@@ -185,11 +192,13 @@ def cluster_scenarios():
     # spec.replicas lowered from 5 to 3 on a healthy cluster.
     s = cluster_base()
     resize(s, 5, 3)
+    request_reconcile(s)
     scenarios["v2-scale-down.json"] = s
 
     # spec.replicas raised from 3 to 5 on a healthy cluster.
     s = cluster_base()
     resize(s, 3, 5)
+    request_reconcile(s)
     scenarios["v2-scale-up.json"] = s
 
     # etcd-main-1's sidecar stopped renewing 90 s ago; its pod is still ready and its status still Ready.
@@ -245,6 +254,7 @@ def cluster_scenarios():
     s = cluster_base()
     s["etcd"]["spec"]["replicas"] = 0
     s["etcd"]["metadata"]["generation"] = 5
+    request_reconcile(s)
     scenarios["v2-scale-to-zero.json"] = s
 
     # 1,203,663 revisions in delta snapshots since the last full snapshot.

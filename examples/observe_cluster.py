@@ -10,7 +10,8 @@ rules ignore and `ruleplane diff` uses to sum up the snapshots planned different
 ("members=3, notReady in [2..3]"). The axes:
 
     members       running members (StatefulSet replicas, status members, leases, pods): 1, 3 or 5
-    replicas      the Etcd's spec.replicas: 0, members - 2, members, members + 2
+    replicas      the Etcd's spec.replicas: 0, members - 2, members, members + 2 (when it differs from members,
+                  with gardener.cloud/operation: reconcile, as Gardener asks for the change)
     notReady      members NotReady for 10 minutes (lease stopped 16 minutes ago, etcd container crash-looping)
     unknown       a member Unknown for 90 s (lease stopped 150 s ago, containers still ready): 0 or 1
     podNotReady   a member whose pod has not been ready for 20 s while its lease is renewed: 0 or 1
@@ -49,6 +50,8 @@ def observe(members, replicas, not_ready, unknown, pod_not_ready, backup_failing
     else:
         v2.resize(s, members, members)
     s["etcd"]["spec"]["replicas"] = replicas
+    if replicas != members:
+        v2.request_reconcile(s)
     # The last members are the NotReady ones, then the Unknown one; the pod of member 0 is the one not ready.
     for ordinal in range(members - not_ready, members):
         v2.set_lease(s, ordinal, 16 * 60)
