@@ -18,7 +18,7 @@ Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog
   const Value* annotations = ValueAt(*etcd, {"metadata", "annotations"});
   if (annotations == nullptr || !annotations->is_map()) return true;
   for (std::string_view key : kOperationAnnotations) {
-    if (annotations->Find(std::string(key)) != nullptr) return false;
+    if (annotations->Find(key) != nullptr) return false;
   }
   return true;
 }
