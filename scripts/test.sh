@@ -15,12 +15,13 @@ RULEPLANE_KUBE_BIN=$(bash scripts/build-kubernetes.sh --node | tail -n 1)
 export RULEPLANE_KUBE_BIN
 jobs=${JOBS:-2}
 
-# ctest in build/$1 with the other arguments. When a test fails, its failure
-# lines are printed once more at the end, where a truncated log still shows them.
+# ctest in build/$1 with the other arguments. A test that hangs fails after
+# 20 minutes (the longest take about 6). When a test fails, its failure lines
+# are printed once more at the end, where a truncated log still shows them.
 run_ctest() {
   local dir=build/$1
   shift
-  if (cd "$dir" && ctest --output-on-failure -j "$jobs" "$@"); then return 0; fi
+  if (cd "$dir" && ctest --output-on-failure --timeout 1200 -j "$jobs" "$@"); then return 0; fi
   echo "== failures in $dir (from Testing/Temporary/LastTest.log)"
   grep -B2 -A8 -E ': Failure$|Sanitizer|runtime error' "$dir/Testing/Temporary/LastTest.log" | cut -c1-300 | head -n 200 || true
   return 1
