@@ -173,6 +173,73 @@ TEST(EtcdTemplates, ThePodTemplateTakesImagesResourcesAndLabelsFromTheSpec) {
   EXPECT_EQ(ValueAt(updated, {"spec", "priorityClassName"})->string_value(), "gardener-system-500");
 }
 
+// spec.schedulingConstraints and spec.priorityClassName follow the spec,
+// also when it takes them out (etcd-druid's builder.go).
+TEST(EtcdTemplates, SchedulingConstraintsAndThePriorityClassFollowTheSpecAlsoWhenRemoved) {
+  const Value etcd = Edited(ExampleEtcd(), [](auto& json) {
+    json["spec"]["schedulingConstraints"] = {
+        {"affinity",
+         {{"podAntiAffinity",
+           {{"requiredDuringSchedulingIgnoredDuringExecution", nlohmann::ordered_json::array()}}}}},
+        {"topologySpreadConstraints",
+         nlohmann::ordered_json::array({{{"maxSkew", 1}, {"topologyKey", "topology.kubernetes.io/zone"}}})}};
+  });
+  auto pod_template = ParseJson(R"({"spec":{"containers":[{"name":"etcd"}]}})");
+  ASSERT_TRUE(pod_template.ok());
+  const Value constrained = PodTemplateForSpec(etcd, *pod_template);
+  ASSERT_NE(ValueAt(constrained, {"spec", "affinity", "podAntiAffinity"}), nullptr);
+  EXPECT_EQ(ValueAt(constrained, {"spec", "topologySpreadConstraints"})
+                ->list_value()[0]
+                .Find("topologyKey")
+                ->string_value(),
+            "topology.kubernetes.io/zone");
+
+  const Value unconstrained = PodTemplateForSpec(Edited(etcd,
+                                                        [](auto& json) {
+                                                          json["spec"].erase("schedulingConstraints");
+                                                          json["spec"].erase("priorityClassName");
+                                                        }),
+                                                 constrained);
+  for (const char* field : kSpecOwnedPodFields)
+    EXPECT_EQ(ValueAt(unconstrained, {"spec", field}), nullptr)
+        << field << " stays after the spec dropped it";
+  EXPECT_NE(ValueAt(unconstrained, {"spec", "containers"}), nullptr);
+}
+
+// The pod template names the checksum of the configuration: a changed
+// quota rolls the members, a new size alone does not.
+TEST(EtcdTemplates, TheConfigurationChecksumChangesWithTheConfigurationNotWithTheSize) {
+  const Value etcd = ExampleEtcd();
+  auto checksum = [](const Value& of, int64_t replicas) {
+    auto statefulset = EtcdStatefulSet(of, replicas);
+    EXPECT_TRUE(statefulset.ok()) << statefulset.error().message;
+    return statefulset.ok() ? FieldText(*statefulset, {"spec", "template", "metadata", "annotations",
+                                                       kConfigChecksumAnnotation})
+                            : "";
+  };
+  const std::string three = checksum(etcd, 3);
+  EXPECT_EQ(three.size(), 64u) << three;
+  EXPECT_EQ(checksum(etcd, 5), three);
+  const Value bigger_quota = Edited(etcd, [](auto& json) { json["spec"]["etcd"]["quota"] = "12Gi"; });
+  EXPECT_NE(checksum(bigger_quota, 3), three);
+}
+
+TEST(EtcdTemplates, TheVolumeClaimNamesTheStorageClassOnlyWhenTheSpecDoes) {
+  auto claim_spec = [](const Value& etcd) {
+    auto statefulset = EtcdStatefulSet(etcd, 3);
+    EXPECT_TRUE(statefulset.ok()) << statefulset.error().message;
+    return statefulset.ok()
+               ? *ValueAt(*statefulset, {"spec", "volumeClaimTemplates"})->list_value()[0].Find("spec")
+               : Value::Null();
+  };
+  EXPECT_EQ(ValueAt(claim_spec(Edited(ExampleEtcd(), [](auto& json) { json["spec"].erase("storageClass"); })),
+                    {"storageClassName"}),
+            nullptr);
+  const Value fast =
+      claim_spec(Edited(ExampleEtcd(), [](auto& json) { json["spec"]["storageClass"] = "fast"; }));
+  EXPECT_EQ(FieldText(fast, {"storageClassName"}), "fast");
+}
+
 TEST(EtcdTemplates, QuantitiesAreWholeBytes) {
   EXPECT_EQ(*QuantityBytes("8Gi"), 8589934592);
   EXPECT_EQ(*QuantityBytes("100M"), 100000000);
@@ -557,6 +624,26 @@ TEST(EtcdTemplates, TheServicesAreAClientServiceAndAHeadlessPeerService) {
   ASSERT_EQ(client_ports.size(), 2u);
   EXPECT_EQ(client_ports[1].Find("name")->string_value(), "backuprestore");
   EXPECT_EQ(client_ports[1].Find("port")->int_value(), FieldInt(etcd, {"spec", "backup", "port"}, 8080));
+}
+
+// spec.etcd.clientService's labels and annotations go on the client
+// Service only, beside the selector labels (etcd-druid's clientservice.go).
+TEST(EtcdTemplates, TheClientServiceCarriesTheSpecsLabelsAndAnnotations) {
+  const Value etcd = Edited(ExampleEtcd(), [](auto& json) {
+    json["spec"]["etcd"]["clientService"] = {
+        {"labels", {{"networking.gardener.cloud/to-etcd", "allowed"}}},
+        {"annotations",
+         {{"networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports", "[]"}}}};
+  });
+  auto services = EtcdServices(etcd);
+  ASSERT_TRUE(services.ok()) << services.error().message;
+  const Value& client = (*services)[0];
+  EXPECT_EQ(FieldText(client, {"metadata", "labels", "networking.gardener.cloud/to-etcd"}), "allowed");
+  EXPECT_EQ(FieldText(client, {"metadata", "labels", "instance"}), FieldText(etcd, {"metadata", "name"}));
+  EXPECT_EQ(FieldText(client, {"metadata", "annotations",
+                               "networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports"}),
+            "[]");
+  EXPECT_EQ(ValueAt((*services)[1], {"metadata", "annotations"}), nullptr) << "the peer Service has none";
 }
 
 // examples/<golden> is what the controller creates for examples/etcd.yaml

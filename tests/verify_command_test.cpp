@@ -105,7 +105,7 @@ TEST(DiffCommand, TheOneAndTwoSelectionsDifferAsVersionsMdSays) {
       "diff --snapshots examples/snapshots --max-regions 1 --max-evaluations 20000 etcd-druid@1 "
       "etcd-druid@2");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
-  EXPECT_TRUE(Contains(run.out, "only in etcd-druid@1: etcd-druid-status-maintenance@1.2.0")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "only in etcd-druid@1: etcd-druid-status-maintenance@1.3.0")) << run.out;
   EXPECT_TRUE(Contains(run.out, "only in etcd-druid@2: etcd-druid-status-scaling@2.1.0")) << run.out;
   EXPECT_TRUE(Contains(run.out, "changed: old selects 'in-sync', new selects 'single-member'")) << run.out;
   EXPECT_TRUE(Contains(run.out,

@@ -22,6 +22,7 @@
 // naming the field.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "engine/common/error.h"
@@ -45,7 +46,8 @@ std::string MemberDnsName(const Value& etcd, const std::string& pod);
 
 // The client Service (<etcd>-client) and the headless peer Service
 // (<etcd>-peer, not-ready addresses published so that members find each
-// other before they are Ready), both selecting the member pods.
+// other before they are Ready), both selecting the member pods; the client
+// Service with spec.etcd.clientService's labels and annotations.
 Result<Value::List> EtcdServices(const Value& etcd);
 
 // {"matchLabels": {"name": "etcd", "instance": <etcd>}}: what EtcdStatefulSet
@@ -64,6 +66,11 @@ inline constexpr const char* kMemberImage = "localhost/ruleplane:latest";
 // when it names that generation.
 inline constexpr const char* kRenderedGenerationAnnotation = "ruleplane.dev/etcd-generation";
 
+// On the pod template: the SHA-256 of the etcd configuration the members
+// start from (the ConfigMap's data as rendered for one member), so that a
+// changed configuration rolls them.
+inline constexpr const char* kConfigChecksumAnnotation = "checksum/etcd-configmap";
+
 // The generation a StatefulSet names in kRenderedGenerationAnnotation; -1
 // when it names none (rendered by an older ruleplane, or by someone else).
 int64_t RenderedGeneration(const Value& statefulset);
@@ -74,9 +81,11 @@ int64_t RenderedGeneration(const Value& statefulset);
 // its etcd configuration from the ConfigMap's), container "etcd" (etcd
 // --config-file, readiness /health on the client port) and sidecar
 // "member-agent" (renews the member Lease; with a Local backup store, takes
-// the backups). Data on a volume claim per member; the ConfigMap mounted at
+// the backups). Data on a volume claim per member (spec.storageClass,
+// spec.storageCapacity); the ConfigMap mounted at
 // /var/etcd/config; service account ruleplane-member (deploy/rbac.yaml).
-// PodTemplateForSpec is applied: images, resources, labels from the spec.
+// PodTemplateForSpec is applied: images, resources, labels from the spec;
+// the pod template carries the configuration's kConfigChecksumAnnotation.
 // Annotated with the Etcd's generation (kRenderedGenerationAnnotation).
 // `member_init_rules`: rule references ("etcd-backup-restore@2") member-init
 // is given as --rules (the controller's own selection for its subject);
@@ -105,9 +114,17 @@ Value EtcdPodDisruptionBudget(const Value& etcd, const Value& min_available, con
 // `pod_template` (a StatefulSet's spec.template) with the Etcd's spec
 // applied: the "etcd" container's image and resources from spec.etcd, the
 // backup sidecar's ("backup-restore" or "member-agent") from spec.backup,
-// spec.labels and spec.annotations added to the pod's, spec.priorityClassName.
-// Fields the spec does not set are left as they are.
+// spec.labels and spec.annotations added to the pod's, and the pod spec
+// fields the Etcd's spec owns (kSpecOwnedPodFields): spec.priorityClassName,
+// spec.schedulingConstraints' affinity and topologySpreadConstraints, set
+// from it or removed when it does not set them. Other fields the spec does
+// not set are left as they are.
 Value PodTemplateForSpec(const Value& etcd, const Value& pod_template);
+
+// The pod spec fields that follow the Etcd's spec, also in their absence:
+// a merge patch of the pod template names a removed one null.
+inline constexpr std::array<const char*, 3> kSpecOwnedPodFields = {"priorityClassName", "affinity",
+                                                                   "topologySpreadConstraints"};
 
 // A Kubernetes quantity ("8Gi", "500M", "1024") in bytes; the error says why not.
 Result<int64_t> QuantityBytes(const std::string& quantity);

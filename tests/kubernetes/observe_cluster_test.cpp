@@ -435,6 +435,7 @@ TEST_F(ObserveCluster, CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsD
   ASSERT_EQ(exit_code, 0) << applied;
   // (The configuration is current already: the apply of the stale observation wrote it, for the spec it saw.)
   EXPECT_EQ(StepStates(applied), (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main: skipped",
+                                                           "ApplyEtcdServices etcd-main: skipped",
                                                            "ApplyStatefulSetSpec etcd-main: succeeded"}));
   auto etcd_object = client_->Get(etcd, log_);
   ASSERT_TRUE(etcd_object.ok());
@@ -448,6 +449,62 @@ TEST_F(ObserveCluster, CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsD
   EXPECT_TRUE(Contains(pod, R"("secretName":"etcd-peer-server-tls")")) << pod;
   EXPECT_TRUE(Contains(pod, "--peer-url=https://$(POD_NAME).etcd-main-peer.default.svc:2380")) << pod;
   EXPECT_EQ(generation_of({"status", "observedGeneration"}), 2);
+}
+
+// The rest of what etcd-druid renders follows the spec too: the client
+// Service takes the labels and annotations given later, an affinity taken
+// out leaves the pod template (the merge patch names it null), and a changed
+// quota changes the configuration checksum, which rolls the members.
+TEST_F(ObserveCluster, ASpecChangeReachesTheClientServiceTakesTheAffinityOutAndChangesTheChecksum) {
+  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
+  ASSERT_TRUE(example.ok()) << example.error().message;
+  ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
+                         std::chrono::seconds(10)));
+  PatchEtcd("", R"({"spec":{"storageClass":"fast","schedulingConstraints":{"affinity":{"podAntiAffinity":{
+      "preferredDuringSchedulingIgnoredDuringExecution":[{"weight":100,"podAffinityTerm":{
+        "topologyKey":"kubernetes.io/hostname","labelSelector":{"matchLabels":{"instance":"etcd-main"}}}}]}}}}})");
+  const std::string common = "--kubeconfig " + BindOperatorToShippedRole() + " --journal " + dir_->path() +
+                             "/journal.db --allow-disruptive -o json";
+  int exit_code = -1;
+  const std::string created = RunRuleplane("apply --cluster default/etcd-main " + common, exit_code);
+  ASSERT_EQ(exit_code, 0) << created;
+  const KubeResource statefulset{"apps/v1", "statefulsets", "default", "etcd-main", ""};
+  const KubeResource client_service{"v1", "services", "default", "etcd-main-client", ""};
+  auto first = client_->Get(statefulset, log_);
+  ASSERT_TRUE(first.ok()) << created;
+  EXPECT_NE(ValueAt(*first, {"spec", "template", "spec", "affinity", "podAntiAffinity"}), nullptr);
+  EXPECT_EQ(FieldText(*ValueAt(*first, {"spec", "volumeClaimTemplates"})->list_value()[0].Find("spec"),
+                      {"storageClassName"}),
+            "fast");
+  const std::string first_checksum =
+      FieldText(*first, {"spec", "template", "metadata", "annotations", kConfigChecksumAnnotation});
+  EXPECT_FALSE(first_checksum.empty());
+
+  PatchEtcd("", R"({"spec":{"schedulingConstraints":null,"etcd":{"quota":"12Gi",
+      "clientService":{"labels":{"networking.gardener.cloud/to-etcd":"allowed"},
+                       "annotations":{"service.kubernetes.io/topology-mode":"auto"}}}}})");
+  PatchEtcd("status", R"({"status":{"conditions":[
+      {"type":"AllMembersReady","status":"True","reason":"AllMembersReady","message":"ok"},
+      {"type":"BackupReady","status":"True","reason":"BackupReady","message":"ok"}]}})");
+  const std::string applied = RunRuleplane(
+      "apply --cluster default/etcd-main --rules etcd-druid-status-maintenance@1 " + common, exit_code);
+  ASSERT_EQ(exit_code, 0) << applied;
+  EXPECT_EQ(StepStates(applied), (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main: succeeded",
+                                                           "ApplyEtcdServices etcd-main: succeeded",
+                                                           "ApplyStatefulSetSpec etcd-main: succeeded"}));
+  auto service = client_->Get(client_service, log_);
+  ASSERT_TRUE(service.ok());
+  EXPECT_EQ(FieldText(*service, {"metadata", "labels", "networking.gardener.cloud/to-etcd"}), "allowed");
+  EXPECT_EQ(FieldText(*service, {"metadata", "labels", "instance"}), "etcd-main");
+  EXPECT_EQ(FieldText(*service, {"metadata", "annotations", "service.kubernetes.io/topology-mode"}), "auto");
+  auto second = client_->Get(statefulset, log_);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(ValueAt(*second, {"spec", "template", "spec", "affinity"}), nullptr)
+      << FormatJson(*ValueAt(*second, {"spec", "template", "spec"}));
+  const std::string second_checksum =
+      FieldText(*second, {"spec", "template", "metadata", "annotations", kConfigChecksumAnnotation});
+  EXPECT_FALSE(second_checksum.empty());
+  EXPECT_NE(second_checksum, first_checksum) << "the quota changed the configuration";
 }
 
 // Today's etcd-druid scales only when asked (the Etcd was reconciled

@@ -4,13 +4,27 @@
 // ruleplane rendered (it names the generation it was rendered from) gets its
 // whole pod template rendered again (TLS Secrets, flags, ...); another's
 // (etcd-druid's, adopted) keeps its own, with the spec's images, resources,
-// labels and priority class merged in (PodTemplateForSpec).
+// labels, priority class and scheduling constraints merged in
+// (PodTemplateForSpec).
 #include "adapters/kubernetes/action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 
 namespace ruleplane {
 namespace {
+
+// A merge patch keeps what it does not name: a field the Etcd's spec owns and
+// no longer sets (an affinity taken out) is named null, so it goes.
+Value WithRemovedFieldsNamedNull(const Value& old_template, const Value& new_template) {
+  const Value* new_spec = ValueAt(new_template, {"spec"});
+  if (new_spec == nullptr) return new_template;
+  Value spec = *new_spec;
+  for (const char* field : kSpecOwnedPodFields) {
+    if (ValueAt(old_template, {"spec", field}) != nullptr && ValueAt(spec, {field}) == nullptr)
+      spec = WithField(spec, field, Value::Null());
+  }
+  return WithField(new_template, "spec", std::move(spec));
+}
 
 Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
   auto etcd = context.FreshEtcd(log);
@@ -44,8 +58,9 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
     if (!rendered.ok()) return rendered.error();
     new_template = *ValueAt(*rendered, {"spec", "template"});
   }
-  Value patch = FencedMergePatch(FieldText(statefulset, {"metadata", "resourceVersion"}), "spec",
-                                 Value::MakeMap({{Value::String("template"), std::move(new_template)}}));
+  Value patch = FencedMergePatch(
+      FieldText(statefulset, {"metadata", "resourceVersion"}), "spec",
+      Value::MakeMap({{Value::String("template"), WithRemovedFieldsNamedNull(*pod_template, new_template)}}));
   // The generation it is now rendered from (CreateStatefulSet's check).
   patch = WithField(patch, "metadata",
                     WithField(*ValueAt(patch, {"metadata"}), "annotations",

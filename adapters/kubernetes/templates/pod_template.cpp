@@ -17,8 +17,19 @@ Value PodTemplateForSpec(const Value& etcd, const Value& pod_template) {
       }
     }
   }
-  if (const std::string priority = FieldText(*spec, {"priorityClassName"}); !priority.empty()) {
-    result["spec"]["priorityClassName"] = priority;
+  // The pod spec fields the Etcd's spec owns: set from it, or gone when it
+  // no longer sets them (etcd-druid's builder.go createPodTemplateSpec).
+  for (const char* field : kSpecOwnedPodFields) {
+    const Value* given = std::string_view(field) == "priorityClassName"
+                             ? ValueAt(*spec, {field})
+                             : ValueAt(*spec, {"schedulingConstraints", field});
+    const bool set =
+        given != nullptr && !given->is_null() && !(given->is_string() && given->string_value().empty());
+    if (set) {
+      result["spec"][field] = ToJson(*given);
+    } else if (result.contains("spec")) {
+      result["spec"].erase(field);
+    }
   }
   if (result.contains("spec") && result["spec"].contains("containers")) {
     for (Json& container : result["spec"]["containers"]) {

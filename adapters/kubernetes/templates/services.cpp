@@ -16,10 +16,20 @@ Result<Value::List> EtcdServices(const Value& etcd) {
   const int64_t client_port = FieldInt(etcd, {"spec", "etcd", "clientPort"}, 2379);
   const int64_t peer_port = FieldInt(etcd, {"spec", "etcd", "serverPort"}, 2380);
   const int64_t backup_port = FieldInt(etcd, {"spec", "backup", "port"}, 8080);
+  // The client Service carries spec.etcd.clientService's labels and
+  // annotations (etcd-druid's clientservice.go getLabels, getAnnotations).
+  Json client_metadata = ObjectMeta(etcd, name + "-client");
+  for (const char* field : {"labels", "annotations"}) {
+    const Value* given = ValueAt(etcd, {"spec", "etcd", "clientService", field});
+    if (given == nullptr || !given->is_map()) continue;
+    const Json entries = ToJson(*given);
+    for (auto entry = entries.begin(); entry != entries.end(); ++entry)
+      client_metadata[field][entry.key()] = entry.value();
+  }
   const Json client = {
       {"apiVersion", "v1"},
       {"kind", "Service"},
-      {"metadata", ObjectMeta(etcd, name + "-client")},
+      {"metadata", client_metadata},
       {"spec",
        {{"type", "ClusterIP"},
         {"selector", SelectorLabels(name)},

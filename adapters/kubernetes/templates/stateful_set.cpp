@@ -2,6 +2,7 @@
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 #include "adapters/kubernetes/templates/template_parts.h"
+#include "engine/common/sha256.h"
 #include "engine/common/time_util.h"
 
 namespace ruleplane {
@@ -246,24 +247,32 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas,
   // The init container runs the member-agent's image (both are ruleplane).
   Json rendered = ToJson(PodTemplateForSpec(etcd, *pod_template));
   rendered["spec"]["initContainers"][0]["image"] = rendered["spec"]["containers"][1]["image"];
+  // The members start again when their configuration changes (etcd-druid's
+  // checksum/etcd-configmap). Rendered for one member: a new size alone
+  // (initial-cluster, which a started member ignores) rolls none of them.
+  auto config = EtcdConfigMap(etcd, 1);
+  if (!config.ok()) return config.error();
+  rendered["metadata"]["annotations"][kConfigChecksumAnnotation] =
+      Sha256Hex(ToJson(*ValueAt(*config, {"data"})).dump());
   Json metadata = ObjectMeta(etcd, name);
   metadata["annotations"] = {
       {kRenderedGenerationAnnotation, std::to_string(FieldInt(etcd, {"metadata", "generation"}, 0))}};
-  return ToValue(Json{{"apiVersion", "apps/v1"},
-                      {"kind", "StatefulSet"},
-                      {"metadata", metadata},
-                      {"spec",
-                       {{"replicas", replicas},
-                        {"serviceName", name + "-peer"},
-                        {"podManagementPolicy", "Parallel"},
-                        {"updateStrategy", {{"type", "RollingUpdate"}}},
-                        {"selector", ToJson(EtcdPodSelector(etcd))},
-                        {"template", rendered},
-                        {"volumeClaimTemplates",
-                         Json::array({{{"metadata", {{"name", claim}}},
-                                       {"spec",
-                                        {{"accessModes", Json::array({"ReadWriteOnce"})},
-                                         {"resources", {{"requests", {{"storage", storage}}}}}}}}})}}}});
+  Json claim_spec = {{"accessModes", Json::array({"ReadWriteOnce"})},
+                     {"resources", {{"requests", {{"storage", storage}}}}}};
+  if (const std::string storage_class = FieldText(etcd, {"spec", "storageClass"}); !storage_class.empty())
+    claim_spec["storageClassName"] = storage_class;
+  return ToValue(Json{
+      {"apiVersion", "apps/v1"},
+      {"kind", "StatefulSet"},
+      {"metadata", metadata},
+      {"spec",
+       {{"replicas", replicas},
+        {"serviceName", name + "-peer"},
+        {"podManagementPolicy", "Parallel"},
+        {"updateStrategy", {{"type", "RollingUpdate"}}},
+        {"selector", ToJson(EtcdPodSelector(etcd))},
+        {"template", rendered},
+        {"volumeClaimTemplates", Json::array({{{"metadata", {{"name", claim}}}, {"spec", claim_spec}}})}}}});
 }
 
 }  // namespace ruleplane
