@@ -129,7 +129,7 @@ TEST(EtcdTemplates, TheCompactionJobRunsRuleplaneCompactOnTheStore) {
   EXPECT_EQ(ValueAt(*job, {"metadata", "name"})->string_value(), "etcd-main-compactor");
   EXPECT_EQ(ValueAt(*job, {"spec", "backoffLimit"})->int_value(), 0);
   const Value& pod = *ValueAt(*job, {"spec", "template", "spec"});
-  EXPECT_EQ(ValueAt(pod, {"serviceAccountName"})->string_value(), "ruleplane-member");
+  EXPECT_EQ(ValueAt(pod, {"serviceAccountName"})->string_value(), "etcd-main");
   const Value& container = ValueAt(pod, {"containers"})->list_value()[0];
   EXPECT_EQ(ValueAt(container, {"image"})->string_value(), kMemberImage);
   std::vector<std::string> args;
@@ -264,7 +264,7 @@ TEST(EtcdTemplates, TheStatefulSetRunsMemberInitEtcdAndTheMemberAgent) {
   for (const auto& [key, value] : sts["spec"]["selector"]["matchLabels"].items())
     EXPECT_EQ(sts["spec"]["template"]["metadata"]["labels"][key], value) << key;
   const nlohmann::json& pod = sts["spec"]["template"]["spec"];
-  EXPECT_EQ(pod["serviceAccountName"], "ruleplane-member");
+  EXPECT_EQ(pod["serviceAccountName"], "etcd-main");
   ASSERT_EQ(pod["initContainers"].size(), 1u);
   const nlohmann::json& init = pod["initContainers"][0];
   EXPECT_EQ(init["command"][0], "ruleplane");
@@ -624,6 +624,39 @@ TEST(EtcdTemplates, TheServicesAreAClientServiceAndAHeadlessPeerService) {
   ASSERT_EQ(client_ports.size(), 2u);
   EXPECT_EQ(client_ports[1].Find("name")->string_value(), "backuprestore");
   EXPECT_EQ(client_ports[1].Find("port")->int_value(), FieldInt(etcd, {"spec", "backup", "port"}, 8080));
+}
+
+// etcd-druid's names: the ServiceAccount <etcd>, the Role and RoleBinding
+// druid.gardener.cloud:etcd:<etcd>, each controlled by the Etcd; the
+// binding grants the Role to that ServiceAccount in the Etcd's namespace.
+TEST(EtcdTemplates, TheMembersServiceAccountRoleAndBindingAreNamedAsEtcdDruidNamesThem) {
+  const Value etcd = ExampleEtcd();
+  auto access = EtcdMemberAccess(etcd);
+  ASSERT_TRUE(access.ok()) << access.error().message;
+  ASSERT_EQ(access->size(), 3u);
+  std::vector<std::string> kinds_and_names;
+  for (const Value& object : *access) {
+    kinds_and_names.push_back(FieldText(object, {"kind"}) + " " + FieldText(object, {"metadata", "name"}));
+    EXPECT_EQ(FieldText(ValueAt(object, {"metadata", "ownerReferences"})->list_value()[0], {"uid"}),
+              FieldText(etcd, {"metadata", "uid"}));
+  }
+  EXPECT_EQ(kinds_and_names,
+            (std::vector<std::string>{"ServiceAccount etcd-main", "Role druid.gardener.cloud:etcd:etcd-main",
+                                      "RoleBinding druid.gardener.cloud:etcd:etcd-main"}));
+  const Value& binding = (*access)[2];
+  EXPECT_EQ(FieldText(binding, {"roleRef", "name"}), MemberRoleName(etcd));
+  const Value& subject = ValueAt(binding, {"subjects"})->list_value()[0];
+  EXPECT_EQ(FieldText(subject, {"name"}), MemberServiceAccountName(etcd));
+  EXPECT_EQ(FieldText(subject, {"namespace"}), FieldText(etcd, {"metadata", "namespace"}));
+  // No verb beyond what the members use: the controller may grant only what it holds itself.
+  std::vector<std::string> grants;
+  for (const Value& rule : ValueAt((*access)[1], {"rules"})->list_value()) {
+    for (const Value& resource : ValueAt(rule, {"resources"})->list_value())
+      for (const Value& verb : ValueAt(rule, {"verbs"})->list_value())
+        grants.push_back(resource.string_value() + " " + verb.string_value());
+  }
+  EXPECT_EQ(grants, (std::vector<std::string>{"leases get", "leases patch", "etcds get", "etcds/status patch",
+                                              "pods get"}));
 }
 
 // spec.etcd.clientService's labels and annotations go on the client

@@ -144,7 +144,7 @@ TEST(ExplainCommand, UnknownRuleOrFactFailsBeforePrintingAnything) {
   EXPECT_EQ(rule.out, "");
   EXPECT_TRUE(Contains(
       rule.err,
-      "no rule 'no-such-rule' in the rule files for EtcdClusterSnapshot (etcd-druid-components@1.1.0, "
+      "no rule 'no-such-rule' in the rule files for EtcdClusterSnapshot (etcd-druid-components@1.2.0, "
       "etcd-druid-status@"))
       << rule.err;
   CommandResult fact = Ruleplane(std::string("explain ") + kQuorumLost + " --fact no-such-fact -o json");
@@ -199,8 +199,9 @@ TEST(ExplainCommand, RuleSetsThatDoNotApplySayWhyAndPlanNothing) {
   EXPECT_EQ(not_applying, (std::vector<std::string>{"etcd-druid-status", "etcd-druid-status-defragmentation",
                                                     "etcd-druid-status-maintenance"}));
   EXPECT_EQ(actions, (std::vector<std::string>{"AddEtcdFinalizer", "ApplyEtcdConfigMap", "ApplyEtcdServices",
-                                               "CreateMemberLease", "CreateMemberLease", "CreateMemberLease",
-                                               "SetClusterSize", "CreateStatefulSet", "SetPdbMinAvailable"}));
+                                               "ApplyEtcdMemberAccess", "CreateMemberLease",
+                                               "CreateMemberLease", "CreateMemberLease", "SetClusterSize",
+                                               "CreateStatefulSet", "SetPdbMinAvailable"}));
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 //
 //   EtcdConfigMap      etcd-bootstrap-<uid[:6]>, data etcd.conf.yaml
 //                      (pkg/component/etcd/configmap/values_helper.go)
+//   EtcdMemberAccess   the members' ServiceAccount <etcd>, Role and
+//                      RoleBinding druid.gardener.cloud:etcd:<etcd>
+//                      (internal/component/{serviceaccount,role,rolebinding})
 //   EtcdServices       <etcd>-client and the headless <etcd>-peer
 //                      (seeds/000:107: "a headless service (along with the
 //                      statefulset)" gives each member a DNS name)
@@ -50,6 +53,19 @@ std::string MemberDnsName(const Value& etcd, const std::string& pod);
 // Service with spec.etcd.clientService's labels and annotations.
 Result<Value::List> EtcdServices(const Value& etcd);
 
+// The member Pods' and the compaction Job's ServiceAccount: <etcd>, as
+// etcd-druid names it.
+std::string MemberServiceAccountName(const Value& etcd);
+
+// The Role and RoleBinding that grant it what the members do with the API:
+// "druid.gardener.cloud:etcd:<etcd>", as etcd-druid names them.
+std::string MemberRoleName(const Value& etcd);
+
+// The ServiceAccount, Role and RoleBinding above, in that order, owned by the
+// Etcd (api/core/v1alpha1/helper.go GetServiceAccountName, GetRoleName; the
+// Role's rules are ruleplane's members' own, narrower than etcd-druid's).
+Result<Value::List> EtcdMemberAccess(const Value& etcd);
+
 // {"matchLabels": {"name": "etcd", "instance": <etcd>}}: what EtcdStatefulSet
 // selects its pods by (and EtcdServices and the budget select them by).
 Value EtcdPodSelector(const Value& etcd);
@@ -83,7 +99,7 @@ int64_t RenderedGeneration(const Value& statefulset);
 // "member-agent" (renews the member Lease; with a Local backup store, takes
 // the backups). Data on a volume claim per member (spec.storageClass,
 // spec.storageCapacity); the ConfigMap mounted at
-// /var/etcd/config; service account ruleplane-member (deploy/rbac.yaml).
+// /var/etcd/config; service account MemberServiceAccountName.
 // PodTemplateForSpec is applied: images, resources, labels from the spec;
 // the pod template carries the configuration's kConfigChecksumAnnotation.
 // Annotated with the Etcd's generation (kRenderedGenerationAnnotation).
@@ -97,7 +113,7 @@ std::string CompactionJobName(const Value& etcd);
 
 // The batch/v1 Job that runs `ruleplane compact` over the Etcd's backup
 // store (where etcd-druid runs etcd-backup-restore's `compact`), in the
-// member image, as the member agents' service account.
+// member image, as the members' service account (MemberServiceAccountName).
 Result<Value> CompactionJob(const Value& etcd);
 
 // The Lease `name` owned by the Etcd, labelled app.kubernetes.io/part-of

@@ -242,9 +242,9 @@ TEST_F(EtcdLifecycle, ControllersKilledInTheMiddleOfAPlanLeaveTheRestToTheirSucc
       << Slurp(ControllerLog(0));
   EXPECT_EQ(controllers_[0].Stop(), kFailPointExitCode);
   EXPECT_EQ(StepLines(Slurp(ControllerLog(0))),
-            (std::vector<std::string>{"AddEtcdFinalizer etcd-main succeeded",
-                                      "ApplyEtcdConfigMap etcd-main succeeded",
-                                      "ApplyEtcdServices etcd-main succeeded"}));
+            (std::vector<std::string>{
+                "AddEtcdFinalizer etcd-main succeeded", "ApplyEtcdConfigMap etcd-main succeeded",
+                "ApplyEtcdServices etcd-main succeeded", "ApplyEtcdMemberAccess etcd-main succeeded"}));
 
   ASSERT_TRUE(Eventually([&] { return leads(1) || !controllers_[1].running(); }, std::chrono::seconds(30)))
       << Slurp(ControllerLog(1));
@@ -253,13 +253,13 @@ TEST_F(EtcdLifecycle, ControllersKilledInTheMiddleOfAPlanLeaveTheRestToTheirSucc
       << Slurp(ControllerLog(1));
   EXPECT_EQ(controllers_[1].Stop(), kFailPointExitCode);
   // The first lease was created before the crash: not planned again; the others are.
-  EXPECT_EQ(
-      StepLines(Slurp(ControllerLog(1))),
-      (std::vector<std::string>{
-          "AddEtcdFinalizer etcd-main skipped", "ApplyEtcdConfigMap etcd-main skipped",
-          "ApplyEtcdServices etcd-main skipped", "CreateMemberLease etcd-main-1 succeeded",
-          "CreateMemberLease etcd-main-2 succeeded", "CreateSnapshotLease etcd-main-full-snap succeeded",
-          "CreateSnapshotLease etcd-main-delta-snap succeeded", "SetClusterSize etcd-main succeeded"}))
+  EXPECT_EQ(StepLines(Slurp(ControllerLog(1))),
+            (std::vector<std::string>{
+                "AddEtcdFinalizer etcd-main skipped", "ApplyEtcdConfigMap etcd-main skipped",
+                "ApplyEtcdServices etcd-main skipped", "ApplyEtcdMemberAccess etcd-main skipped",
+                "CreateMemberLease etcd-main-1 succeeded", "CreateMemberLease etcd-main-2 succeeded",
+                "CreateSnapshotLease etcd-main-full-snap succeeded",
+                "CreateSnapshotLease etcd-main-delta-snap succeeded", "SetClusterSize etcd-main succeeded"}))
       << Slurp(ControllerLog(1));
 
   ASSERT_TRUE(Eventually([&] { return leads(2); }, std::chrono::seconds(30))) << Slurp(ControllerLog(2));

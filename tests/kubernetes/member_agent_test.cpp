@@ -89,12 +89,13 @@ class MemberAgentTest : public ::testing::Test {
       tls_flags_ = pki->ClientFlags();
     }
     ASSERT_TRUE(etcd_->StartAll().ok());
-    // The agents run as the user "member", bound to the shipped member Role only.
-    auto bed = KubeTestBed::Start(dir_->path() + "/bed", {.cluster = {.users = {"member"}},
-                                                          .bindings = {{"member", "ruleplane-member"}},
-                                                          .example = "pink-of-health.json"});
+    // The agents run as the user "member", bound only to the members' Role that the controller creates.
+    auto bed = KubeTestBed::Start(dir_->path() + "/bed",
+                                  {.cluster = {.users = {"member"}}, .example = "pink-of-health.json"});
     ASSERT_TRUE(bed.ok()) << bed.error().message;
     bed_ = std::move(*bed);
+    Status bound = bed_->BindToMemberRole("member");
+    ASSERT_TRUE(bound.ok()) << bound.error().message;
     kube_ = &bed_->kube();
     admin_ = &bed_->admin();
     agent_kubeconfig_ = kube_->WriteKubeconfig("member");

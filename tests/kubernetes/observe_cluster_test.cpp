@@ -341,7 +341,10 @@ TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShip
 
   const std::string applied = RunRuleplane(common + " --allow-disruptive", exit_code);
   ASSERT_EQ(exit_code, 0) << applied;
+  // (The example has no Services or members' ServiceAccount as real objects: they are created too.)
   EXPECT_EQ(StepStates(applied), (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main: succeeded",
+                                                           "ApplyEtcdServices etcd-main: succeeded",
+                                                           "ApplyEtcdMemberAccess etcd-main: succeeded",
                                                            "ApplyStatefulSetSpec etcd-main: succeeded"}));
   auto statefulset = client_->Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log_);
   ASSERT_TRUE(statefulset.ok());
@@ -434,9 +437,10 @@ TEST_F(ObserveCluster, CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsD
       exit_code);
   ASSERT_EQ(exit_code, 0) << applied;
   // (The configuration is current already: the apply of the stale observation wrote it, for the spec it saw.)
-  EXPECT_EQ(StepStates(applied), (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main: skipped",
-                                                           "ApplyEtcdServices etcd-main: skipped",
-                                                           "ApplyStatefulSetSpec etcd-main: succeeded"}));
+  EXPECT_EQ(StepStates(applied),
+            (std::vector<std::string>{
+                "ApplyEtcdConfigMap etcd-main: skipped", "ApplyEtcdServices etcd-main: skipped",
+                "ApplyEtcdMemberAccess etcd-main: skipped", "ApplyStatefulSetSpec etcd-main: succeeded"}));
   auto etcd_object = client_->Get(etcd, log_);
   ASSERT_TRUE(etcd_object.ok());
   auto config_map = client_->Get({"v1", "configmaps", "default", EtcdConfigMapName(*etcd_object), ""}, log_);
@@ -489,9 +493,10 @@ TEST_F(ObserveCluster, ASpecChangeReachesTheClientServiceTakesTheAffinityOutAndC
   const std::string applied = RunRuleplane(
       "apply --cluster default/etcd-main --rules etcd-druid-status-maintenance@1 " + common, exit_code);
   ASSERT_EQ(exit_code, 0) << applied;
-  EXPECT_EQ(StepStates(applied), (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main: succeeded",
-                                                           "ApplyEtcdServices etcd-main: succeeded",
-                                                           "ApplyStatefulSetSpec etcd-main: succeeded"}));
+  EXPECT_EQ(StepStates(applied),
+            (std::vector<std::string>{
+                "ApplyEtcdConfigMap etcd-main: succeeded", "ApplyEtcdServices etcd-main: succeeded",
+                "ApplyEtcdMemberAccess etcd-main: skipped", "ApplyStatefulSetSpec etcd-main: succeeded"}));
   auto service = client_->Get(client_service, log_);
   ASSERT_TRUE(service.ok());
   EXPECT_EQ(FieldText(*service, {"metadata", "labels", "networking.gardener.cloud/to-etcd"}), "allowed");
@@ -664,6 +669,14 @@ TEST_F(ObserveCluster, ADeletedEtcdIsTornDownInOrderBeforeItGoes) {
   EXPECT_EQ(FormatJson(*ValueAt(*live, {"metadata", "finalizers"})), R"(["druid.gardener.cloud/etcd"])");
   auto config_map = client_->Get({"v1", "configmaps", "default", EtcdConfigMapName(*live), ""}, log_);
   ASSERT_TRUE(config_map.ok());
+  // The members' ServiceAccount, Role and RoleBinding, created by an operator bound to the shipped Role only.
+  ASSERT_TRUE(client_->Get({"v1", "serviceaccounts", "default", "etcd-main", ""}, log_).ok()) << created;
+  auto binding = client_->Get(
+      {"rbac.authorization.k8s.io/v1", "rolebindings", "default", "druid.gardener.cloud:etcd:etcd-main", ""},
+      log_);
+  ASSERT_TRUE(binding.ok()) << created;
+  EXPECT_EQ(FieldText(*binding, {"roleRef", "name"}), "druid.gardener.cloud:etcd:etcd-main");
+  EXPECT_EQ(FieldText(ValueAt(*binding, {"subjects"})->list_value()[0], {"name"}), "etcd-main");
   auto foreign = client_->Create(
       {"coordination.k8s.io/v1", "leases", "default", "", ""},
       *ParseJson(
@@ -700,7 +713,11 @@ TEST_F(ObserveCluster, ADeletedEtcdIsTornDownInOrderBeforeItGoes) {
            {"v1", "services", "default", "etcd-main-peer", ""},
            {"v1", "configmaps", "default", FieldText(*config_map, {"metadata", "name"}), ""},
            {"coordination.k8s.io/v1", "leases", "default", "etcd-main-0", ""},
-           {"coordination.k8s.io/v1", "leases", "default", "etcd-main-full-snap", ""}}) {
+           {"coordination.k8s.io/v1", "leases", "default", "etcd-main-full-snap", ""},
+           {"v1", "serviceaccounts", "default", "etcd-main", ""},
+           {"rbac.authorization.k8s.io/v1", "roles", "default", "druid.gardener.cloud:etcd:etcd-main", ""},
+           {"rbac.authorization.k8s.io/v1", "rolebindings", "default", "druid.gardener.cloud:etcd:etcd-main",
+            ""}}) {
     auto object = client_->Get(component, log_);
     EXPECT_TRUE(!object.ok() && object.error().code == ErrorCode::kNotFound) << component.Path();
   }

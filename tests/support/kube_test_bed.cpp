@@ -1,5 +1,6 @@
 #include "tests/support/kube_test_bed.h"
 
+#include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/manifests.h"
 #include "platform/http_client.h"
 #include "tests/support/kube_objects.h"
@@ -41,6 +42,20 @@ Status KubeTestBed::BindToShippedRole(const std::string& user, const std::string
   if (!rbac.ok()) return rbac.error();
   rbac->push_back(RoleBinding(user, role, role + "-" + user));
   if (Status applied = ApplyManifests(*admin_, *rbac, "default", log_); !applied.ok()) return applied;
+  return AwaitBound(user);
+}
+
+Status KubeTestBed::BindToMemberRole(const std::string& user) {
+  auto etcd = admin_->Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_);
+  if (!etcd.ok()) return etcd.error();
+  auto access = EtcdMemberAccess(*etcd);
+  if (!access.ok()) return access.error();
+  access->push_back(RoleBinding(user, MemberRoleName(*etcd), "member-" + user));
+  if (Status applied = ApplyManifests(*admin_, *access, "default", log_); !applied.ok()) return applied;
+  return AwaitBound(user);
+}
+
+Status KubeTestBed::AwaitBound(const std::string& user) {
   // Until the authorizer sees the binding: a 404 (or the object) instead of a 403.
   KubeClient bound(kube_->ConfigFor(user));
   const bool allowed = Eventually(

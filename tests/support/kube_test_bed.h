@@ -26,7 +26,7 @@ namespace ruleplane::testing {
 struct KubeTestBedOptions {
   KubeClusterOptions cluster = {};  // token users, kube-controller-manager, audit log
   // {user, Role}: deploy/rbac.yaml applied and each user bound to that Role
-  // of it ("ruleplane", "ruleplane-member") and to nothing else.
+  // of it ("ruleplane") and to nothing else.
   std::vector<std::pair<std::string, std::string>> bindings = {};
   // An example snapshot (examples/snapshots/<example>) created as real
   // objects in "default" (CreateExampleObjects); none when "".
@@ -66,10 +66,16 @@ class KubeTestBed {
   // deploy/rbac.yaml applied (again) and `user` bound to its Role `role`,
   // once the authorizer lets `user` read Etcds.
   Status BindToShippedRole(const std::string& user, const std::string& role = "ruleplane");
+  // The members' ServiceAccount, Role and RoleBinding that the controller
+  // creates for the Etcd etcd-main (EtcdMemberAccess, from the Etcd as the
+  // API server has it), and `user` bound to that Role alone, once the
+  // authorizer lets `user` read the Etcd.
+  Status BindToMemberRole(const std::string& user);
   Result<RunningController> StartController(const ControllerOptions& options) const;
 
  private:
   KubeTestBed() = default;
+  Status AwaitBound(const std::string& user);
   std::string root_;
   std::unique_ptr<KubeCluster> kube_;
   std::unique_ptr<KubeClient> admin_;

@@ -1,6 +1,7 @@
 // DeleteEtcdComponents: what ruleplane created for the Etcd besides the
 // StatefulSet, in this order: the compaction Job, the Leases observed, the
-// Services, the configuration ConfigMap, the PodDisruptionBudget. Only
+// Services, the configuration ConfigMap, the PodDisruptionBudget, the
+// members' RoleBinding, Role and ServiceAccount. Only
 // objects whose controlling owner is this Etcd (its uid), each by its uid;
 // PersistentVolumeClaims and backups are kept, as etcd-druid keeps them.
 #include "adapters/kubernetes/action_handler.h"
@@ -38,6 +39,9 @@ Result<std::vector<OwnedObject>> RemainingComponents(ActionContext& context, Req
   auto v1 = context.client().Serves("policy/v1", "poddisruptionbudgets", log);
   if (!v1.ok()) return v1.error();
   candidates.push_back({*v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", ns, name, ""});
+  candidates.push_back({"rbac.authorization.k8s.io/v1", "rolebindings", ns, MemberRoleName(etcd), ""});
+  candidates.push_back({"rbac.authorization.k8s.io/v1", "roles", ns, MemberRoleName(etcd), ""});
+  candidates.push_back({"v1", "serviceaccounts", ns, MemberServiceAccountName(etcd), ""});
 
   const std::string owner = FieldText(etcd, {"metadata", "uid"});
   std::vector<OwnedObject> remaining;

@@ -60,8 +60,8 @@ Result<Value> CompactionJob(const Value& etcd) {
                {"spec",
                 {{"activeDeadlineSeconds", kActiveDeadlineSeconds},
                  {"terminationGracePeriodSeconds", 60},
-                 // The member agents' account: it may set the full-snapshot Lease.
-                 {"serviceAccountName", "ruleplane-member"},
+                 // The members' account: it may set the full-snapshot Lease.
+                 {"serviceAccountName", MemberServiceAccountName(etcd)},
                  {"restartPolicy", "Never"},
                  {"containers", Json::array({{{"name", "compact-backup"},
                                               {"image", kMemberImage},

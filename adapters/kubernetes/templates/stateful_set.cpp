@@ -214,7 +214,7 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas,
       {"periodSeconds", 5}};
 
   const Json pod_spec = {
-      {"serviceAccountName", "ruleplane-member"},
+      {"serviceAccountName", MemberServiceAccountName(etcd)},
       {"terminationGracePeriodSeconds", 30},
       {"initContainers", Json::array({{{"name", "member-init"},
                                        {"image", kMemberImage},

@@ -1,0 +1,79 @@
+// ApplyEtcdMemberAccess: the members' ServiceAccount <etcd>, Role and
+// RoleBinding druid.gardener.cloud:etcd:<etcd> (etcd_templates.h), each
+// created when missing; a Role whose rules differ from the rendered ones
+// (written by an older ruleplane) gets them, fenced by its resourceVersion.
+#include <optional>
+
+#include "adapters/kubernetes/action_handler.h"
+#include "adapters/kubernetes/etcd_templates.h"
+#include "adapters/kubernetes/object_fields.h"
+
+namespace ruleplane {
+namespace {
+
+KubeResource ResourceOf(const Value& object, const std::string& namespace_name, const std::string& name) {
+  const std::string kind = FieldText(object, {"kind"});
+  const std::string plural = kind == "ServiceAccount" ? "serviceaccounts"
+                             : kind == "Role"         ? "roles"
+                                                      : "rolebindings";
+  return {FieldText(object, {"apiVersion"}), plural, namespace_name, name, ""};
+}
+
+// Whether `live` is what `rendered` asks for: it exists, and a Role has its rules.
+bool Current(const Value& rendered, const std::optional<Value>& live) {
+  if (!live) return false;
+  const Value* rules = ValueAt(rendered, {"rules"});
+  return rules == nullptr || (ValueAt(*live, {"rules"}) != nullptr && *ValueAt(*live, {"rules"}) == *rules);
+}
+
+// The object as the API server has it; nullopt when there is none.
+Result<std::optional<Value>> Live(const Value& rendered, ActionContext& context, RequestLog& log) {
+  auto live = context.client().Get(
+      ResourceOf(rendered, context.namespace_name(), FieldText(rendered, {"metadata", "name"})), log);
+  if (!live.ok() && live.error().code == ErrorCode::kNotFound) return std::optional<Value>();
+  if (!live.ok()) return live.error();
+  return std::optional<Value>(*std::move(live));
+}
+
+Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+  auto access = EtcdMemberAccess(context.observed_etcd());
+  if (!access.ok()) return access.error();
+  for (const Value& rendered : *access) {
+    auto live = Live(rendered, context, log);
+    if (!live.ok()) return live.error();
+    if (!Current(rendered, *live)) return false;
+  }
+  return true;
+}
+
+Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+  auto access = EtcdMemberAccess(context.observed_etcd());
+  if (!access.ok()) return access.error();
+  for (const Value& rendered : *access) {
+    auto live = Live(rendered, context, log);
+    if (!live.ok()) return live.error();
+    if (Current(rendered, *live)) continue;
+    if (!*live) {
+      if (Status created =
+              context.CreateUnlessPresent(ResourceOf(rendered, context.namespace_name(), ""), rendered, log);
+          !created.ok())
+        return created;
+      continue;
+    }
+    auto patched = context.client().MergePatch(
+        ResourceOf(rendered, context.namespace_name(), FieldText(rendered, {"metadata", "name"})),
+        FencedMergePatch(FieldText(**live, {"metadata", "resourceVersion"}), "rules",
+                         *ValueAt(rendered, {"rules"})),
+        log);
+    if (!patched.ok()) return patched.error();
+  }
+  return {};
+}
+
+}  // namespace
+
+ActionHandler ApplyEtcdMemberAccessHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = true, .poll_interval = std::nullopt};
+}
+
+}  // namespace ruleplane
