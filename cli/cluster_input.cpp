@@ -9,6 +9,7 @@
 #include "controller/cluster_adapters.h"
 #include "engine/common/json_value.h"
 #include "observers/cluster_observer.h"
+#include "observers/data_volume_observer.h"
 #include "observers/maintenance_observer.h"
 
 namespace ruleplane::cli {
@@ -62,6 +63,7 @@ Result<Snapshot> ObserveClusterSnapshot(const ClusterSource& source) {
   KubeClient client(*config);
   RequestLog reads;
   auto observed = ObserveCluster(client, namespace_name, name, *now, reads);
+  if (observed.ok()) observed = WithUnboundClaimWarnings(*observed, client, reads);
   if (!observed.ok()) return observed;
   return WithMaintenanceStatus(*observed,
                                ResolveMemberEndpoints(observed->document, client, reads, kMemberCallTimeout));

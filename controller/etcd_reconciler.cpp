@@ -18,6 +18,7 @@
 #include "engine/plan/plan.h"
 #include "engine/plan/snapshot_projection.h"
 #include "observers/cluster_observer.h"
+#include "observers/data_volume_observer.h"
 #include "observers/maintenance_observer.h"
 
 namespace ruleplane {
@@ -58,6 +59,12 @@ ControllerMetrics::ClusterState StateOf(const Value& etcd) {
   return state;
 }
 
+bool ReadsSnapshotField(const std::vector<std::shared_ptr<const CompiledRuleSet>>& rule_sets,
+                        const std::string& field) {
+  return std::any_of(rule_sets.begin(), rule_sets.end(),
+                     [&](const auto& compiled) { return SnapshotReads(*compiled)->fields.count(field) > 0; });
+}
+
 }  // namespace
 
 EtcdReconciler::EtcdReconciler(const ObjectCache& cache, KubeClient& client,
@@ -72,9 +79,8 @@ EtcdReconciler::EtcdReconciler(const ObjectCache& cache, KubeClient& client,
       options_(options),
       metrics_(metrics),
       log_(log),
-      reads_maintenance_(std::any_of(rule_sets_.begin(), rule_sets_.end(), [](const auto& compiled) {
-        return SnapshotReads(*compiled)->fields.count("maintenanceStatus") > 0;
-      })) {}
+      reads_maintenance_(ReadsSnapshotField(rule_sets_, "maintenanceStatus")),
+      reads_claim_warnings_(ReadsSnapshotField(rule_sets_, "unboundClaimWarnings")) {}
 
 ControllerGateOptions EtcdReconciler::GateOptions() const {
   return {options_.auto_recover_quorum_loss, options_.min_disruptive_interval};
@@ -88,7 +94,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   if (!now.ok()) return now.error();
   const std::string run_id = NewRunId();
   std::optional<Result<MemberEndpoints>> members;
-  auto snapshot = WithMembers(ObserveClusterFromCache(cache_, namespace_name, name, *now), members);
+  auto snapshot = WithLiveReads(ObserveClusterFromCache(cache_, namespace_name, name, *now), members);
   if (!snapshot.ok()) return snapshot.error();
   const Value& etcd = *snapshot->document.Find("etcd");
   ControllerMetrics::ClusterState state = StateOf(etcd);
@@ -190,8 +196,12 @@ Result<MemberEndpoints> EtcdReconciler::ResolveMembers(const Value& snapshot) {
   return ResolveMemberEndpoints(snapshot, client_, reads, kMemberCallTimeout);
 }
 
-Result<Snapshot> EtcdReconciler::WithMembers(Result<Snapshot> observed,
-                                             std::optional<Result<MemberEndpoints>>& members) {
+Result<Snapshot> EtcdReconciler::WithLiveReads(Result<Snapshot> observed,
+                                               std::optional<Result<MemberEndpoints>>& members) {
+  if (observed.ok() && reads_claim_warnings_) {
+    RequestLog reads;
+    observed = WithUnboundClaimWarnings(*observed, client_, reads);
+  }
   if (!observed.ok() || !reads_maintenance_) return observed;
   members = ResolveMembers(observed->document);
   return WithMaintenanceStatus(*observed, *members);
@@ -203,7 +213,7 @@ Status EtcdReconciler::Recheck(const std::string& namespace_name, const std::str
   if (!now.ok()) return now.error();
   RequestLog reads;
   std::optional<Result<MemberEndpoints>> members;
-  auto fresh = WithMembers(ObserveCluster(client_, namespace_name, name, *now, reads), members);
+  auto fresh = WithLiveReads(ObserveCluster(client_, namespace_name, name, *now, reads), members);
   if (!fresh.ok()) return fresh.error();
   auto replanned = MakePlan(rule_sets_, *fresh, options_.evaluation, catalogue_);
   if (!replanned.ok()) return replanned.error();

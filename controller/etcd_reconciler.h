@@ -79,9 +79,10 @@ class EtcdReconciler {
   Status Recheck(const std::string& namespace_name, const std::string& name, const PlanStep& step);
   // How to reach the members of the Etcd the snapshot holds.
   Result<MemberEndpoints> ResolveMembers(const Value& snapshot);
-  // The observation with the members' maintenance status when a rule set
-  // reads it (resolving `members` to read it).
-  Result<Snapshot> WithMembers(Result<Snapshot> observed, std::optional<Result<MemberEndpoints>>& members);
+  // The observation with what the cache does not hold, read now where a rule
+  // set reads it: the unbound claims' Warning Events, and the members'
+  // maintenance status (resolving `members` to read it).
+  Result<Snapshot> WithLiveReads(Result<Snapshot> observed, std::optional<Result<MemberEndpoints>>& members);
   // The Event of a step that ended: performed, failed, waiting for an
   // approval, or in a dry run each request it would send.
   void RecordEvent(const Value& etcd, const PlanStep& planned, const std::string& digest,
@@ -97,7 +98,8 @@ class EtcdReconciler {
   ReconcilerOptions options_;
   ControllerMetrics& metrics_;
   std::ostream& log_;
-  const bool reads_maintenance_;  // a rule set reads maintenanceStatus
+  const bool reads_maintenance_;     // a rule set reads maintenanceStatus
+  const bool reads_claim_warnings_;  // a rule set reads unboundClaimWarnings
 };
 
 }  // namespace ruleplane

@@ -141,6 +141,7 @@ Status RunManager(const ManagerOptions& options, const std::atomic<bool>& stop, 
           {{"apps/v1", "statefulsets", namespace_name, "", ""}, ""},
           {{"coordination.k8s.io/v1", "leases", namespace_name, "", ""}, ""},
           {{"v1", "pods", namespace_name, "", ""}, ""},
+          {{"v1", "persistentvolumeclaims", namespace_name, "", ""}, ""},
           {{*policy_v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", namespace_name, "", ""}, ""},
           {{"batch/v1", "jobs", namespace_name, "", ""}, ""}},
       [&](const std::string& plural, const Value& object) {

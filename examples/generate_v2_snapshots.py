@@ -121,6 +121,9 @@ def cluster_base():
     for kind, status in [("Ready", "True"), ("AllMembersReady", "True"), ("AllMembersUpdated", "True"),
                          ("BackupReady", "True"), ("ClusterIDMismatch", "False")]:
         set_condition(s, kind, status)
+    statefulset = s["etcd"]["metadata"]["namespace"] + "/" + s["etcd"]["metadata"]["name"]
+    set_condition(s, "DataVolumesReady", "True", reason="NoWarningsFoundForDataVolumes",
+                  message=f"No warning events found for PVCs used by StatefulSet {statefulset}")
     return s
 
 

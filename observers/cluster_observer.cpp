@@ -1,6 +1,7 @@
 #include "observers/cluster_observer.h"
 
 #include "adapters/kubernetes/etcd_templates.h"
+#include "adapters/kubernetes/object_fields.h"
 
 namespace ruleplane {
 namespace {
@@ -33,15 +34,34 @@ Value::List Items(const Value& list) {
   return items != nullptr && items->is_list() ? items->list_value() : Value::List{};
 }
 
+// The claims the StatefulSet's volume claim templates made for its Pods:
+// <template>-<statefulset>-<ordinal>, as etcd-druid finds them
+// (internal/utils/kubernetes/statefulset.go FetchPVCWarningMessagesForStatefulSet).
+// A claim has no ownerReference to its StatefulSet before Kubernetes 1.27.
+Value ClaimsOf(const Value& statefulset, const Value::List& claims) {
+  Value::List owned;
+  for (const Value& claim_template : FieldList(statefulset, {"spec", "volumeClaimTemplates"})) {
+    const std::string prefix = FieldText(claim_template, {"metadata", "name"}) + "-" +
+                               FieldText(statefulset, {"metadata", "name"}) + "-";
+    for (const Value& claim : claims) {
+      if (FieldText(claim, {"metadata", "name"}).starts_with(prefix)) owned.push_back(claim);
+    }
+  }
+  return Value::MakeList(std::move(owned));
+}
+
 // The snapshot of these objects (null: absent).
 Result<Snapshot> Assemble(const Value& etcd, const Value& statefulset, const Value::List& leases,
-                          const Value::List& pods, const Value& budget, const Value& compaction_job,
-                          Timestamp now) {
+                          const Value::List& pods, const Value::List& claims, const Value& budget,
+                          const Value& compaction_job, Timestamp now) {
   Value::Map document = {{Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
                          {Value::String("kind"), Value::String("EtcdClusterSnapshot")},
                          {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
                          {Value::String("etcd"), etcd}};
-  if (!statefulset.is_null()) document.emplace_back(Value::String("statefulSet"), statefulset);
+  if (!statefulset.is_null()) {
+    document.emplace_back(Value::String("statefulSet"), statefulset);
+    document.emplace_back(Value::String("persistentVolumeClaims"), ClaimsOf(statefulset, claims));
+  }
   document.emplace_back(Value::String("leases"), OwnedBy(leases, Uid(etcd)));
   document.emplace_back(Value::String("pods"), OwnedBy(pods, statefulset.is_null() ? "" : Uid(statefulset)));
   if (!budget.is_null()) document.emplace_back(Value::String("podDisruptionBudget"), budget);
@@ -68,6 +88,8 @@ Result<Snapshot> ObserveCluster(KubeClient& client, const std::string& namespace
   if (!leases.ok()) return leases.error();
   auto pods = client.List({"v1", "pods", namespace_name, "", ""}, "", log);
   if (!pods.ok()) return pods.error();
+  auto claims = client.List({"v1", "persistentvolumeclaims", namespace_name, "", ""}, "", log);
+  if (!claims.ok()) return claims.error();
   // policy/v1 from Kubernetes 1.21 on; before, policy/v1beta1 (same spec.minAvailable).
   auto budget = GetIfPresent(client, {"policy/v1", "poddisruptionbudgets", namespace_name, name, ""}, log);
   if (budget.ok() && budget->is_null()) {
@@ -77,7 +99,7 @@ Result<Snapshot> ObserveCluster(KubeClient& client, const std::string& namespace
   auto job = GetIfPresent(client, {"batch/v1", "jobs", namespace_name, CompactionJobName(*etcd), ""}, log);
   if (!job.ok()) return job.error();
 
-  return Assemble(*etcd, *statefulset, Items(*leases), Items(*pods), *budget, *job, now);
+  return Assemble(*etcd, *statefulset, Items(*leases), Items(*pods), Items(*claims), *budget, *job, now);
 }
 
 Result<Snapshot> ObserveClusterFromCache(const ObjectCache& cache, const std::string& namespace_name,
@@ -88,7 +110,7 @@ Result<Snapshot> ObserveClusterFromCache(const ObjectCache& cache, const std::st
   const Value::List leases = cache.ListOwnedBy("leases", namespace_name, Uid(*etcd));
   const Value::List pods =
       statefulset.is_null() ? Value::List{} : cache.ListOwnedBy("pods", namespace_name, Uid(statefulset));
-  return Assemble(*etcd, statefulset, leases, pods,
+  return Assemble(*etcd, statefulset, leases, pods, cache.List("persistentvolumeclaims", namespace_name),
                   cache.Get("poddisruptionbudgets", namespace_name, name).value_or(Value::Null()),
                   cache.Get("jobs", namespace_name, CompactionJobName(*etcd)).value_or(Value::Null()), now);
 }

@@ -1,7 +1,8 @@
 // Observing an etcd cluster on Kubernetes: the EtcdClusterSnapshot of one
 // Etcd object, read from the API server (reads only): the Etcd object, its
 // StatefulSet, the Leases the Etcd owns (member and snapshot leases), the
-// Pods the StatefulSet owns, the PodDisruptionBudget and the compaction Job
+// Pods the StatefulSet owns, the PersistentVolumeClaims of its claim
+// templates, the PodDisruptionBudget and the compaction Job
 // (<etcd>-compactor, when there is one), each exactly as
 // the API returned it, as examples/README.md assembles one from kubectl.
 // `observedAt` is taken before the first read, so every "for longer than"
@@ -23,7 +24,8 @@ Result<Snapshot> ObserveCluster(KubeClient& client, const std::string& namespace
                                 const std::string& name, Timestamp now, RequestLog& log);
 
 // The same snapshot from a cache that follows etcds, statefulsets, leases,
-// pods, poddisruptionbudgets and jobs: no request to the API server.
+// pods, persistentvolumeclaims, poddisruptionbudgets and jobs: no request to
+// the API server.
 Result<Snapshot> ObserveClusterFromCache(const ObjectCache& cache, const std::string& namespace_name,
                                          const std::string& name, Timestamp now);
 

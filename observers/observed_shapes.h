@@ -7,12 +7,14 @@
 namespace ruleplane {
 
 // cluster_observer.h: the controller's, `apply`'s and `plan --cluster`'s;
-// maintenance_observer.h adds maintenanceStatus where a rule set reads it.
+// maintenance_observer.h adds maintenanceStatus where a rule set reads it,
+// data_volume_observer.h unboundClaimWarnings.
 // compactionJob: <etcd>-compactor, etcd-druid's compaction Job, when it exists.
 inline constexpr const char* kClusterSnapshotShape =
     "{apiVersion, kind, observedAt, etcd: *, statefulSet?: *, leases: [*], pods: [*],"
-    " podDisruptionBudget?: *, compactionJob?: *,"
-    " maintenanceStatus?: [{name, endpoint, response?: *, error?}]}";
+    " persistentVolumeClaims?: [*], podDisruptionBudget?: *, compactionJob?: *,"
+    " maintenanceStatus?: [{name, endpoint, response?: *, error?}],"
+    " unboundClaimWarnings?: [{claim, events?: [*], error?}]}";
 
 // member_observer.h: member-init's.
 inline constexpr const char* kMemberInitSnapshotShape =

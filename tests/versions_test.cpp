@@ -91,6 +91,7 @@ const std::vector<Scenario>& Scenarios() {
         "SetEtcdCondition etcd-main type=AllMembersUpdated status=True reason=NotChecked",
         "SetEtcdCondition etcd-main type=BackupReady status=True reason=NotChecked",
         "SetEtcdCondition etcd-main type=ClusterIDMismatch status=False reason=NotChecked",
+        "SetEtcdCondition etcd-main type=DataVolumesReady status=True reason=NotChecked",
         "SetPdbMinAvailable etcd-main minAvailable=0", "TriggerFullSnapshot etcd-main",
         "ScaleStatefulSet etcd-main replicas=0"}},
       {"v2-lease-expired.json",

@@ -337,7 +337,8 @@ TEST_F(EtcdLifecycle, ScaledFromThreeToFiveAndBackToThree) {
 // store's newest full snapshot holds every acknowledged write. As today's
 // etcd-druid, it scales only when asked (druid.gardener.cloud/operation:
 // reconcile), and removes the annotation once the StatefulSet is at 0.
-TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWrite) {
+// Woken up, every write is there; a scale-down to 1 is refused.
+TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWriteWokenUpAndNotScaledDown) {
   StartController(0);
   CreateEtcd(3);
   ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
@@ -406,6 +407,44 @@ TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWri
   auto newest = newest_full();
   ASSERT_TRUE(newest.ok()) << newest.error().message;
   EXPECT_GE(*newest, written);
+
+  // Woken up as Gardener wakes a shoot: spec.replicas 3 and the request. The
+  // members start again from their volumes, every write of before there.
+  auto wake = ParseJson(
+      R"({"metadata":{"annotations":{"druid.gardener.cloud/operation":"reconcile"}},"spec":{"replicas":3}})");
+  ASSERT_TRUE(admin_->MergePatch(kEtcdResource, *wake, log).ok());
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe() << Slurp(ControllerLog(1));
+  ExpectNoKeyLostAndMembersAgree(writer, 3);
+
+  // A scale-down other than to 0 is refused, as today's etcd-druid refuses
+  // it: a Warning Event says so, and the StatefulSet keeps its 3 replicas
+  // (the controller's steps after the request show no ScaleStatefulSet).
+  const size_t steps_before = StepLines(Slurp(ControllerLog(1))).size();
+  auto shrink = ParseJson(
+      R"({"metadata":{"annotations":{"druid.gardener.cloud/operation":"reconcile"}},"spec":{"replicas":1}})");
+  ASSERT_TRUE(admin_->MergePatch(kEtcdResource, *shrink, log).ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        RequestLog reads;
+        auto events = admin_->List({"v1", "events", "default", "", ""}, "", reads,
+                                   "involvedObject.name=" + std::string(kEtcd) + ",type=Warning");
+        if (!events.ok()) return false;
+        for (const Value& event : FieldList(*events, {"items"})) {
+          if (TextAt(event, {"message"}).find("scale-down from 3 to 1 members is not supported") !=
+              std::string::npos)
+            return true;
+        }
+        return false;
+      },
+      std::chrono::seconds(60)))
+      << Slurp(ControllerLog(1));
+  EXPECT_EQ(sts_replicas(), 3);
+  const std::vector<std::string> after = StepLines(Slurp(ControllerLog(1)));
+  ASSERT_GE(after.size(), steps_before);
+  for (size_t i = steps_before; i < after.size(); ++i)
+    EXPECT_EQ(after[i].find("ScaleStatefulSet"), std::string::npos) << after[i];
+  EXPECT_TRUE(HealthyWith(3)) << Describe();
 }
 
 // Today's rules end to end (`--rules etcd-druid@2 --rules etcd-backup-restore@2`,
