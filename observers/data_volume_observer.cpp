@@ -27,31 +27,28 @@ Result<Snapshot> WithUnboundClaimWarnings(const Snapshot& snapshot, KubeClient& 
   for (const Value& claim : FieldList(snapshot.document, {"persistentVolumeClaims"})) {
     if (FieldText(claim, {"status", "phase"}) == "Bound") continue;
     const std::string name = FieldText(claim, {"metadata", "name"});
-    Value::Map entry = {{Value::String("claim"), Value::String(name)}};
     auto events = client.List(
         {"v1", "events", namespace_name, "", ""}, "", log,
         "involvedObject.kind=PersistentVolumeClaim,involvedObject.name=" + name + ",type=Warning");
     if (!events.ok()) {
-      entry.emplace_back(Value::String("error"), Value::String(events.error().message));
+      warnings.push_back(Value::MakeMap({{Value::String("claim"), Value::String(name)},
+                                         {Value::String("error"), Value::String(events.error().message)}}));
     } else {
       const Value::List items = FieldList(*events, {"items"});
       std::vector<std::pair<std::string, size_t>> by_time;  // (last seen, index): sorted, the Values stay put
       for (size_t i = 0; i < items.size(); ++i) by_time.emplace_back(LastSeen(items[i]), i);
-      std::stable_sort(by_time.begin(), by_time.end());
+      std::sort(by_time.begin(), by_time.end());
       Value::List newest;
       for (size_t i = by_time.size() > kEventsPerClaim ? by_time.size() - kEventsPerClaim : 0;
            i < by_time.size(); ++i)
         newest.push_back(items[by_time[i].second]);
-      entry.emplace_back(Value::String("events"), Value::MakeList(std::move(newest)));
+      warnings.push_back(Value::MakeMap({{Value::String("claim"), Value::String(name)},
+                                         {Value::String("events"), Value::MakeList(std::move(newest))}}));
     }
-    warnings.push_back(Value::MakeMap(std::move(entry)));
   }
-  Value::Map document;
-  for (const auto& [key, value] : snapshot.document.map_value()) {
-    if (!(key.is_string() && key.string_value() == "unboundClaimWarnings")) document.emplace_back(key, value);
-  }
-  document.emplace_back(Value::String("unboundClaimWarnings"), Value::MakeList(std::move(warnings)));
-  return SnapshotFromValue(Value::MakeMap(std::move(document)));
+  if (warnings.empty()) return snapshot;
+  return SnapshotFromValue(
+      WithField(snapshot.document, "unboundClaimWarnings", Value::MakeList(std::move(warnings))));
 }
 
 }  // namespace ruleplane

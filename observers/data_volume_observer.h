@@ -6,8 +6,9 @@
 //   [{"claim": <name>, "events": [<the newest two Warning Events, oldest first, as the API returned them>]}
 //    or {"claim": <name>, "error": <why they could not be read>}, ...]
 //
-// Every claim that is not Bound has an entry, warned or not; with every
-// claim Bound the list is empty and no request is made. Reads only.
+// Every claim that is not Bound has an entry, warned or not. With every claim
+// Bound no request is made and the snapshot is returned as it is, without
+// the field (which the rules read as an empty list). Reads only.
 #pragma once
 
 #include "adapters/kubernetes/kube_client.h"

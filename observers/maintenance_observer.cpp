@@ -34,12 +34,8 @@ Result<Snapshot> WithMaintenanceStatus(const Snapshot& snapshot, const Result<Me
                       : Entry(member.name, member.url, "error", Value::String(status.error().message)));
     }
   }
-  Value::Map document;
-  for (const auto& [key, value] : snapshot.document.map_value()) {
-    if (!(key.is_string() && key.string_value() == "maintenanceStatus")) document.emplace_back(key, value);
-  }
-  document.emplace_back(Value::String("maintenanceStatus"), Value::MakeList(std::move(statuses)));
-  return SnapshotFromValue(Value::MakeMap(std::move(document)));
+  return SnapshotFromValue(
+      WithField(snapshot.document, "maintenanceStatus", Value::MakeList(std::move(statuses))));
 }
 
 }  // namespace ruleplane

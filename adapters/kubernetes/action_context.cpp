@@ -97,9 +97,16 @@ std::string ActionContext::ObservedUid(std::string_view list, const std::string&
 }
 
 Result<bool> ActionContext::Exists(const KubeResource& resource, RequestLog& log) {
+  auto object = Find(resource, log);
+  if (!object.ok()) return object.error();
+  return object->has_value();
+}
+
+Result<std::optional<Value>> ActionContext::Find(const KubeResource& resource, RequestLog& log) {
   auto object = client_.Get(resource, log);
-  if (!object.ok() && object.error().code != ErrorCode::kNotFound) return object.error();
-  return object.ok();
+  if (!object.ok() && object.error().code == ErrorCode::kNotFound) return std::optional<Value>();
+  if (!object.ok()) return object.error();
+  return std::optional<Value>(*std::move(object));
 }
 
 Status ActionContext::CreateUnlessPresent(const KubeResource& collection, const Value& object,

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,8 @@ class ActionContext {
   // "leases"), or "" when it was not observed.
   std::string ObservedUid(std::string_view list, const std::string& name) const;
   Result<bool> Exists(const KubeResource& resource, RequestLog& log);
+  // The object as the API server has it now; nullopt when there is none.
+  Result<std::optional<Value>> Find(const KubeResource& resource, RequestLog& log);
   // Creates `object` in `collection`; one that exists already is left as it is.
   Status CreateUnlessPresent(const KubeResource& collection, const Value& object, RequestLog& log);
   // Whether the object observed with `observed_uid` is gone, replaced (another

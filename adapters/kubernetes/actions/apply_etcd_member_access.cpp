@@ -26,13 +26,9 @@ bool Current(const Value& rendered, const std::optional<Value>& live) {
   return rules == nullptr || (ValueAt(*live, {"rules"}) != nullptr && *ValueAt(*live, {"rules"}) == *rules);
 }
 
-// The object as the API server has it; nullopt when there is none.
 Result<std::optional<Value>> Live(const Value& rendered, ActionContext& context, RequestLog& log) {
-  auto live = context.client().Get(
+  return context.Find(
       ResourceOf(rendered, context.namespace_name(), FieldText(rendered, {"metadata", "name"})), log);
-  if (!live.ok() && live.error().code == ErrorCode::kNotFound) return std::optional<Value>();
-  if (!live.ok()) return live.error();
-  return std::optional<Value>(*std::move(live));
 }
 
 Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {

@@ -33,9 +33,9 @@ Result<std::vector<std::pair<Value, std::optional<Value>>>> RenderedAndLive(Acti
   if (!services.ok()) return services.error();
   std::vector<std::pair<Value, std::optional<Value>>> pairs;
   for (const Value& rendered : *services) {
-    auto live = context.client().Get(ServiceNamed(context, FieldText(rendered, {"metadata", "name"})), log);
-    if (!live.ok() && live.error().code != ErrorCode::kNotFound) return live.error();
-    pairs.emplace_back(rendered, live.ok() ? std::optional<Value>(*live) : std::nullopt);
+    auto live = context.Find(ServiceNamed(context, FieldText(rendered, {"metadata", "name"})), log);
+    if (!live.ok()) return live.error();
+    pairs.emplace_back(rendered, *std::move(live));
   }
   return pairs;
 }
