@@ -342,10 +342,10 @@ TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShip
   const std::string applied = RunRuleplane(common + " --allow-disruptive", exit_code);
   ASSERT_EQ(exit_code, 0) << applied;
   // (The example has no Services or members' ServiceAccount as real objects: they are created too.)
-  EXPECT_EQ(StepStates(applied), (std::vector<std::string>{"ApplyEtcdConfigMap etcd-main: succeeded",
-                                                           "ApplyEtcdServices etcd-main: succeeded",
-                                                           "ApplyEtcdMemberAccess etcd-main: succeeded",
-                                                           "ApplyStatefulSetSpec etcd-main: succeeded"}));
+  EXPECT_EQ(StepStates(applied),
+            (std::vector<std::string>{
+                "ApplyEtcdConfigMap etcd-main: succeeded", "ApplyEtcdServices etcd-main: succeeded",
+                "ApplyEtcdMemberAccess etcd-main: succeeded", "ApplyStatefulSetSpec etcd-main: succeeded"}));
   auto statefulset = client_->Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log_);
   ASSERT_TRUE(statefulset.ok());
   const Value::List& containers =
