@@ -6,18 +6,11 @@
 
 #include "adapters/kubernetes/action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
+#include "adapters/kubernetes/manifests.h"
 #include "adapters/kubernetes/object_fields.h"
 
 namespace ruleplane {
 namespace {
-
-KubeResource ResourceOf(const Value& object, const std::string& namespace_name, const std::string& name) {
-  const std::string kind = FieldText(object, {"kind"});
-  const std::string plural = kind == "ServiceAccount" ? "serviceaccounts"
-                             : kind == "Role"         ? "roles"
-                                                      : "rolebindings";
-  return {FieldText(object, {"apiVersion"}), plural, namespace_name, name, ""};
-}
 
 // Whether `live` is what `rendered` asks for: it exists, and a Role has its rules.
 bool Current(const Value& rendered, const std::optional<Value>& live) {
@@ -27,8 +20,9 @@ bool Current(const Value& rendered, const std::optional<Value>& live) {
 }
 
 Result<std::optional<Value>> Live(const Value& rendered, ActionContext& context, RequestLog& log) {
-  return context.Find(
-      ResourceOf(rendered, context.namespace_name(), FieldText(rendered, {"metadata", "name"})), log);
+  auto resource = ResourceOf(rendered, context.namespace_name());
+  if (!resource.ok()) return resource.error();
+  return context.Find(*resource, log);
 }
 
 Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
@@ -49,18 +43,20 @@ Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log
     auto live = Live(rendered, context, log);
     if (!live.ok()) return live.error();
     if (Current(rendered, *live)) continue;
+    auto resource = ResourceOf(rendered, context.namespace_name());
+    if (!resource.ok()) return resource.error();
     if (!*live) {
-      if (Status created =
-              context.CreateUnlessPresent(ResourceOf(rendered, context.namespace_name(), ""), rendered, log);
-          !created.ok())
+      KubeResource collection = *resource;
+      collection.name.clear();
+      if (Status created = context.CreateUnlessPresent(collection, rendered, log); !created.ok())
         return created;
       continue;
     }
-    auto patched = context.client().MergePatch(
-        ResourceOf(rendered, context.namespace_name(), FieldText(rendered, {"metadata", "name"})),
-        FencedMergePatch(FieldText(**live, {"metadata", "resourceVersion"}), "rules",
-                         *ValueAt(rendered, {"rules"})),
-        log);
+    auto patched =
+        context.client().MergePatch(*resource,
+                                    FencedMergePatch(FieldText(**live, {"metadata", "resourceVersion"}),
+                                                     "rules", *ValueAt(rendered, {"rules"})),
+                                    log);
     if (!patched.ok()) return patched.error();
   }
   return {};
