@@ -119,7 +119,7 @@ TEST_F(ControllerGatesTest, TheRebootstrapMarkerWaitsForThisDecisionsApprovedSca
 
 TEST_F(ControllerGatesTest, HibernationIsAScaleToZeroWithoutApprovalOrDataLossBound) {
   std::ostringstream errors;
-  auto v2 = cli::LoadRuleLibrary({"etcd-druid-status-scaling@2.1.0"}, errors);
+  auto v2 = cli::LoadRuleLibrary({"etcd-druid-status-scaling@2.2.0"}, errors);
   ASSERT_TRUE(v2) << errors.str();
   const auto scaling = cli::SelectForSubject(*v2, "EtcdCluster", errors);
   ASSERT_EQ(scaling.size(), 1u) << errors.str();

@@ -106,7 +106,7 @@ TEST(DiffCommand, TheOneAndTwoSelectionsDifferAsVersionsMdSays) {
       "etcd-druid@2");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_TRUE(Contains(run.out, "only in etcd-druid@1: etcd-druid-status-maintenance@1.3.0")) << run.out;
-  EXPECT_TRUE(Contains(run.out, "only in etcd-druid@2: etcd-druid-status-scaling@2.1.0")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "only in etcd-druid@2: etcd-druid-status-scaling@2.2.0")) << run.out;
   EXPECT_TRUE(Contains(run.out, "changed: old selects 'in-sync', new selects 'single-member'")) << run.out;
   EXPECT_TRUE(Contains(run.out,
                        "warning: facts derived differently in the two versions, paired by name all the "

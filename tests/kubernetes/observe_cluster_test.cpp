@@ -512,6 +512,73 @@ TEST_F(ObserveCluster, ASpecChangeReachesTheClientServiceTakesTheAffinityOutAndC
   EXPECT_NE(second_checksum, first_checksum) << "the quota changed the configuration";
 }
 
+// Under today's rules a spec change is part of the spec reconcile, which
+// runs only when asked: without the operation annotation nothing of it is
+// applied; with it, the configuration, the client Service and the pod
+// template follow (observedGeneration recorded), and the next reconcile
+// removes the annotation.
+TEST_F(ObserveCluster, UnderTodaysRulesASpecChangeWaitsForTheOperationAnnotationAndIsThenApplied) {
+  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
+  ASSERT_TRUE(example.ok()) << example.error().message;
+  ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
+                         std::chrono::seconds(10)));
+  const std::string apply =
+      "apply --cluster default/etcd-main --rules etcd-druid@2 --rules etcd-druid-components@1 "
+      "--kubeconfig " +
+      BindOperatorToShippedRole() + " --journal " + dir_->path() + "/journal.db --allow-disruptive -o json";
+  int exit_code = -1;
+  const std::string created = RunRuleplane(apply, exit_code);
+  ASSERT_EQ(exit_code, 0) << created;
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
+  const KubeResource statefulset{"apps/v1", "statefulsets", "default", "etcd-main", ""};
+  auto checksum = [&] {
+    auto object = client_->Get(statefulset, log_);
+    return object.ok() ? FieldText(*object,
+                                   {"spec", "template", "metadata", "annotations", kConfigChecksumAnnotation})
+                       : "";
+  };
+  const std::string first_checksum = checksum();
+  ASSERT_FALSE(first_checksum.empty()) << created;
+
+  PatchEtcd(
+      "",
+      R"({"spec":{"etcd":{"quota":"12Gi","clientService":{"labels":{"networking.gardener.cloud/to-etcd":"allowed"}}}}})");
+  const std::string waiting = RunRuleplane(apply, exit_code);
+  ASSERT_EQ(exit_code, 0) << waiting;
+  EXPECT_FALSE(Contains(waiting, "ApplyStatefulSetSpec")) << waiting;
+  EXPECT_EQ(checksum(), first_checksum);
+  auto before = client_->Get(etcd, log_);
+  ASSERT_TRUE(before.ok());
+  const int64_t generation = FieldInt(*before, {"metadata", "generation"}, 0);
+  EXPECT_LT(FieldInt(*before, {"status", "observedGeneration"}, 0), generation);
+
+  PatchEtcd("", R"({"metadata":{"annotations":{"druid.gardener.cloud/operation":"reconcile"}}})");
+  const std::string applied = RunRuleplane(apply, exit_code);
+  ASSERT_EQ(exit_code, 0) << applied;
+  const std::vector<std::string> states = StepStates(applied);
+  for (const char* step :
+       {"ApplyEtcdConfigMap etcd-main: succeeded", "ApplyEtcdServices etcd-main: succeeded",
+        "ApplyStatefulSetSpec etcd-main: succeeded"})
+    EXPECT_NE(std::find(states.begin(), states.end(), step), states.end()) << step << "\n" << applied;
+  EXPECT_NE(checksum(), first_checksum) << "the quota changed the configuration";
+  auto service = client_->Get({"v1", "services", "default", "etcd-main-client", ""}, log_);
+  ASSERT_TRUE(service.ok());
+  EXPECT_EQ(FieldText(*service, {"metadata", "labels", "networking.gardener.cloud/to-etcd"}), "allowed");
+  auto after = client_->Get(etcd, log_);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(FieldInt(*after, {"status", "observedGeneration"}, 0), generation);
+
+  const std::string completed = RunRuleplane(apply, exit_code);
+  ASSERT_EQ(exit_code, 0) << completed;
+  const std::vector<std::string> last = StepStates(completed);
+  EXPECT_NE(std::find(last.begin(), last.end(), "RemoveOperationAnnotation etcd-main: succeeded"), last.end())
+      << completed;
+  EXPECT_FALSE(Contains(completed, "ApplyStatefulSetSpec")) << completed;
+  auto done = client_->Get(etcd, log_);
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(ValueAt(*done, {"metadata", "annotations", "druid.gardener.cloud/operation"}), nullptr);
+}
+
 // Today's etcd-druid scales only when asked (the Etcd was reconciled
 // before: status.observedGeneration): the example has Gardener's
 // gardener.cloud/operation: reconcile, which the next plan removes once the
