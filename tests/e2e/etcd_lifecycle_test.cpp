@@ -325,6 +325,17 @@ TEST_F(EtcdLifecycle, ScaledFromThreeToFiveAndBackToThree) {
         },
         std::chrono::seconds(30)));
   }
+  // By name, from the controller's journal: the new members' status entries
+  // and the budget followed the way up, the entries and Leases went on the way down.
+  const std::vector<std::string> performed =
+      SucceededSteps(0, {"SetMemberStatus", "SetPdbMinAvailable", "RemoveStatusMember", "DeleteMemberLease"});
+  for (const char* step :
+       {"SetMemberStatus etcd-main-3", "SetMemberStatus etcd-main-4", "SetPdbMinAvailable etcd-main",
+        "RemoveStatusMember etcd-main-3", "RemoveStatusMember etcd-main-4", "DeleteMemberLease etcd-main-3",
+        "DeleteMemberLease etcd-main-4"})
+    EXPECT_NE(std::find(performed.begin(), performed.end(), step), performed.end())
+        << step << "\n"
+        << ::testing::PrintToString(performed);
   std::this_thread::sleep_for(std::chrono::seconds(2));
   writer.Stop();
   EXPECT_GT(writer.acknowledged().size(), 100u);
