@@ -38,6 +38,11 @@ Status ActionContext::PatchEtcdStatus(const Value& status_patch, RequestLog& log
   auto patched = client_.MergePatch(
       {"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, "status"},
       FencedMergePatch(FieldText(etcd, {"metadata", "resourceVersion"}), "status", status_patch), log);
+  // The status of an Etcd whose teardown ended is nobody's to read.
+  if (!patched.ok() && patched.error().code == ErrorCode::kNotFound) {
+    auto torn_down = EtcdTornDown(log);
+    if (torn_down.ok() && *torn_down) return {};
+  }
   if (!patched.ok()) return patched.error();
   if (!patched->is_null()) etcd = *patched;
   return {};
@@ -86,6 +91,15 @@ Status ActionContext::CheckEtcdAsObserved(RequestLog& log) {
                  {}};
   }
   return {};
+}
+
+Result<bool> ActionContext::EtcdTornDown(RequestLog& log) {
+  if (ValueAt(observed_etcd(), {"metadata", "deletionTimestamp"}) == nullptr) return false;
+  auto fresh = FreshEtcd(log);
+  if (fresh.ok())
+    return FieldText(*fresh, {"metadata", "uid"}) != FieldText(observed_etcd(), {"metadata", "uid"});
+  if (fresh.error().code == ErrorCode::kNotFound) return true;
+  return fresh.error();
 }
 
 std::string ActionContext::ObservedUid(std::string_view list, const std::string& name) const {

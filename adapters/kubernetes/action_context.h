@@ -54,6 +54,10 @@ class ActionContext {
   Status PatchEtcdMetadata(Value::Map fields, RequestLog& log);
   // kConflict unless the Etcd is the one observed, at the generation observed.
   Status CheckEtcdAsObserved(RequestLog& log);
+  // Whether the Etcd was observed on its way out (a deletionTimestamp) and is
+  // gone now: its teardown removed the finalizer, nothing is left to do for it
+  // (what it owned goes with it, by its owner references).
+  Result<bool> EtcdTornDown(RequestLog& log);
 
   // The uid of the object named `name` in the snapshot's `list` ("pods",
   // "leases"), or "" when it was not observed.

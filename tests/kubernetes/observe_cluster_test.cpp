@@ -756,9 +756,18 @@ TEST_F(ObserveCluster, ADeletedEtcdIsTornDownInOrderBeforeItGoes) {
   ASSERT_TRUE(live.ok()) << "the finalizer keeps it";
   ASSERT_NE(ValueAt(*live, {"metadata", "deletionTimestamp"}), nullptr);
 
-  // The other rule sets' status writes after the teardown find the Etcd gone
-  // and fail (exit 1); nothing they plan is created (fenced).
-  const std::string torn_down = testing_support::Ruleplane(common).out;
+  // The other rule sets' steps after the teardown find the Etcd gone: skipped
+  // (nothing left to write to), and the run succeeds; nothing they plan is
+  // created meanwhile (fenced).
+  const std::string torn_down = RunRuleplane(common, exit_code);
+  EXPECT_EQ(exit_code, 0) << torn_down;
+  const std::vector<std::string> states = StepStates(torn_down);
+  const auto finalizer_removed =
+      std::find(states.begin(), states.end(), "RemoveEtcdFinalizer etcd-main: succeeded");
+  ASSERT_NE(finalizer_removed, states.end()) << torn_down;
+  EXPECT_NE(finalizer_removed + 1, states.end()) << "no step of another rule set after the teardown";
+  for (auto after = finalizer_removed + 1; after != states.end(); ++after)
+    EXPECT_TRUE(after->ends_with(": skipped")) << *after << "\n" << torn_down;
   std::vector<std::string> teardown;
   for (const std::string& state : StepStates(torn_down)) {
     for (const char* action : {"DeleteStatefulSet", "WaitForPodsDeleted", "DeleteEtcdComponents",
