@@ -50,8 +50,15 @@ std::string MemberDnsName(const Value& etcd, const std::string& pod);
 // The client Service (<etcd>-client) and the headless peer Service
 // (<etcd>-peer, not-ready addresses published so that members find each
 // other before they are Ready), both selecting the member pods; the client
-// Service with spec.etcd.clientService's labels and annotations.
+// Service with spec.etcd.clientService's labels and annotations, whose keys
+// it records in kClientServiceKeysAnnotation.
 Result<Value::List> EtcdServices(const Value& etcd);
+
+// On the client Service: the keys of the labels and annotations it carries
+// from spec.etcd.clientService, as JSON {"annotations":[...],"labels":[...]},
+// so that a key the spec drops later is taken off (ApplyEtcdServices) while
+// the labels and annotations others set stay.
+inline constexpr const char* kClientServiceKeysAnnotation = "ruleplane.dev/client-service-keys";
 
 // The member Pods' and the compaction Job's ServiceAccount: <etcd>, as
 // etcd-druid names it.

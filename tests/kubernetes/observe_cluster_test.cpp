@@ -510,6 +510,22 @@ TEST_F(ObserveCluster, ASpecChangeReachesTheClientServiceTakesTheAffinityOutAndC
       FieldText(*second, {"spec", "template", "metadata", "annotations", kConfigChecksumAnnotation});
   EXPECT_FALSE(second_checksum.empty());
   EXPECT_NE(second_checksum, first_checksum) << "the quota changed the configuration";
+
+  // A label the spec drops is taken off; one someone else set stays.
+  auto foreign =
+      client_->MergePatch(client_service, *ParseJson(R"({"metadata":{"labels":{"team":"storage"}}})"), log_);
+  ASSERT_TRUE(foreign.ok()) << foreign.error().message;
+  PatchEtcd("", R"({"spec":{"etcd":{"clientService":{"labels":null}}}})");
+  const std::string dropped = RunRuleplane(
+      "apply --cluster default/etcd-main --rules etcd-druid-status-maintenance@1 " + common, exit_code);
+  ASSERT_EQ(exit_code, 0) << dropped;
+  service = client_->Get(client_service, log_);
+  ASSERT_TRUE(service.ok());
+  EXPECT_EQ(ValueAt(*service, {"metadata", "labels", "networking.gardener.cloud/to-etcd"}), nullptr)
+      << FormatJson(*ValueAt(*service, {"metadata"}));
+  EXPECT_EQ(FieldText(*service, {"metadata", "labels", "team"}), "storage");
+  EXPECT_EQ(FieldText(*service, {"metadata", "labels", "instance"}), "etcd-main");
+  EXPECT_EQ(FieldText(*service, {"metadata", "annotations", "service.kubernetes.io/topology-mode"}), "auto");
 }
 
 // Under today's rules a spec change is part of the spec reconcile, which

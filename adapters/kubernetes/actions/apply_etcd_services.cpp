@@ -1,10 +1,13 @@
 // ApplyEtcdServices: <etcd>-client and <etcd>-peer, each created when
 // missing; the client Service's labels and annotations from
 // spec.etcd.clientService, patched onto it when it lacks one or has another
-// value (what the spec no longer names is left: others annotate Services too).
+// value. A key the spec no longer names is taken off when the Service records
+// it as the spec's (kClientServiceKeysAnnotation); others' labels and
+// annotations stay.
 #include "adapters/kubernetes/action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
+#include "engine/common/json_value.h"
 
 namespace ruleplane {
 namespace {
@@ -24,6 +27,19 @@ bool CarriesMetadataOf(const Value& service, const Value& rendered) {
     }
   }
   return true;
+}
+
+// The keys of `field` (labels, annotations) that `live` records as the
+// spec's and `rendered` no longer has.
+std::vector<std::string> DroppedKeys(const Value& live, const Value& rendered, const std::string& field) {
+  auto recorded = ParseJson(FieldText(live, {"metadata", "annotations", kClientServiceKeysAnnotation}));
+  std::vector<std::string> dropped;
+  if (!recorded.ok()) return dropped;
+  for (const Value& key : FieldList(*recorded, {field})) {
+    if (key.is_string() && ValueAt(rendered, {"metadata", field, key.string_value()}) == nullptr)
+      dropped.push_back(key.string_value());
+  }
+  return dropped;
 }
 
 // Each Service rendered, with the live one when it exists (nullopt when not).
@@ -64,8 +80,11 @@ Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log
     Value::Map metadata = {
         {Value::String("resourceVersion"), Value::String(FieldText(*live, {"metadata", "resourceVersion"}))}};
     for (const char* field : {"labels", "annotations"}) {
-      if (const Value* wanted = ValueAt(rendered, {"metadata", field}))
-        metadata.emplace_back(Value::String(field), *wanted);
+      Value entries = Value::MakeMap({});
+      if (const Value* wanted = ValueAt(rendered, {"metadata", field})) entries = *wanted;
+      for (const std::string& dropped : DroppedKeys(*live, rendered, field))
+        entries = WithField(entries, dropped, Value::Null());
+      metadata.emplace_back(Value::String(field), std::move(entries));
     }
     auto patched = context.client().MergePatch(
         ServiceNamed(context, FieldText(rendered, {"metadata", "name"})),

@@ -19,13 +19,17 @@ Result<Value::List> EtcdServices(const Value& etcd) {
   // The client Service carries spec.etcd.clientService's labels and
   // annotations (etcd-druid's clientservice.go getLabels, getAnnotations).
   Json client_metadata = ObjectMeta(etcd, name + "-client");
+  Json keys = {{"annotations", Json::array()}, {"labels", Json::array()}};
   for (const char* field : {"labels", "annotations"}) {
     const Value* given = ValueAt(etcd, {"spec", "etcd", "clientService", field});
     if (given == nullptr || !given->is_map()) continue;
     const Json entries = ToJson(*given);
-    for (auto entry = entries.begin(); entry != entries.end(); ++entry)
+    for (auto entry = entries.begin(); entry != entries.end(); ++entry) {
       client_metadata[field][entry.key()] = entry.value();
+      keys[field].push_back(entry.key());
+    }
   }
+  client_metadata["annotations"][kClientServiceKeysAnnotation] = keys.dump();
   const Json client = {
       {"apiVersion", "v1"},
       {"kind", "Service"},
