@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "adapters/kubernetes/etcd_event.h"
+#include "adapters/kubernetes/manifests.h"
 #include "adapters/kubernetes/object_fields.h"
 #include "engine/common/time_util.h"
 
@@ -128,6 +129,44 @@ Status ActionContext::CreateUnlessPresent(const KubeResource& collection, const 
   auto created = client_.Create(collection, object, log);
   // 409 AlreadyExists: created before (by an earlier run of this step) or by someone else; IsDone decides.
   if (!created.ok() && created.error().code != ErrorCode::kConflict) return created.error();
+  return {};
+}
+
+Result<bool> ActionContext::RenderedCurrent(const Value::List& rendered, const RenderedCheck& current,
+                                            RequestLog& log) {
+  for (const Value& object : rendered) {
+    auto resource = ResourceOf(object, namespace_);
+    if (!resource.ok()) return resource.error();
+    auto live = Find(*resource, log);
+    if (!live.ok()) return live.error();
+    if (!*live || !current(object, **live)) return false;
+  }
+  return true;
+}
+
+Status ActionContext::ApplyRendered(const Value::List& rendered, const RenderedCheck& current,
+                                    const RenderedPatch& patch, RequestLog& log) {
+  for (const Value& object : rendered) {
+    auto resource = ResourceOf(object, namespace_);
+    if (!resource.ok()) return resource.error();
+    auto live = Find(*resource, log);
+    if (!live.ok()) return live.error();
+    if (!*live) {
+      KubeResource collection = *resource;
+      collection.name.clear();
+      if (Status created = CreateUnlessPresent(collection, object, log); !created.ok()) return created;
+      continue;
+    }
+    if (current(object, **live)) continue;
+    // Fenced by the resourceVersion just read: an object changed since is read again.
+    Value body = patch(object, **live);
+    const Value* metadata = ValueAt(body, {"metadata"});
+    body = WithField(body, "metadata",
+                     WithField(metadata != nullptr ? *metadata : Value::MakeMap({}), "resourceVersion",
+                               Value::String(FieldText(**live, {"metadata", "resourceVersion"}))));
+    auto patched = client_.MergePatch(*resource, body, log);
+    if (!patched.ok()) return patched.error();
+  }
   return {};
 }
 

@@ -10,6 +10,7 @@
 // kConflict.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -67,6 +68,16 @@ class ActionContext {
   Result<std::optional<Value>> Find(const KubeResource& resource, RequestLog& log);
   // Creates `object` in `collection`; one that exists already is left as it is.
   Status CreateUnlessPresent(const KubeResource& collection, const Value& object, RequestLog& log);
+
+  // Rendered objects (apiVersion, kind, metadata.name) brought to what they
+  // ask: each created when missing; one that `current` finds different gets
+  // the merge patch `patch` makes of the two, fenced by the live one's
+  // resourceVersion. RenderedCurrent: whether each exists and is current.
+  using RenderedCheck = std::function<bool(const Value& rendered, const Value& live)>;
+  using RenderedPatch = std::function<Value(const Value& rendered, const Value& live)>;
+  Result<bool> RenderedCurrent(const Value::List& rendered, const RenderedCheck& current, RequestLog& log);
+  Status ApplyRendered(const Value::List& rendered, const RenderedCheck& current, const RenderedPatch& patch,
+                       RequestLog& log);
   // Whether the object observed with `observed_uid` is gone, replaced (another
   // uid) or on its way out (a deletionTimestamp).
   Result<bool> ObservedGone(const KubeResource& resource, const std::string& observed_uid, RequestLog& log);

@@ -9,35 +9,31 @@
 namespace ruleplane {
 namespace {
 
-KubeResource ConfigMap(ActionContext& context) {
-  return {"v1", "configmaps", context.namespace_name(), EtcdConfigMapName(context.observed_etcd()), ""};
+bool HasData(const Value& rendered, const Value& live) {
+  const Value* data = ValueAt(live, {"data"});
+  return data != nullptr && *data == *ValueAt(rendered, {"data"});
+}
+
+Value DataPatch(const Value& rendered, const Value& /*live*/) {
+  return Value::MakeMap({{Value::String("data"), *ValueAt(rendered, {"data"})}});
+}
+
+Result<Value::List> Rendered(const PlanStep& step, ActionContext& context) {
+  auto config_map = EtcdConfigMap(context.observed_etcd(), IntParam(step, "replicas"));
+  if (!config_map.ok()) return config_map.error();
+  return Value::List{*std::move(config_map)};
 }
 
 Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
-  auto config_map = context.client().Get(ConfigMap(context), log);
-  if (!config_map.ok() && config_map.error().code != ErrorCode::kNotFound) return config_map.error();
-  if (!config_map.ok()) return false;
-  auto rendered = EtcdConfigMap(context.observed_etcd(), IntParam(step, "replicas"));
+  auto rendered = Rendered(step, context);
   if (!rendered.ok()) return rendered.error();
-  const Value* data = ValueAt(*config_map, {"data"});
-  return data != nullptr && *data == *ValueAt(*rendered, {"data"});
+  return context.RenderedCurrent(*rendered, HasData, log);
 }
 
 Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
-  auto rendered = EtcdConfigMap(context.observed_etcd(), IntParam(step, "replicas"));
+  auto rendered = Rendered(step, context);
   if (!rendered.ok()) return rendered.error();
-  const KubeResource config_map = ConfigMap(context);
-  auto current = context.client().Get(config_map, log);
-  if (!current.ok() && current.error().code != ErrorCode::kNotFound) return current.error();
-  Result<Value> written =
-      current.ok()
-          ? context.client().MergePatch(config_map,
-                                        FencedMergePatch(FieldText(*current, {"metadata", "resourceVersion"}),
-                                                         "data", *ValueAt(*rendered, {"data"})),
-                                        log)
-          : context.client().Create({"v1", "configmaps", context.namespace_name(), "", ""}, *rendered, log);
-  if (!written.ok()) return written.error();
-  return {};
+  return context.ApplyRendered(*rendered, HasData, DataPatch, log);
 }
 
 }  // namespace

@@ -12,17 +12,15 @@
 namespace ruleplane {
 namespace {
 
-KubeResource ServiceNamed(ActionContext& context, const std::string& name) {
-  return {"v1", "services", context.namespace_name(), name, ""};
-}
+constexpr const char* kMetadataFields[] = {"labels", "annotations"};
 
-// Whether `service` has each label and annotation of `rendered` with its value.
-bool CarriesMetadataOf(const Value& service, const Value& rendered) {
-  for (const char* field : {"labels", "annotations"}) {
+// Whether `live` has each label and annotation of `rendered` with its value.
+bool CarriesMetadata(const Value& rendered, const Value& live) {
+  for (const char* field : kMetadataFields) {
     const Value* wanted = ValueAt(rendered, {"metadata", field});
     if (wanted == nullptr || !wanted->is_map()) continue;
     for (const auto& [key, value] : wanted->map_value()) {
-      const Value* has = ValueAt(service, {"metadata", field, key.string_value()});
+      const Value* has = ValueAt(live, {"metadata", field, key.string_value()});
       if (has == nullptr || *has != value) return false;
     }
   }
@@ -31,7 +29,7 @@ bool CarriesMetadataOf(const Value& service, const Value& rendered) {
 
 // The keys of `field` (labels, annotations) that `live` records as the
 // spec's and `rendered` no longer has.
-std::vector<std::string> DroppedKeys(const Value& live, const Value& rendered, const std::string& field) {
+std::vector<std::string> DroppedKeys(const Value& rendered, const Value& live, const std::string& field) {
   auto recorded = ParseJson(FieldText(live, {"metadata", "annotations", kClientServiceKeysAnnotation}));
   std::vector<std::string> dropped;
   if (!recorded.ok()) return dropped;
@@ -42,56 +40,29 @@ std::vector<std::string> DroppedKeys(const Value& live, const Value& rendered, c
   return dropped;
 }
 
-// Each Service rendered, with the live one when it exists (nullopt when not).
-Result<std::vector<std::pair<Value, std::optional<Value>>>> RenderedAndLive(ActionContext& context,
-                                                                            RequestLog& log) {
-  auto services = EtcdServices(context.observed_etcd());
-  if (!services.ok()) return services.error();
-  std::vector<std::pair<Value, std::optional<Value>>> pairs;
-  for (const Value& rendered : *services) {
-    auto live = context.Find(ServiceNamed(context, FieldText(rendered, {"metadata", "name"})), log);
-    if (!live.ok()) return live.error();
-    pairs.emplace_back(rendered, *std::move(live));
+// The rendered labels and annotations, and the dropped ones named null.
+Value MetadataPatch(const Value& rendered, const Value& live) {
+  Value::Map metadata;
+  for (const char* field : kMetadataFields) {
+    Value entries = Value::MakeMap({});
+    if (const Value* wanted = ValueAt(rendered, {"metadata", field})) entries = *wanted;
+    for (const std::string& dropped : DroppedKeys(rendered, live, field))
+      entries = WithField(entries, dropped, Value::Null());
+    metadata.emplace_back(Value::String(field), std::move(entries));
   }
-  return pairs;
+  return Value::MakeMap({{Value::String("metadata"), Value::MakeMap(std::move(metadata))}});
 }
 
 Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
-  auto services = RenderedAndLive(context, log);
+  auto services = EtcdServices(context.observed_etcd());
   if (!services.ok()) return services.error();
-  for (const auto& [rendered, live] : *services) {
-    if (!live || !CarriesMetadataOf(*live, rendered)) return false;
-  }
-  return true;
+  return context.RenderedCurrent(*services, CarriesMetadata, log);
 }
 
 Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
-  auto services = RenderedAndLive(context, log);
+  auto services = EtcdServices(context.observed_etcd());
   if (!services.ok()) return services.error();
-  for (const auto& [rendered, live] : *services) {
-    if (!live) {
-      if (Status created = context.CreateUnlessPresent(ServiceNamed(context, ""), rendered, log);
-          !created.ok())
-        return created;
-      continue;
-    }
-    if (CarriesMetadataOf(*live, rendered)) continue;
-    // Fenced by the resourceVersion just read: a Service changed since is read again.
-    Value::Map metadata = {
-        {Value::String("resourceVersion"), Value::String(FieldText(*live, {"metadata", "resourceVersion"}))}};
-    for (const char* field : {"labels", "annotations"}) {
-      Value entries = Value::MakeMap({});
-      if (const Value* wanted = ValueAt(rendered, {"metadata", field})) entries = *wanted;
-      for (const std::string& dropped : DroppedKeys(*live, rendered, field))
-        entries = WithField(entries, dropped, Value::Null());
-      metadata.emplace_back(Value::String(field), std::move(entries));
-    }
-    auto patched = context.client().MergePatch(
-        ServiceNamed(context, FieldText(rendered, {"metadata", "name"})),
-        Value::MakeMap({{Value::String("metadata"), Value::MakeMap(std::move(metadata))}}), log);
-    if (!patched.ok()) return patched.error();
-  }
-  return {};
+  return context.ApplyRendered(*services, CarriesMetadata, MetadataPatch, log);
 }
 
 }  // namespace
