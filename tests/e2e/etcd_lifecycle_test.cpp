@@ -509,6 +509,68 @@ TEST_F(EtcdLifecycle, UnderTodaysRulesAWipedMemberRejoinsAsALearnerAndIsPromoted
   ExpectNoKeyLostAndMembersAgree(writer, 3);
 }
 
+// Today's scale-up (`--rules etcd-druid@2 ... etcd-backup-restore@2`), asked
+// for with the operation annotation as Gardener asks: the two new members
+// join as learners (etcd 3.4 admits one learner at a time, so the second
+// joins once the first is promoted), the controller promotes each once it has
+// caught up, one per plan; the rest of the spec reconcile follows at five
+// members and the annotation goes. A writer writes throughout: nothing is lost.
+TEST_F(EtcdLifecycle, UnderTodaysRulesAScaleUpAddsLearnersPromotedOneAtATime) {
+  StartController(
+      0, "",
+      {"--rules", "etcd-druid@2", "--rules", "etcd-druid-components@1", "--rules", "etcd-backup-restore@2"});
+  CreateEtcd(3);
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+      << Describe() << Slurp(ControllerLog(0));
+  NumberedWriter writer(ClientUrls(3), "/learners/");
+  writer.Start(std::chrono::milliseconds(20));
+  RequestLog log;
+  auto grow = ParseJson(
+      R"({"metadata":{"annotations":{"druid.gardener.cloud/operation":"reconcile"}},"spec":{"replicas":5}})");
+  ASSERT_TRUE(admin_->MergePatch(kEtcdResource, *grow, log).ok());
+  ASSERT_TRUE(Eventually([&] { return HealthyWith(5) && VotingMembers(3) == 5; }, std::chrono::seconds(240),
+                         std::chrono::seconds(1)))
+      << Describe() << Slurp(ControllerLog(0));
+  for (const char* pod : {"etcd-main-3", "etcd-main-4"}) {
+    const std::string init_log = Slurp(dir_->path() + "/node/pods/" + pod + "/member-init.log");
+    EXPECT_NE(init_log.find("scale-up-join-as-learner"), std::string::npos) << init_log;
+    EXPECT_NE(init_log.find(std::string("AddMember ") + pod + "  done"), std::string::npos) << init_log;
+  }
+  // From the journal: each new member promoted, never two in one plan.
+  const auto history =
+      testing_support::Ruleplane("history -o json --journal " + world_->ControllerJournal("0"));
+  auto plans = ParseJson(history.out);
+  ASSERT_TRUE(plans.ok() && plans->is_list()) << history.out << history.err;
+  std::vector<std::string> promoted;
+  for (const Value& plan : plans->list_value()) {
+    int in_plan = 0;
+    for (const Value& step : ValueAt(plan, {"steps"})->list_value()) {
+      if (TextAt(step, {"action"}) != "PromoteMember" || TextAt(step, {"state"}) != "succeeded") continue;
+      ++in_plan;
+      promoted.push_back(TextAt(step, {"target"}));
+    }
+    EXPECT_LE(in_plan, 1) << FormatJson(plan);
+  }
+  // (A member of the new cluster that started after the others formed it joined as a learner too.)
+  for (const char* pod : {"etcd-main-3", "etcd-main-4"})
+    EXPECT_EQ(std::count(promoted.begin(), promoted.end(), pod), 1) << ::testing::PrintToString(promoted);
+  // The spec reconcile finished: the generation applied, the annotation gone.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        const Value etcd = Etcd();
+        return TextAt(etcd, {"metadata", "annotations", "druid.gardener.cloud/operation"}).empty() &&
+               ValueAt(etcd, {"status", "observedGeneration"}) != nullptr &&
+               ValueAt(etcd, {"status", "observedGeneration"})->int_value() ==
+                   ValueAt(etcd, {"metadata", "generation"})->int_value();
+      },
+      std::chrono::seconds(60)))
+      << FormatJson(Etcd()) << Slurp(ControllerLog(0));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  writer.Stop();
+  EXPECT_GT(writer.acknowledged().size(), 50u);
+  ExpectNoKeyLostAndMembersAgree(writer, 5);
+}
+
 // Quorum lost: two of three data directories wiped. Without an approval
 // nothing disruptive happens, and the status says what waits for it and the
 // data-loss bound; after the approval the cluster is re-bootstrapped from the
