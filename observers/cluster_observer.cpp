@@ -50,10 +50,16 @@ Value ClaimsOf(const Value& statefulset, const Value::List& claims) {
   return Value::MakeList(std::move(owned));
 }
 
-// The snapshot of these objects (null: absent).
-Result<Snapshot> Assemble(const Value& etcd, const Value& statefulset, const Value::List& leases,
+// The snapshot of these objects (null: absent). A StatefulSet of the Etcd's name counts as the Etcd's only
+// when the Etcd owns it: one someone else made (or orphaned) holds their members' data and is never acted on
+// (CreateStatefulSet says how to hand it over).
+Result<Snapshot> Assemble(const Value& etcd, const Value& named_statefulset, const Value::List& leases,
                           const Value::List& pods, const Value::List& claims, const Value& budget,
                           const Value& compaction_job, Timestamp now) {
+  const Value statefulset =
+      named_statefulset.is_null() || OwnedBy({named_statefulset}, Uid(etcd)).list_value().empty()
+          ? Value::Null()
+          : named_statefulset;
   Value::Map document = {{Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
                          {Value::String("kind"), Value::String("EtcdClusterSnapshot")},
                          {Value::String("observedAt"), Value::String(FormatRfc3339(now))},

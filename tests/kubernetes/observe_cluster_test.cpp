@@ -455,6 +455,54 @@ TEST_F(ObserveCluster, CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsD
   EXPECT_EQ(generation_of({"status", "observedGeneration"}), 2);
 }
 
+// A StatefulSet of the Etcd's name that it does not own (created by someone
+// else, or orphaned) is someone's members' data: never taken over. The
+// error says how to hand it over; with the ownerReference given, it is the
+// Etcd's and no StatefulSet is created.
+TEST_F(ObserveCluster, AStatefulSetTheEtcdDoesNotOwnIsNotTakenOver) {
+  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
+  ASSERT_TRUE(example.ok()) << example.error().message;
+  ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
+                         std::chrono::seconds(10)));
+  const KubeResource statefulset{"apps/v1", "statefulsets", "default", "etcd-main", ""};
+  auto foreign = ParseJson(R"({"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"etcd-main"},
+      "spec":{"replicas":1,"serviceName":"etcd-main-peer","selector":{"matchLabels":{"app":"theirs"}},
+        "template":{"metadata":{"labels":{"app":"theirs"}},
+                    "spec":{"containers":[{"name":"etcd","image":"theirs:1"}]}}}})");
+  ASSERT_TRUE(foreign.ok());
+  auto created = client_->Create({"apps/v1", "statefulsets", "default", "", ""}, *foreign, log_);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const std::string apply = "apply --cluster default/etcd-main --kubeconfig " + BindOperatorToShippedRole() +
+                            " --journal " + dir_->path() + "/journal.db -o json";
+  int exit_code = -1;
+  const std::string refused = RunRuleplane(apply, exit_code);
+  EXPECT_EQ(exit_code, 1) << refused;
+  EXPECT_TRUE(Contains(refused, "a StatefulSet etcd-main exists that the Etcd does not own")) << refused;
+  auto theirs = client_->Get(statefulset, log_);
+  ASSERT_TRUE(theirs.ok());
+  EXPECT_EQ(FieldText(*theirs, {"metadata", "resourceVersion"}),
+            FieldText(*created, {"metadata", "resourceVersion"}))
+      << "their StatefulSet was written";
+  auto etcd = client_->Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_);
+  ASSERT_TRUE(etcd.ok());
+  EXPECT_EQ(ValueAt(*etcd, {"status", "observedGeneration"}), nullptr);
+
+  // Handed over: owned by the Etcd, it is observed as the Etcd's; none is created.
+  auto handed_over =
+      ParseJson(R"({"metadata":{"ownerReferences":[{"apiVersion":"druid.gardener.cloud/v1alpha1",)"
+                R"("kind":"Etcd","name":"etcd-main","uid":")" +
+                FieldText(*etcd, {"metadata", "uid"}) + R"("}]}})");
+  ASSERT_TRUE(handed_over.ok());
+  ASSERT_TRUE(client_->MergePatch(statefulset, *handed_over, log_).ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string adopted = RunRuleplane(apply, exit_code);
+        return exit_code == 0 && !Contains(adopted, "CreateStatefulSet");
+      },
+      std::chrono::seconds(10)))
+      << RunRuleplane(apply, exit_code);
+}
+
 // The rest of what etcd-druid renders follows the spec too: the client
 // Service takes the labels and annotations given later, an affinity taken
 // out leaves the pod template (the merge patch names it null), and a changed

@@ -9,6 +9,12 @@
 namespace ruleplane {
 namespace {
 
+bool OwnedBy(const Value& object, const std::string& uid) {
+  for (const Value& owner : FieldList(object, {"metadata", "ownerReferences"}))
+    if (FieldText(owner, {"uid"}) == uid) return true;
+  return false;
+}
+
 // Done when the StatefulSet was rendered from the spec this plan saw, and the status says so.
 Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
   const int64_t generation = FieldInt(context.observed_etcd(), {"metadata", "generation"}, 0);
@@ -40,6 +46,16 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
     auto existing =
         context.client().Get({"apps/v1", "statefulsets", context.namespace_name(), name, ""}, log);
     if (!existing.ok()) return existing.error();
+    // One the Etcd does not own is someone else's, with their members' data:
+    // never taken over (etcd-druid adopts it); the owner decides.
+    if (!OwnedBy(*existing, FieldText(etcd, {"metadata", "uid"}))) {
+      return Error{ErrorCode::kFailedPrecondition,
+                   "a StatefulSet " + name + " exists that the Etcd does not own (no ownerReference to uid " +
+                       FieldText(etcd, {"metadata", "uid"}) +
+                       "): ruleplane does not take it over; give it that ownerReference to have it adopted, "
+                       "or move it away",
+                   {}};
+    }
     const int64_t rendered = RenderedGeneration(*existing);
     if (rendered != generation) {
       return Error{ErrorCode::kConflict,
