@@ -5,7 +5,8 @@
 
 pink-of-health.json (a healthy 3-member cluster, every object as `kubectl get -o json` prints it) and
 member-init-invalid-data.json (one member starting up) are the templates, kept by hand like
-member-init-first-bootstrap.json and member-init-restore-incrementals.json. Each snapshot written here is a
+member-init-first-bootstrap.json and member-init-restore-incrementals.json. Running it reproduces every other
+file byte for byte. Each snapshot written here is a
 template with the member states, conditions, leases, pods and PodDisruptionBudget of one scenario; the objects
 keep the API's shape. Run it after changing a template or a scenario, then `ruleplane test rules/` (the rule
 files' tests read these files).
@@ -14,9 +15,12 @@ files' tests read these files).
 import copy
 import datetime
 import json
+import os
 import pathlib
 
 SNAPSHOTS = pathlib.Path(__file__).resolve().parent / "snapshots"
+# Where the snapshots are written: examples/snapshots, or (to check that the files are reproduced) elsewhere.
+OUT = pathlib.Path(os.environ.get("RULEPLANE_SNAPSHOTS_OUT", SNAPSHOTS))
 NOW = datetime.datetime(2024, 5, 1, 10, 0, 0, tzinfo=datetime.timezone.utc)
 LONG_AGO = "2024-04-28T06:01:57Z"
 # Member IDs by ordinal, hex as in status.members[].id and the lease's holderIdentity.
@@ -45,7 +49,7 @@ def load(name):
 
 
 def write(name, snapshot):
-    (SNAPSHOTS / name).write_text(json.dumps(snapshot, indent=2) + "\n")
+    (OUT / name).write_text(json.dumps(snapshot, indent=2) + "\n")
 
 
 def renamed(obj, old, new):
@@ -368,13 +372,25 @@ def no_member_list(snapshot):
     snapshot["memberList"] = None
 
 
+def peer_url(ordinal):
+    return f"https://etcd-main-{ordinal}.etcd-main-peer.shoot--dev--demo.svc:2380"
+
+
+def approved_rebootstrap(snapshot):
+    """The marker the approved quorum-loss plan writes (MarkRebootstrap): member-init re-creates from the backup."""
+    snapshot["etcd"]["metadata"]["annotations"]["ruleplane.dev/rebootstrap"] = "1048211:approved sha256:5d1c0e0a4f4b2b8c"
+
+
 def init_snapshots():
+    # The first member started the new cluster; the other two are listed, added and not started yet (no name).
     s = member_init(1, members=["Ready"], backups="none", previous=False)
     s["memberList"] = {"header": {"cluster_id": "17237436991929493444", "member_id": str(int(IDS[0], 16)),
                                   "revision": "1", "raft_term": "2"},
-                       "members": [{"ID": str(int(IDS[0], 16)), "name": "etcd-main-0",
-                                    "peerURLs": ["https://etcd-main-0.etcd-main-peer.shoot--dev--demo.svc:2380"],
-                                    "clientURLs": ["https://etcd-main-0.etcd-main-peer.shoot--dev--demo.svc:2379"]}]}
+                       "members": [{"ID": str(int(IDS[0], 16)), "id": IDS[0], "name": "etcd-main-0",
+                                    "peerURLs": [peer_url(0)],
+                                    "clientURLs": ["https://etcd-main-0.etcd-main-peer.shoot--dev--demo.svc:2379"]}]
+                       + [{"ID": str(int(IDS[i], 16)), "id": IDS[i], "peerURLs": [peer_url(i)]} for i in (1, 2)],
+                       "clusterID": "ef37ad9dc622a7c4", "leader": "", "quorate": False}
     yield "member-init-following-bootstrap.json", s
     yield "member-init-restart-valid.json", member_init(2, members=["Ready", "Ready", "NotReady"], data_dir="valid")
     yield "member-init-no-metadata.json", member_init(2, members=["Ready", "Ready", "NotReady"],
@@ -384,9 +400,11 @@ def init_snapshots():
     yield "member-init-non-quorate-valid.json", s
     s = member_init(0, members=[], data_dir="no-metadata", backups="full")
     no_member_list(s)
+    approved_rebootstrap(s)
     yield "member-init-restore.json", s
     s = member_init(1, members=[], backups="full")
     no_member_list(s)
+    approved_rebootstrap(s)
     yield "member-init-restore-waits.json", s
     s = member_init(1, members=["Ready"], backups="full")
     s["memberList"]["members"] = s["memberList"]["members"][:1]
@@ -396,7 +414,7 @@ def init_snapshots():
 def main():
     for name, snapshot in list(cluster_snapshots()) + list(init_snapshots()):
         write(name, snapshot)
-        print("wrote", SNAPSHOTS / name)
+        print("wrote", OUT / name)
 
 
 if __name__ == "__main__":

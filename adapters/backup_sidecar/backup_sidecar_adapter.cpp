@@ -4,6 +4,7 @@
 
 #include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/etcd_templates.h"
+#include "adapters/kubernetes/member_endpoints.h"
 #include "adapters/kubernetes/object_fields.h"
 #include "adapters/kubernetes/secret_data.h"
 #include "engine/common/json_value.h"
@@ -48,10 +49,9 @@ Result<BackupSidecarAdapter::Sidecar> BackupSidecarAdapter::Connect(RequestLog& 
   if (ip.empty())
     return Error{ErrorCode::kUnavailable, "no member Pod has an IP: no sidecar to ask for a snapshot", {}};
   const std::string port = std::to_string(FieldInt(document_, {"etcd", "spec", "backup", "port"}, 8080));
-  const std::string address = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
   const Value* tls = ValueAt(document_, {"etcd", "spec", "backup", "tls"});
   if (tls == nullptr || tls->is_null())
-    return Sidecar{"http://" + address + ":" + port, std::make_unique<HttpClient>()};
+    return Sidecar{"http://" + PodUrlHost(ip) + ":" + port, std::make_unique<HttpClient>()};
 
   auto ca = ReadSecretKey(kube_, FieldText(document_, {"etcd", "metadata", "namespace"}),
                           FieldText(*tls, {"tlsCASecretRef", "name"}),
@@ -63,7 +63,7 @@ Result<BackupSidecarAdapter::Sidecar> BackupSidecarAdapter::Connect(RequestLog& 
   const Value* etcd = ValueAt(document_, {"etcd"});
   const std::string host = MemberDnsName(etcd != nullptr ? *etcd : Value::Null(), pod_name);
   auto client = std::make_unique<HttpClient>(verify);
-  client->set_connect_to({host + ":" + port + ":" + address + ":" + port});
+  client->set_connect_to({ConnectToPod(host, port, ip)});
   return Sidecar{"https://" + host + ":" + port, std::move(client)};
 }
 

@@ -6,6 +6,14 @@
 
 namespace ruleplane {
 
+std::string PodUrlHost(const std::string& pod_ip) {
+  return pod_ip.find(':') != std::string::npos ? "[" + pod_ip + "]" : pod_ip;
+}
+
+std::string ConnectToPod(const std::string& host, const std::string& port, const std::string& pod_ip) {
+  return host + ":" + port + ":" + PodUrlHost(pod_ip) + ":" + port;
+}
+
 Result<MemberEndpoints> ResolveMemberEndpoints(const Value& snapshot, KubeClient& kube, RequestLog& log,
                                                std::chrono::milliseconds timeout) {
   const Value* found = ValueAt(snapshot, {"etcd"});
@@ -39,9 +47,8 @@ Result<MemberEndpoints> ResolveMemberEndpoints(const Value& snapshot, KubeClient
     const std::string ip = FieldText(pod, {"status", "podIP"});
     member.reachable = !ip.empty();
     if (member.reachable) {
-      const std::string address = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
       endpoints.config.endpoints.push_back(member.url);
-      endpoints.config.connect_to.push_back(host + ":" + port + ":" + address + ":" + port);
+      endpoints.config.connect_to.push_back(ConnectToPod(host, port, ip));
     }
     endpoints.members.push_back(std::move(member));
   }

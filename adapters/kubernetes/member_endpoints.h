@@ -25,6 +25,14 @@ struct MemberEndpoints {
   EtcdClientConfig config;              // endpoints: the reachable members' URLs
 };
 
+// A Pod's IP as a URL's host: bracketed when it is IPv6.
+std::string PodUrlHost(const std::string& pod_ip);
+
+// The connect-to rule (host:port:address:port, curl's form) that reaches
+// `host` (a member's DNS name) at the Pod's IP: the certificate is still
+// verified for the name.
+std::string ConnectToPod(const std::string& host, const std::string& port, const std::string& pod_ip);
+
 // From an EtcdClusterSnapshot document (its etcd and pods). Reads the TLS
 // Secrets when the Etcd has client TLS: an error names the Secret, the key
 // and the Etcd field.
