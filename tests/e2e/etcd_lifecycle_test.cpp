@@ -64,6 +64,20 @@ class EtcdLifecycle : public ::testing::Test {
 
   std::string ControllerLog(int i) const { return world_->ControllerLog(std::to_string(i)); }
 
+  // Controller 0 under today's etcd-druid and etcd-backup-restore (with the
+  // components table, which has no version 2) and `more` flags, and a
+  // 3-member Etcd it created, healthy.
+  void CreateHealthyEtcdUnderTodaysRules(std::vector<std::string> more = {}) {
+    std::vector<std::string> flags = {"--rules", "etcd-druid@2",         "--rules", "etcd-druid-components@1",
+                                      "--rules", "etcd-backup-restore@2"};
+    flags.insert(flags.end(), more.begin(), more.end());
+    ASSERT_NO_FATAL_FAILURE(StartController(0, "", flags));
+    CreateEtcd(3);
+    ASSERT_TRUE(
+        Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
+        << Describe() << Slurp(ControllerLog(0));
+  }
+
   // The steps controller `i` performed, from its journal, oldest first, as
   // "<action> <target>"; those of `actions` only.
   std::vector<std::string> SucceededSteps(int i, const std::set<std::string>& actions) {
@@ -474,12 +488,7 @@ TEST_F(EtcdLifecycle, HibernatedUnderTodaysRulesOnlyAfterAFullSnapshotOfEveryWri
 // in the members' status answers and promotes it once it has caught up
 // (etcd-backup-restore's sidecar does so as released). No write is lost.
 TEST_F(EtcdLifecycle, UnderTodaysRulesAWipedMemberRejoinsAsALearnerAndIsPromoted) {
-  StartController(
-      0, "",
-      {"--rules", "etcd-druid@2", "--rules", "etcd-druid-components@1", "--rules", "etcd-backup-restore@2"});
-  CreateEtcd(3);
-  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
-      << Describe() << Slurp(ControllerLog(0));
+  ASSERT_NO_FATAL_FAILURE(CreateHealthyEtcdUnderTodaysRules());
   RequestLog log;
   auto statefulset = admin_->Get({"apps/v1", "statefulsets", "default", kEtcd, ""}, log);
   ASSERT_TRUE(statefulset.ok());
@@ -516,12 +525,7 @@ TEST_F(EtcdLifecycle, UnderTodaysRulesAWipedMemberRejoinsAsALearnerAndIsPromoted
 // caught up, one per plan; the rest of the spec reconcile follows at five
 // members and the annotation goes. A writer writes throughout: nothing is lost.
 TEST_F(EtcdLifecycle, UnderTodaysRulesAScaleUpAddsLearnersPromotedOneAtATime) {
-  StartController(
-      0, "",
-      {"--rules", "etcd-druid@2", "--rules", "etcd-druid-components@1", "--rules", "etcd-backup-restore@2"});
-  CreateEtcd(3);
-  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
-      << Describe() << Slurp(ControllerLog(0));
+  ASSERT_NO_FATAL_FAILURE(CreateHealthyEtcdUnderTodaysRules());
   NumberedWriter writer(ClientUrls(3), "/learners/");
   writer.Start(std::chrono::milliseconds(20));
   RequestLog log;
@@ -788,12 +792,7 @@ TEST_F(EtcdLifecycle, ADeletedEtcdIsTornDownInOrderAndItsVolumesAreKept) {
 // and deletes the Job. From the journal and the API server, not the logs. A
 // writer writes throughout: nothing is lost.
 TEST_F(EtcdLifecycle, UnderTodaysRulesDeltasPastTheThresholdAreCompactedByAJobTheNodeRuns) {
-  StartController(0, "",
-                  {"--rules", "etcd-druid@2", "--rules", "etcd-druid-components@1", "--rules",
-                   "etcd-backup-restore@2", "--param", "eventsThreshold=200"});
-  CreateEtcd(3);
-  ASSERT_TRUE(Eventually([&] { return HealthyWith(3); }, std::chrono::seconds(180), std::chrono::seconds(1)))
-      << Describe() << Slurp(ControllerLog(0));
+  ASSERT_NO_FATAL_FAILURE(CreateHealthyEtcdUnderTodaysRules({"--param", "eventsThreshold=200"}));
   // The revision of the leader agent's first full snapshot, from the Lease it renews.
   RequestLog log;
   auto full_snapshot_revision = [&]() -> int64_t {
