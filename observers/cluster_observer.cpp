@@ -12,19 +12,10 @@ std::string Uid(const Value& object) {
 }
 
 // The items with an ownerReference to `owner_uid`.
-Value OwnedBy(const Value::List& items, const std::string& owner_uid) {
+Value ItemsOwnedBy(const Value::List& items, const std::string& owner_uid) {
   Value::List owned;
-  if (owner_uid.empty()) return Value::MakeList(std::move(owned));
   for (const Value& item : items) {
-    const Value* owners = ValueAt(item, {"metadata", "ownerReferences"});
-    if (owners == nullptr || !owners->is_list()) continue;
-    for (const Value& owner : owners->list_value()) {
-      const Value* uid = ValueAt(owner, {"uid"});
-      if (uid != nullptr && uid->is_string() && uid->string_value() == owner_uid) {
-        owned.push_back(item);
-        break;
-      }
-    }
+    if (OwnedBy(item, owner_uid)) owned.push_back(item);
   }
   return Value::MakeList(std::move(owned));
 }
@@ -56,10 +47,7 @@ Value ClaimsOf(const Value& statefulset, const Value::List& claims) {
 Result<Snapshot> Assemble(const Value& etcd, const Value& named_statefulset, const Value::List& leases,
                           const Value::List& pods, const Value::List& claims, const Value& budget,
                           const Value& compaction_job, Timestamp now) {
-  const Value statefulset =
-      named_statefulset.is_null() || OwnedBy({named_statefulset}, Uid(etcd)).list_value().empty()
-          ? Value::Null()
-          : named_statefulset;
+  const Value statefulset = OwnedBy(named_statefulset, Uid(etcd)) ? named_statefulset : Value::Null();
   Value::Map document = {{Value::String("apiVersion"), Value::String("ruleplane.dev/v1")},
                          {Value::String("kind"), Value::String("EtcdClusterSnapshot")},
                          {Value::String("observedAt"), Value::String(FormatRfc3339(now))},
@@ -68,8 +56,9 @@ Result<Snapshot> Assemble(const Value& etcd, const Value& named_statefulset, con
     document.emplace_back(Value::String("statefulSet"), statefulset);
     document.emplace_back(Value::String("persistentVolumeClaims"), ClaimsOf(statefulset, claims));
   }
-  document.emplace_back(Value::String("leases"), OwnedBy(leases, Uid(etcd)));
-  document.emplace_back(Value::String("pods"), OwnedBy(pods, statefulset.is_null() ? "" : Uid(statefulset)));
+  document.emplace_back(Value::String("leases"), ItemsOwnedBy(leases, Uid(etcd)));
+  document.emplace_back(Value::String("pods"),
+                        ItemsOwnedBy(pods, statefulset.is_null() ? "" : Uid(statefulset)));
   if (!budget.is_null()) document.emplace_back(Value::String("podDisruptionBudget"), budget);
   if (!compaction_job.is_null()) document.emplace_back(Value::String("compactionJob"), compaction_job);
   return SnapshotFromValue(Value::MakeMap(std::move(document)));

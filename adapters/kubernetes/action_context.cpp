@@ -132,14 +132,20 @@ Status ActionContext::CreateUnlessPresent(const KubeResource& collection, const 
   return {};
 }
 
+Result<ActionContext::LiveObject> ActionContext::FindRendered(const Value& rendered, RequestLog& log) {
+  auto resource = ResourceOf(rendered, namespace_);
+  if (!resource.ok()) return resource.error();
+  auto live = Find(*resource, log);
+  if (!live.ok()) return live.error();
+  return LiveObject{*std::move(resource), *std::move(live)};
+}
+
 Result<bool> ActionContext::RenderedCurrent(const Value::List& rendered, const RenderedCheck& current,
                                             RequestLog& log) {
   for (const Value& object : rendered) {
-    auto resource = ResourceOf(object, namespace_);
-    if (!resource.ok()) return resource.error();
-    auto live = Find(*resource, log);
-    if (!live.ok()) return live.error();
-    if (!*live || !current(object, **live)) return false;
+    auto found = FindRendered(object, log);
+    if (!found.ok()) return found.error();
+    if (!found->live || !current(object, *found->live)) return false;
   }
   return true;
 }
@@ -147,24 +153,23 @@ Result<bool> ActionContext::RenderedCurrent(const Value::List& rendered, const R
 Status ActionContext::ApplyRendered(const Value::List& rendered, const RenderedCheck& current,
                                     const RenderedPatch& patch, RequestLog& log) {
   for (const Value& object : rendered) {
-    auto resource = ResourceOf(object, namespace_);
-    if (!resource.ok()) return resource.error();
-    auto live = Find(*resource, log);
-    if (!live.ok()) return live.error();
-    if (!*live) {
-      KubeResource collection = *resource;
+    auto found = FindRendered(object, log);
+    if (!found.ok()) return found.error();
+    if (!found->live) {
+      KubeResource collection = found->resource;
       collection.name.clear();
       if (Status created = CreateUnlessPresent(collection, object, log); !created.ok()) return created;
       continue;
     }
-    if (current(object, **live)) continue;
+    const Value& live = *found->live;
+    if (current(object, live)) continue;
     // Fenced by the resourceVersion just read: an object changed since is read again.
-    Value body = patch(object, **live);
+    Value body = patch(object, live);
     const Value* metadata = ValueAt(body, {"metadata"});
     body = WithField(body, "metadata",
                      WithField(metadata != nullptr ? *metadata : Value::MakeMap({}), "resourceVersion",
-                               Value::String(FieldText(**live, {"metadata", "resourceVersion"}))));
-    auto patched = client_.MergePatch(*resource, body, log);
+                               Value::String(FieldText(live, {"metadata", "resourceVersion"}))));
+    auto patched = client_.MergePatch(found->resource, body, log);
     if (!patched.ok()) return patched.error();
   }
   return {};

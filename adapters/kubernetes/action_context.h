@@ -96,6 +96,13 @@ class ActionContext {
   Result<bool> EventRecorded(const std::string& reason, const std::string& message, RequestLog& log);
 
  private:
+  // A rendered object's resource, and the live object (nullopt when there is none).
+  struct LiveObject {
+    KubeResource resource;
+    std::optional<Value> live;
+  };
+  Result<LiveObject> FindRendered(const Value& rendered, RequestLog& log);
+
   KubeClient& client_;
   Value snapshot_;
   std::string namespace_, etcd_name_;

@@ -19,6 +19,13 @@ Value::List FieldList(const Value& object, std::initializer_list<std::string_vie
   return list != nullptr && list->is_list() ? list->list_value() : Value::List{};
 }
 
+bool OwnedBy(const Value& object, const std::string& owner_uid) {
+  if (owner_uid.empty()) return false;
+  for (const Value& owner : FieldList(object, {"metadata", "ownerReferences"}))
+    if (FieldText(owner, {"uid"}) == owner_uid) return true;
+  return false;
+}
+
 Value WithField(const Value& map, const std::string& key, Value value) {
   Value::Map entries = map.is_map() ? map.map_value() : Value::Map{};
   for (auto& [name, item] : entries) {

@@ -21,6 +21,9 @@ int64_t FieldInt(const Value& object, std::initializer_list<std::string_view> ke
 // The list at `keys`, or an empty list when it is absent or not a list.
 Value::List FieldList(const Value& object, std::initializer_list<std::string_view> keys);
 
+// Whether one of the object's ownerReferences names `owner_uid` (never for "").
+bool OwnedBy(const Value& object, const std::string& owner_uid);
+
 // `map` with `key` set to `value` (added at the end when absent).
 Value WithField(const Value& map, const std::string& key, Value value);
 

@@ -48,6 +48,14 @@ class ObserveCluster : public ::testing::Test {
     return statefulset.ok() ? *statefulset : Value::Null();
   }
 
+  // examples/etcd.yaml applied by the admin (a new CRD takes a moment to be served).
+  void ApplyExampleEtcd() {
+    auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
+    ASSERT_TRUE(example.ok()) << example.error().message;
+    ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
+                           std::chrono::seconds(10)));
+  }
+
   // The user "operator" bound to the shipped Role (deploy/rbac.yaml), and
   // nothing else; returns a kubeconfig for it.
   std::string BindOperatorToShippedRole() {
@@ -375,11 +383,7 @@ TEST_F(ObserveCluster, ApplyStatefulSetSpecRollsTheSpecChangeOutOnceUnderTheShip
 // taken as created, observedGeneration stays, and a fresh observation plans
 // the spec change (ApplyStatefulSetSpec).
 TEST_F(ObserveCluster, CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsDone) {
-  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
-  ASSERT_TRUE(example.ok()) << example.error().message;
-  // A new CRD takes a moment to be served.
-  ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
-                         std::chrono::seconds(10)));
+  ASSERT_NO_FATAL_FAILURE(ApplyExampleEtcd());
   const std::string kubeconfig = kube_->WriteKubeconfig("admin");
   const std::string common =
       "--kubeconfig " + kubeconfig + " --journal " + dir_->path() + "/journal.db -o json";
@@ -460,10 +464,7 @@ TEST_F(ObserveCluster, CreateStatefulSetDoesNotTakeOneRenderedFromAnOlderSpecAsD
 // error says how to hand it over; with the ownerReference given, it is the
 // Etcd's and no StatefulSet is created.
 TEST_F(ObserveCluster, AStatefulSetTheEtcdDoesNotOwnIsNotTakenOver) {
-  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
-  ASSERT_TRUE(example.ok()) << example.error().message;
-  ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
-                         std::chrono::seconds(10)));
+  ASSERT_NO_FATAL_FAILURE(ApplyExampleEtcd());
   const KubeResource statefulset{"apps/v1", "statefulsets", "default", "etcd-main", ""};
   auto foreign = ParseJson(R"({"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"etcd-main"},
       "spec":{"replicas":1,"serviceName":"etcd-main-peer","selector":{"matchLabels":{"app":"theirs"}},
@@ -508,10 +509,7 @@ TEST_F(ObserveCluster, AStatefulSetTheEtcdDoesNotOwnIsNotTakenOver) {
 // out leaves the pod template (the merge patch names it null), and a changed
 // quota changes the configuration checksum, which rolls the members.
 TEST_F(ObserveCluster, ASpecChangeReachesTheClientServiceTakesTheAffinityOutAndChangesTheChecksum) {
-  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
-  ASSERT_TRUE(example.ok()) << example.error().message;
-  ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
-                         std::chrono::seconds(10)));
+  ASSERT_NO_FATAL_FAILURE(ApplyExampleEtcd());
   PatchEtcd("", R"({"spec":{"storageClass":"fast","schedulingConstraints":{"affinity":{"podAntiAffinity":{
       "preferredDuringSchedulingIgnoredDuringExecution":[{"weight":100,"podAffinityTerm":{
         "topologyKey":"kubernetes.io/hostname","labelSelector":{"matchLabels":{"instance":"etcd-main"}}}}]}}}}})");
@@ -582,10 +580,7 @@ TEST_F(ObserveCluster, ASpecChangeReachesTheClientServiceTakesTheAffinityOutAndC
 // template follow (observedGeneration recorded), and the next reconcile
 // removes the annotation.
 TEST_F(ObserveCluster, UnderTodaysRulesASpecChangeWaitsForTheOperationAnnotationAndIsThenApplied) {
-  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
-  ASSERT_TRUE(example.ok()) << example.error().message;
-  ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
-                         std::chrono::seconds(10)));
+  ASSERT_NO_FATAL_FAILURE(ApplyExampleEtcd());
   const std::string apply =
       "apply --cluster default/etcd-main --rules etcd-druid@2 --rules etcd-druid-components@1 "
       "--kubeconfig " +
@@ -785,10 +780,7 @@ TEST_F(ObserveCluster, APostponementStatusReadyAndARemovedConditionTakeEffect) {
 // (its Pods: none here, the API server runs alone) the rest of what was
 // created for it, and last the finalizer. An object it does not own is kept.
 TEST_F(ObserveCluster, ADeletedEtcdIsTornDownInOrderBeforeItGoes) {
-  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
-  ASSERT_TRUE(example.ok()) << example.error().message;
-  ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
-                         std::chrono::seconds(10)));
+  ASSERT_NO_FATAL_FAILURE(ApplyExampleEtcd());
   const std::string common = "apply --cluster default/etcd-main --kubeconfig " + BindOperatorToShippedRole() +
                              " --journal " + dir_->path() + "/journal.db -o json";
   int exit_code = -1;
@@ -833,7 +825,7 @@ TEST_F(ObserveCluster, ADeletedEtcdIsTornDownInOrderBeforeItGoes) {
   for (auto after = finalizer_removed + 1; after != states.end(); ++after)
     EXPECT_TRUE(after->ends_with(": skipped")) << *after << "\n" << torn_down;
   std::vector<std::string> teardown;
-  for (const std::string& state : StepStates(torn_down)) {
+  for (const std::string& state : states) {
     for (const char* action : {"DeleteStatefulSet", "WaitForPodsDeleted", "DeleteEtcdComponents",
                                "RemoveEtcdFinalizer", "Create", "Apply", "SetPdb"}) {
       if (state.starts_with(action)) teardown.push_back(state);

@@ -9,12 +9,6 @@
 namespace ruleplane {
 namespace {
 
-bool OwnedBy(const Value& object, const std::string& uid) {
-  for (const Value& owner : FieldList(object, {"metadata", "ownerReferences"}))
-    if (FieldText(owner, {"uid"}) == uid) return true;
-  return false;
-}
-
 // Done when the StatefulSet was rendered from the spec this plan saw, and the status says so.
 Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
   const int64_t generation = FieldInt(context.observed_etcd(), {"metadata", "generation"}, 0);
