@@ -1,23 +1,44 @@
 #!/usr/bin/env bash
 # Configures and builds one flavour of ruleplane into build/<flavour>:
-#   release   optimised (-O2), warnings are errors (the default)
-#   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer, warnings are errors
+#   release   optimised (-O2), warnings are errors (the default); tests and benchmarks
+#   tests     as release, without the benchmarks (what scripts/test.sh runs)
+#   quick     as release: the binary, the unit tests and the smoke tests only (scripts/test.sh --quick)
+#   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer, warnings are errors; the unit tests and the
+#             real-component suites whose tests the sanitizer pass runs (etcd, kubernetes, objectstore)
 #   fuzz      clang + libFuzzer fuzz targets only, the engine instrumented too (fuzz/README.md)
 #   binary    the ruleplane binary alone, optimised, into build/release (no tests, benchmarks
 #             or fuzz targets: scripts/run.sh); `release` later configures the rest again
+# Every flavour compiles through ccache when it is there, with its cache beside the Kubernetes
+# binaries (RULEPLANE_CCACHE_DIR, default /var/cache/ruleplane/ccache), keyed on paths relative to
+# the checkout so that another clone of the same sources hits it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}
 jobs=${JOBS:-2}
+# The test executables of real components (tests/<suite>/) each flavour builds; the quick tier
+# and the sanitizer pass run none of e2e, chaos and node.
+all_suites="etcd;kubernetes;objectstore;e2e;chaos;node"
+unsanitized_suites="etcd;kubernetes;objectstore"
 case "$flavour" in
-  release)  options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DRULEPLANE_WERROR=ON -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=ON) ;;
+  release)  options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DRULEPLANE_WERROR=ON -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=ON
+                     "-DRULEPLANE_TEST_SUITES=$all_suites") ;;
+  tests)    options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DRULEPLANE_WERROR=ON -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=OFF
+                     "-DRULEPLANE_TEST_SUITES=$all_suites") ;;
+  quick)    options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DRULEPLANE_WERROR=ON -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=OFF
+                     "-DRULEPLANE_TEST_SUITES=$unsanitized_suites") ;;
   binary)   options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DRULEPLANE_WERROR=ON -DRULEPLANE_TESTS=OFF -DRULEPLANE_BENCHMARKS=OFF) ;;
-  sanitize) options=(-DCMAKE_BUILD_TYPE=Debug -DRULEPLANE_WERROR=ON -DRULEPLANE_SANITIZE=ON -DRULEPLANE_BENCHMARKS=OFF) ;;
+  sanitize) options=(-DCMAKE_BUILD_TYPE=Debug -DRULEPLANE_WERROR=ON -DRULEPLANE_SANITIZE=ON -DRULEPLANE_BENCHMARKS=OFF
+                     "-DRULEPLANE_TEST_SUITES=$unsanitized_suites") ;;
   fuzz)     options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DRULEPLANE_LIBFUZZER=ON -DRULEPLANE_BENCHMARKS=OFF) ;;
-  *) echo "usage: $0 [release|sanitize|fuzz|binary]" >&2; exit 2 ;;
+  *) echo "usage: $0 [release|tests|quick|sanitize|fuzz|binary]" >&2; exit 2 ;;
 esac
 directory=build/$flavour
-[ "$flavour" = binary ] && directory=build/release
+case "$flavour" in binary | tests | quick) directory=build/release ;; esac
+if command -v ccache >/dev/null; then
+  export CCACHE_DIR=${RULEPLANE_CCACHE_DIR:-/var/cache/ruleplane/ccache} CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+  mkdir -p "$CCACHE_DIR" && ccache --max-size=8G >/dev/null
+  options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 cmake -S . -B "$directory" "${options[@]}" >/dev/null
 case "$flavour" in
   fuzz)   cmake --build "$directory" -j "$jobs" --target fuzz_targets ;;
