@@ -7,8 +7,8 @@
 // status is returned as it is and classified by the caller
 // (HttpStatusError).
 //
-// Bounds on what a server sends, checked while it arrives (README, "Network
-// bounds"): the response headers at most kMaxHeaderBytes (64 KiB) in all; a
+// Bounds on what a server sends, checked while it arrives (docs/bounds.md, "Network
+// answers"): the response headers at most kMaxHeaderBytes (64 KiB) in all; a
 // body kept by Send at most HttpLimits::max_body_bytes (each caller names
 // the bound for its kind of request); a streamed body at most
 // max_body_bytes in all when that is not 0; no transfer slower than

@@ -34,6 +34,9 @@ case "$flavour" in
 esac
 directory=build/$flavour
 case "$flavour" in binary | tests | quick) directory=build/release ;; esac
+# The optimised flavours keep line tables only (-g1): backtraces and profiles still name file and line, and a
+# compile takes a third less than with full debug information.
+case "$flavour" in release | tests | quick | binary) options+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG") ;; esac
 if command -v ccache >/dev/null; then
   export CCACHE_DIR=${RULEPLANE_CCACHE_DIR:-/var/cache/ruleplane/ccache} CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
   mkdir -p "$CCACHE_DIR" && ccache --max-size=8G >/dev/null

@@ -1,52 +1,138 @@
 #!/usr/bin/env bash
-# Installs what is missing (and builds the Kubernetes binaries once, scripts/build-kubernetes.sh --node,
-# and the images, scripts/build-images.sh),
-# builds with warnings as errors, and runs the whole
-# test suite twice: optimised, and under AddressSanitizer + UBSan (all but e2e, chaos, node and the
-# tests that walk whole state spaces). (The fuzz
-# targets run over their seed corpus in both; scripts/fuzz.sh fuzzes for real.)
+# The test suite in two tiers (docs/testing.md):
+#
+#   bash scripts/test.sh          what CI runs: installs what is missing, builds the Kubernetes binaries and the
+#                                 node's images once per machine (cached under /var/cache/ruleplane/), builds with
+#                                 warnings as errors and runs every test optimised, then the sanitizer pass
+#   bash scripts/test.sh --quick  after every change: the binary and the unit tests, optimised; unit, golden,
+#                                 fuzz-corpus and conformance tests and one smoke test per real component
+#
+# The sanitizer pass (AddressSanitizer + UBSan) runs the unit, golden, fuzz-corpus and conformance tests and the
+# real-component tests that exercise ruleplane's own threads, streams and parsers (sanitized_real_tests below); the
+# other real-component tests spend their time starting servers and waiting, which the sanitizers add nothing to, and
+# run once, optimised. Every run ends with a table of its phases and the ten slowest tests (scripts/test-report.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-# kube-apiserver 1.20.2 for the tests labelled `kubernetes`, and the node's
-# kubelet, kube-scheduler, kube-proxy and kubectl (label node): built once per
-# machine from Debian's source package, cached outside the repository.
-RULEPLANE_KUBE_BIN=$(bash scripts/build-kubernetes.sh --node | tail -n 1)
-export RULEPLANE_KUBE_BIN
+quick=false
+case "${1:-}" in
+  --quick) quick=true ;;
+  "") ;;
+  *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+esac
 jobs=${JOBS:-2}
+report_dir=build/test-report
+rm -rf "$report_dir"
+mkdir -p "$report_dir"
+phases="$report_dir/phases.tsv"
 
-# ctest in build/$1 with the other arguments. A test that hangs fails after
-# 20 minutes (the longest take about 6). When a test fails, its failure lines
-# are printed once more at the end, where a truncated log still shows them.
-run_ctest() {
-  local dir=build/$1
+# Runs "$@" as the phase named $1, recording its wall-clock seconds and exit status.
+phase() {
+  local name=$1 start=$SECONDS status=0
   shift
-  if (cd "$dir" && ctest --output-on-failure --timeout 1200 -j "$jobs" "$@"); then return 0; fi
+  echo "== $name"
+  "$@" || status=$?
+  printf '%s\t%s\t%s\n' "$name" $((SECONDS - start)) "$status" >>"$phases"
+  return "$status"
+}
+report() { python3 scripts/test-report.py "$report_dir" || true; }
+trap report EXIT
+
+# ctest in build/$1, the phase's JUnit report kept for the table; the other arguments go to ctest. A test that
+# hangs fails after 20 minutes (the longest take about 6). ctest starts the tests that took longest before first;
+# what each took is kept beside the other caches (RULEPLANE_CTEST_COSTS), so that a new clone schedules as well
+# as the last run did. When a test fails, its failure lines are printed once more, where a truncated log still
+# shows them.
+run_ctest() {
+  local dir=build/$1 junit=$PWD/$report_dir/$2.xml status=0
+  local costs=${RULEPLANE_CTEST_COSTS:-/var/cache/ruleplane/ctest-costs}/$1.txt
+  local kept=$dir/Testing/Temporary/CTestCostData.txt
+  shift 2
+  mkdir -p "$(dirname "$kept")" "$(dirname "$costs")"
+  [ -f "$kept" ] || [ ! -f "$costs" ] || cp "$costs" "$kept"
+  (cd "$dir" && ctest --output-on-failure --timeout 1200 --output-junit "$junit" "$@") || status=$?
+  [ ! -f "$kept" ] || cp "$kept" "$costs"
+  if ((status == 0)); then return 0; fi
   echo "== failures in $dir (from Testing/Temporary/LastTest.log)"
-  grep -B2 -A8 -E ': Failure$|Sanitizer|runtime error' "$dir/Testing/Temporary/LastTest.log" | cut -c1-300 | head -n 200 || true
+  grep -B2 -A8 -E ': Failure$|Sanitizer|runtime error' "$dir/Testing/Temporary/LastTest.log" | cut -c1-300 |
+    head -n 200 || true
   return 1
 }
 
-bash scripts/build.sh release
-# The node's images (label `node`), from the binary just built: cached, rebuilt when it changes.
-RULEPLANE_IMAGES=$(bash scripts/build-images.sh build/release/ruleplane | tail -n 1)
-export RULEPLANE_IMAGES
-run_ctest release
-
-bash scripts/build.sh sanitize
-# The end-to-end scenarios (label e2e), the fault campaign (label chaos) and
-# the node (label node) run once, optimised: they exercise the same code as
-# the kubernetes and etcd tests, which run under the sanitizers. So do the
-# tests that walk whole state spaces: the two that verify every shipped rule
-# set (about 9 minutes each under the sanitizers, 10 s optimised) and four
-# that take 2 to 6 s optimised and 2 to 3 minutes under the sanitizers; the
-# verifier's and the differ's code runs under the sanitizers in their other
-# tests.
+# The tests that need no server: every label but those of the real components.
+no_server='unit|golden|conformance|fuzz|docs'
+# One smoke test per real component, for the quick tier: real etcd, the real kube-apiserver, the S3 server.
+smoke='RealDataDir\.TheDatabaseEtcdWroteIsValid|KubeClientTest\.WritesAndReadsAnEtcdWithItsStatusAndScale'
+smoke+='|S3ClientTest\.PutGetHeadListDeleteRoundTrip'
+# The real-component tests the sanitizer pass runs: ruleplane's own threads, streams, servers and parsers against
+# real peers (watch and list bounds, leader election, the multi-worker controller, the member agent, S3 multipart
+# and Azure blocks, the snapshot stream, delta replay, member-init with TLS, child processes).
+sanitized_real_tests='ObjectCache\.|KubeClientTest\.ListsByLabelAcrossPages|LeaderElectionTest\.|Manager\.'
+sanitized_real_tests+='|Controller\.ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing'
+sanitized_real_tests+='|MemberAgentTlsTest\.TriggerFullSnapshotOverHttps'
+sanitized_real_tests+='|ControllerSafety\.AQuorumLossPlanWaitingForItsPodsDoesNotHoldTheOnlyWorker'
+sanitized_real_tests+='|MemberAgentTest\.(TheLeaseIsRenewedWhileASlowSnapshotIsTakenAndSigtermEndsIt'
+sanitized_real_tests+='|RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady'
+sanitized_real_tests+='|ServesEtcdBackupRestoresApiAndMetricsAndForwardsToTheLeader)'
+sanitized_real_tests+='|S3ClientTest\.(AMultipartUpload|AFailedPart|ATruncatedBody)'
+sanitized_real_tests+='|AzureBlobTest\.(ABlockUpload|AFailedBlock)'
+sanitized_real_tests+='|BackupTaker\.|DeltaReplay\.AGoldenDelta|EtcdTls\.MembersWithClientCertificates'
+sanitized_real_tests+='|MemberInit\.AfterQuorumLossTheFirstMemberRestoresFullAndDeltas|RunCommand\.|ChildProcess\.'
+# Tests that walk whole state spaces run optimised only: the two that verify every shipped rule set (about
+# 9 minutes each under the sanitizers, 10 s optimised) and four that take 2 to 6 s optimised and 2 to 3 minutes
+# under the sanitizers; the verifier's and the differ's code runs under the sanitizers in their other tests.
 exhaustive='rules_verify|VerifyShippedRulesTest\.FindingsAreTheAcceptedOnes'
 exhaustive+='|Dep01Safety\.NoScaleToZeroWithAReadyMajorityAndNoPodDeletionWithoutQuorum'
 exhaustive+='|VerifyCommand\.CleanTableExitsZeroAndSaysHowLongItTook|DiffCommand\.SnapshotsWhosePlansDifferAreListed'
 exhaustive+='|Verify/VerifyGoldenTest\.MatchesExpected/status_integer_division'
+
+if $quick; then
+  phase "dependencies" bash scripts/install-deps.sh
+  # kube-apiserver 1.20.2 for the Kubernetes smoke test: built once per machine, cached outside the repository.
+  RULEPLANE_KUBE_BIN=$(bash scripts/build-kubernetes.sh | tail -n 1)
+  export RULEPLANE_KUBE_BIN
+  phase "build quick" bash scripts/build.sh quick
+  phase "ctest quick: $no_server" run_ctest release quick-no-server -j "$jobs" -L "$no_server"
+  phase "ctest quick: smoke" run_ctest release quick-smoke -j "$jobs" -R "^($smoke)$"
+  echo "quick tests passed"
+  exit 0
+fi
+
+phase "dependencies" bash scripts/install-deps.sh
+# kube-apiserver 1.20.2 for the tests labelled `kubernetes`, and the node's kubelet, kube-scheduler, kube-proxy
+# and kubectl (label node): built once per machine from Debian's source package, cached outside the repository.
+phase "kubernetes binaries" bash -c 'bash scripts/build-kubernetes.sh --node > build/test-report/kube-bin.txt'
+RULEPLANE_KUBE_BIN=$(tail -n 1 "$report_dir/kube-bin.txt")
+export RULEPLANE_KUBE_BIN
+
+phase "build release (tests, no benchmarks)" bash scripts/build.sh tests
+# The node's images (label `node`), from the binary just built: cached, rebuilt when it changes.
+phase "node images" bash -c 'bash scripts/build-images.sh build/release/ruleplane > build/test-report/images.txt'
+RULEPLANE_IMAGES=$(tail -n 1 "$report_dir/images.txt")
+export RULEPLANE_IMAGES
+# The sanitizer build compiles beside the release tests, which mostly wait for servers (they keep about one core
+# of two busy): at the lowest priority, so that it takes only what the tests leave.
+sanitize_log=$report_dir/build-sanitize.log
+sanitize_start=$SECONDS
+nice -n 19 bash scripts/build.sh sanitize >"$sanitize_log" 2>&1 &
+sanitize_build=$!
+# The real-component tests mostly wait: ctest runs 4 at a time, of which at most 4 "worlds" (a real node counts 2,
+# a chaos campaign 2, an e2e world 1; tests/ctest-resources.json).
+release_status=0
+phase "ctest release: all (4 at a time)" run_ctest release release -j "${TEST_JOBS:-4}" \
+  --resource-spec-file "$PWD/tests/ctest-resources.json" || release_status=$?
+sanitize_status=0
+wait "$sanitize_build" || sanitize_status=$?
+printf '%s\t%s\t%s\n' "build sanitize (beside the release tests)" $((SECONDS - sanitize_start)) "$sanitize_status" \
+  >>"$phases"
+if ((sanitize_status != 0)); then
+  tail -n 60 "$sanitize_log"
+  exit "$sanitize_status"
+fi
+((release_status == 0)) || exit "$release_status"
+
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-run_ctest sanitize -LE "e2e|chaos|node" -E "^($exhaustive)( |$)"
+phase "ctest sanitize: $no_server" run_ctest sanitize sanitize-no-server -j "$jobs" -L "$no_server" \
+  -E "^($exhaustive)( |$)"
+phase "ctest sanitize: real components" run_ctest sanitize sanitize-real -j "$jobs" -R "^($sanitized_real_tests)"
 
 echo "all tests passed"

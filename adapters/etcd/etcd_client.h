@@ -14,8 +14,8 @@
 // etcd's gateway encodes int64 as JSON strings and bytes as base64; this
 // class hides both.
 //
-// Bounds on etcd's answers (an endpoint may be anyone's; README, "Network
-// bounds"), each checked while the answer arrives and failing the call with
+// Bounds on etcd's answers (an endpoint may be anyone's; docs/bounds.md, "Network
+// answers"), each checked while the answer arrives and failing the call with
 // kUnavailable naming the bound:
 //   - short answers (member list, status, member add/remove/promote, move
 //     leader, put, txn, compaction, defragment, any error): 1 MiB (kEtcdShortAnswerBytes;

@@ -79,7 +79,7 @@ Value EtcdPodSelector(const Value& etcd);
 
 // The image of the member pods' containers when the Etcd names none (in
 // spec.etcd.image, spec.backup.image): the ruleplane image, which holds etcd
-// too, as scripts/build-images.sh names it (README, "The image"). Pulled only
+// too, as scripts/build-images.sh names it (docs/running-the-controller.md, "The image"). Pulled only
 // when the node does not have it.
 inline constexpr const char* kMemberImage = "localhost/ruleplane:latest";
 

@@ -19,7 +19,7 @@
 // namespace and the Role rule that would allow it, 404 kNotFound, 422 and
 // other 4xx kInvalidArgument with the field causes.
 //
-// Bounds on the API server's answers (README, "Network bounds"), checked
+// Bounds on the API server's answers (docs/bounds.md, "Network answers"), checked
 // while they arrive, each failing the call with kUnavailable naming it:
 // one object (get, create, patch, delete, any error) 16 MiB
 // (kKubeObjectAnswerBytes; etcd stores an object of 1.5 MiB at most), one

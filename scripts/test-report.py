@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Where the time of a scripts/test.sh run went: its phases, the test seconds of each ctest run by label, and the
+ten slowest tests. Reads the directory scripts/test.sh writes (phases.tsv: name, seconds, exit status; one ctest
+JUnit report per ctest run).
+
+    python3 scripts/test-report.py build/test-report
+"""
+import collections
+import pathlib
+import sys
+import xml.etree.ElementTree as ElementTree
+
+
+def minutes(seconds):
+    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+
+
+def read_phases(directory):
+    phases = []
+    path = directory / "phases.tsv"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            name, seconds, status = line.split("\t")
+            phases.append((name, int(seconds), int(status)))
+    return phases
+
+
+def read_tests(directory):
+    """(run, test, seconds, status, labels) for every test of every ctest JUnit report."""
+    tests = []
+    for report in sorted(directory.glob("*.xml")):
+        try:
+            root = ElementTree.parse(report).getroot()
+        except ElementTree.ParseError:
+            continue
+        for case in root.iter("testcase"):
+            labels = [p.get("value", "") for p in case.iter("property") if p.get("name") == "cmake_labels"]
+            labels = [label for value in labels for label in value.split(";") if label] or ["(none)"]
+            tests.append((report.stem, case.get("name", "?"), float(case.get("time", "0")),
+                          case.get("status", "?"), labels))
+    return tests
+
+
+def main():
+    directory = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "build/test-report")
+    phases = read_phases(directory)
+    tests = read_tests(directory)
+
+    print("== where the time went (wall clock)")
+    width = max([len(name) for name, _, _ in phases] + [5])
+    for name, seconds, status in phases:
+        outcome = "ok" if status == 0 else f"FAILED ({status})"
+        if "beside" in name:
+            outcome += ", overlapped: not in the total"
+        print(f"  {name:<{width}}  {seconds:>6} s  {minutes(seconds):>6}  {outcome}")
+    # A phase that ran beside another (its name says so) took no time of its own.
+    total = sum(seconds for name, seconds, _ in phases if "beside" not in name)
+    print(f"  {'total':<{width}}  {total:>6} s  {minutes(total):>6}")
+
+    if tests:
+        print("== test seconds by ctest run and label (summed over tests that ran side by side)")
+        by_label = collections.defaultdict(lambda: [0, 0.0])
+        for run, _, seconds, _, labels in tests:
+            for label in labels:
+                by_label[(run, label)][0] += 1
+                by_label[(run, label)][1] += seconds
+        for (run, label), (count, seconds) in sorted(by_label.items()):
+            print(f"  {run:<22} {label:<12} {count:>4} tests  {seconds:>8.1f} s")
+        print("== the ten slowest tests")
+        for run, name, seconds, status, _ in sorted(tests, key=lambda t: -t[2])[:10]:
+            print(f"  {seconds:>7.1f} s  {run:<22} {name}{'' if status == 'run' else '  (' + status + ')'}")
+        failed = [(run, name) for run, name, _, status, _ in tests if status == "fail"]
+        if failed:
+            print(f"== {len(failed)} failed")
+            for run, name in failed:
+                print(f"  {run:<22} {name}")
+
+
+if __name__ == "__main__":
+    main()
