@@ -6,6 +6,7 @@ JUnit report per ctest run).
     python3 scripts/test-report.py build/test-report
 """
 import collections
+import json
 import pathlib
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -25,6 +26,20 @@ def read_phases(directory):
     return phases
 
 
+def read_labels(path):
+    """Each test's labels, from `ctest --show-only=json-v1` (the JUnit report has none)."""
+    try:
+        listing = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    labels = {}
+    for test in listing.get("tests", []):
+        for prop in test.get("properties", []):
+            if prop.get("name") == "LABELS":
+                labels[test.get("name")] = prop.get("value") or []
+    return labels
+
+
 def read_tests(directory):
     """(run, test, seconds, status, labels) for every test of every ctest JUnit report."""
     tests = []
@@ -33,9 +48,9 @@ def read_tests(directory):
             root = ElementTree.parse(report).getroot()
         except ElementTree.ParseError:
             continue
+        labels_of = read_labels(report.with_suffix(".labels.json"))
         for case in root.iter("testcase"):
-            labels = [p.get("value", "") for p in case.iter("property") if p.get("name") == "cmake_labels"]
-            labels = [label for value in labels for label in value.split(";") if label] or ["(none)"]
+            labels = labels_of.get(case.get("name"), []) or ["(none)"]
             tests.append((report.stem, case.get("name", "?"), float(case.get("time", "0")),
                           case.get("status", "?"), labels))
     return tests

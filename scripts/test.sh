@@ -54,6 +54,8 @@ run_ctest() {
   mkdir -p "$(dirname "$kept")" "$(dirname "$costs")"
   [ -f "$kept" ] || [ ! -f "$costs" ] || cp "$costs" "$kept"
   (cd "$dir" && ctest --output-on-failure --timeout 1200 --output-junit "$junit" "$@") || status=$?
+  # The labels of the tests, which the JUnit report leaves out.
+  (cd "$dir" && ctest --show-only=json-v1) >"${junit%.xml}.labels.json" 2>/dev/null || true
   [ ! -f "$kept" ] || cp "$kept" "$costs"
   if ((status == 0)); then return 0; fi
   echo "== failures in $dir (from Testing/Temporary/LastTest.log)"
