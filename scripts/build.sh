@@ -18,25 +18,25 @@ jobs=${JOBS:-2}
 # The test executables of real components (tests/<suite>/) each flavour builds; the quick tier
 # and the sanitizer pass run none of e2e, chaos and node.
 all_suites="etcd;kubernetes;objectstore;e2e;chaos;node"
-unsanitized_suites="etcd;kubernetes;objectstore"
+suites_without_worlds="etcd;kubernetes;objectstore"
+# The optimised flavours keep line tables only (-g1): backtraces and profiles still name file and line, and a
+# compile takes a third less than with full debug information.
+optimised=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DRULEPLANE_WERROR=ON)
 case "$flavour" in
-  release)  options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DRULEPLANE_WERROR=ON -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=ON
+  release)  options=("${optimised[@]}" -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=ON
                      "-DRULEPLANE_TEST_SUITES=$all_suites") ;;
-  tests)    options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DRULEPLANE_WERROR=ON -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=OFF
+  tests)    options=("${optimised[@]}" -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=OFF
                      "-DRULEPLANE_TEST_SUITES=$all_suites") ;;
-  quick)    options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DRULEPLANE_WERROR=ON -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=OFF
-                     "-DRULEPLANE_TEST_SUITES=$unsanitized_suites") ;;
-  binary)   options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DRULEPLANE_WERROR=ON -DRULEPLANE_TESTS=OFF -DRULEPLANE_BENCHMARKS=OFF) ;;
+  quick)    options=("${optimised[@]}" -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=OFF
+                     "-DRULEPLANE_TEST_SUITES=$suites_without_worlds") ;;
+  binary)   options=("${optimised[@]}" -DRULEPLANE_TESTS=OFF -DRULEPLANE_BENCHMARKS=OFF) ;;
   sanitize) options=(-DCMAKE_BUILD_TYPE=Debug -DRULEPLANE_WERROR=ON -DRULEPLANE_SANITIZE=ON -DRULEPLANE_BENCHMARKS=OFF
-                     "-DRULEPLANE_TEST_SUITES=$unsanitized_suites") ;;
+                     "-DRULEPLANE_TEST_SUITES=$suites_without_worlds") ;;
   fuzz)     options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DRULEPLANE_LIBFUZZER=ON -DRULEPLANE_BENCHMARKS=OFF) ;;
   *) echo "usage: $0 [release|tests|quick|sanitize|fuzz|binary]" >&2; exit 2 ;;
 esac
 directory=build/$flavour
 case "$flavour" in binary | tests | quick) directory=build/release ;; esac
-# The optimised flavours keep line tables only (-g1): backtraces and profiles still name file and line, and a
-# compile takes a third less than with full debug information.
-case "$flavour" in release | tests | quick | binary) options+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG") ;; esac
 if command -v ccache >/dev/null; then
   export CCACHE_DIR=${RULEPLANE_CCACHE_DIR:-/var/cache/ruleplane/ccache} CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
   mkdir -p "$CCACHE_DIR" && ccache --max-size=8G >/dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the time of a scripts/test.sh run went: its phases, the test seconds of each ctest run by label, and the
-ten slowest tests. Reads the directory scripts/test.sh writes (phases.tsv: name, seconds, exit status; one ctest
-JUnit report per ctest run).
+ten slowest tests. Reads the directory scripts/test.sh writes (phases.tsv: name, seconds, exit status, "overlapped"
+for a phase that ran beside another; one ctest JUnit report per ctest run, with its tests' labels beside it).
 
     python3 scripts/test-report.py build/test-report
 """
@@ -21,8 +21,8 @@ def read_phases(directory):
     path = directory / "phases.tsv"
     if path.exists():
         for line in path.read_text().splitlines():
-            name, seconds, status = line.split("\t")
-            phases.append((name, int(seconds), int(status)))
+            name, seconds, status, overlapped = line.split("\t")
+            phases.append((name, int(seconds), int(status), overlapped == "overlapped"))
     return phases
 
 
@@ -62,14 +62,13 @@ def main():
     tests = read_tests(directory)
 
     print("== where the time went (wall clock)")
-    width = max([len(name) for name, _, _ in phases] + [5])
-    for name, seconds, status in phases:
+    width = max([len(phase[0]) for phase in phases] + [5])
+    for name, seconds, status, overlapped in phases:
         outcome = "ok" if status == 0 else f"FAILED ({status})"
-        if "beside" in name:
+        if overlapped:
             outcome += ", overlapped: not in the total"
         print(f"  {name:<{width}}  {seconds:>6} s  {minutes(seconds):>6}  {outcome}")
-    # A phase that ran beside another (its name says so) took no time of its own.
-    total = sum(seconds for name, seconds, _ in phases if "beside" not in name)
+    total = sum(seconds for _, seconds, _, overlapped in phases if not overlapped)
     print(f"  {'total':<{width}}  {total:>6} s  {minutes(total):>6}")
 
     if tests:

@@ -25,13 +25,16 @@ rm -rf "$report_dir"
 mkdir -p "$report_dir"
 phases="$report_dir/phases.tsv"
 
-# Runs "$@" as the phase named $1, recording its wall-clock seconds and exit status.
+# A phase's line for the table: name, wall-clock seconds, exit status, and "overlapped" for one that ran beside
+# another (its seconds are not added to the total).
+record_phase() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$phases"; }
+# Runs "$@" as the phase named $1.
 phase() {
   local name=$1 start=$SECONDS status=0
   shift
   echo "== $name"
   "$@" || status=$?
-  printf '%s\t%s\t%s\n' "$name" $((SECONDS - start)) "$status" >>"$phases"
+  record_phase "$name" $((SECONDS - start)) "$status"
   return "$status"
 }
 # At the end, also after a failure: the background build stopped, the table printed.
@@ -129,8 +132,7 @@ phase "ctest release: all" run_ctest release release -j "${TEST_JOBS:-$jobs}" \
   --resource-spec-file "$PWD/tests/ctest-resources.json" || release_status=$?
 sanitize_status=0
 wait "$sanitize_build" || sanitize_status=$?
-printf '%s\t%s\t%s\n' "build sanitize (beside the release tests)" $((SECONDS - sanitize_start)) "$sanitize_status" \
-  >>"$phases"
+record_phase "build sanitize (beside the release tests)" $((SECONDS - sanitize_start)) "$sanitize_status" overlapped
 if ((sanitize_status != 0)); then
   tail -n 60 "$sanitize_log"
   exit "$sanitize_status"
