@@ -1,7 +1,9 @@
 // Adapter: performs the catalogue's actions of one kind (`adapter:` in
-// execution/catalogue.yaml): "etcd", "local", "kubernetes". The executor calls
-// it; an embedding program may implement its own (its own backup store, its
-// own transport) and register it under the same kind.
+// actions/catalogue.yaml): "kubernetes", "etcd", "local", "backup-sidecar",
+// each by handing the step to its action's handler (action_handler.h) in
+// actions/<kind>/. The executor calls it; an embedding program may implement
+// its own (its own backup store, its own transport) and register it under the
+// same kind.
 //
 // Every request an adapter sends is first built as data and recorded in the
 // step's RequestLog; in a dry run the log says not to send what mutates, and
@@ -47,8 +49,5 @@ class Adapter {
     return std::nullopt;
   }
 };
-
-// A step's string parameter, or "" when absent.
-std::string StepParam(const PlanStep& step, std::string_view name);
 
 }  // namespace ruleplane

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 
 namespace ruleplane {
 namespace {
@@ -28,8 +28,8 @@ std::string Messages(const CatalogueLoadResult& result, std::string_view text) {
 }
 
 TEST(ActionCatalogueTest, RepoCatalogueLoadsAndHasTheStatusActions) {
-  std::string text = ReadRepoFile("execution/catalogue.yaml");
-  CatalogueLoadResult result = LoadActionCatalogue(text, "execution/catalogue.yaml");
+  std::string text = ReadRepoFile("actions/catalogue.yaml");
+  CatalogueLoadResult result = LoadActionCatalogue(text, "actions/catalogue.yaml");
   ASSERT_TRUE(result.catalogue) << Messages(result, text);
   EXPECT_TRUE(result.diagnostics.empty());
   const ActionCatalogue& catalogue = *result.catalogue;
@@ -66,8 +66,8 @@ TEST(ActionCatalogueTest, RepoCatalogueLoadsAndHasTheStatusActions) {
 // Issue 23, hazard 4: every write is fenced by what the plan observed, or is
 // idempotent by construction, and the catalogue says which.
 TEST(ActionCatalogueTest, EveryBundledActionSaysHowItsWritesAreFenced) {
-  std::string text = ReadRepoFile("execution/catalogue.yaml");
-  CatalogueLoadResult result = LoadActionCatalogue(text, "execution/catalogue.yaml");
+  std::string text = ReadRepoFile("actions/catalogue.yaml");
+  CatalogueLoadResult result = LoadActionCatalogue(text, "actions/catalogue.yaml");
   ASSERT_TRUE(result.catalogue) << Messages(result, text);
   for (const ActionDefinition& action : result.catalogue->actions) {
     const std::string kind = action.fencing.substr(0, action.fencing.find(':'));
@@ -77,29 +77,29 @@ TEST(ActionCatalogueTest, EveryBundledActionSaysHowItsWritesAreFenced) {
   }
 }
 
-// One handler per action (adapters/kubernetes/actions/): every action the
+// One handler per action (actions/kubernetes/): every action the
 // catalogue gives the kubernetes adapter has one, and every handler performs
 // an action the catalogue gives the kubernetes adapter.
 TEST(ActionCatalogueTest, EveryKubernetesActionHasAHandler) {
-  std::string text = ReadRepoFile("execution/catalogue.yaml");
-  CatalogueLoadResult result = LoadActionCatalogue(text, "execution/catalogue.yaml");
+  std::string text = ReadRepoFile("actions/catalogue.yaml");
+  CatalogueLoadResult result = LoadActionCatalogue(text, "actions/catalogue.yaml");
   ASSERT_TRUE(result.catalogue) << Messages(result, text);
   int kubernetes_actions = 0;
   for (const ActionDefinition& action : result.catalogue->actions) {
     if (action.adapter != "kubernetes") continue;
     ++kubernetes_actions;
-    const ActionHandler* handler = FindKubernetesActionHandler(action.name);
-    ASSERT_NE(handler, nullptr) << action.name << " has no file in adapters/kubernetes/actions/";
+    const KubernetesActionHandler* handler = FindActionHandler(KubernetesActionHandlers(), action.name);
+    ASSERT_NE(handler, nullptr) << action.name << " has no file in actions/kubernetes/";
     EXPECT_NE(handler->is_done, nullptr) << action.name;
     EXPECT_NE(handler->perform, nullptr) << action.name;
   }
   EXPECT_GT(kubernetes_actions, 0);
-  for (const std::string& name : KubernetesActionNames()) {
+  for (const auto& [name, handler] : KubernetesActionHandlers()) {
     const ActionDefinition* action = result.catalogue->Find(name);
-    ASSERT_NE(action, nullptr) << name << " has a handler but is not in execution/catalogue.yaml";
+    ASSERT_NE(action, nullptr) << name << " has a handler but is not in actions/catalogue.yaml";
     EXPECT_EQ(action->adapter, "kubernetes") << name;
   }
-  EXPECT_EQ(FindKubernetesActionHandler("NoSuchAction"), nullptr);
+  EXPECT_EQ(FindActionHandler(KubernetesActionHandlers(), "NoSuchAction"), nullptr);
 }
 
 TEST(ActionCatalogueTest, ReportsEveryProblemWithItsPosition) {

@@ -1,4 +1,4 @@
-#include "adapters/backup_sidecar/backup_sidecar_adapter.h"
+#include "actions/backup_sidecar/backup_sidecar_adapter.h"
 
 #include <algorithm>
 

@@ -25,7 +25,7 @@
 #include <chrono>
 #include <memory>
 
-#include "adapters/adapter.h"
+#include "actions/adapter.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/snapshot.h"
 #include "platform/http_client.h"

@@ -1,16 +1,12 @@
-#include "adapters/etcd/etcd_adapter.h"
+#include "actions/etcd/etcd_adapter.h"
 
 #include <algorithm>
 
+#include "actions/step_params.h"
 #include "adapters/etcd/membership_change.h"
 
 namespace ruleplane {
 namespace {
-
-bool BoolParam(const PlanStep& step, std::string_view name) {
-  const Value* value = step.params.is_map() ? step.params.Find(name) : nullptr;
-  return value != nullptr && value->is_bool() && value->bool_value();
-}
 
 // The member a RemoveMember or UpdateMemberPeerUrl step means: by ID, or by name when it has none.
 const EtcdMember* MemberOfStep(const PlanStep& step, const std::vector<EtcdMember>& members,

@@ -20,7 +20,7 @@
 // or a crash never adds a second member or removes the wrong one.
 #pragma once
 
-#include "adapters/adapter.h"
+#include "actions/adapter.h"
 #include "adapters/etcd/etcd_client.h"
 
 namespace ruleplane {

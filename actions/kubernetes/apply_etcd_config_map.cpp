@@ -2,7 +2,7 @@
 // for the step's replicas, created, or updated fenced by its resourceVersion
 // as read just before; done when its data is what the spec renders (a spec
 // change such as peerUrlTls reaches it, not only a new size).
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 
@@ -18,19 +18,19 @@ Value DataPatch(const Value& rendered, const Value& /*live*/) {
   return Value::MakeMap({{Value::String("data"), *ValueAt(rendered, {"data"})}});
 }
 
-Result<Value::List> Rendered(const PlanStep& step, ActionContext& context) {
+Result<Value::List> Rendered(const PlanStep& step, KubernetesActionContext& context) {
   auto config_map = EtcdConfigMap(context.observed_etcd(), IntParam(step, "replicas"));
   if (!config_map.ok()) return config_map.error();
   return Value::List{*std::move(config_map)};
 }
 
-Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   auto rendered = Rendered(step, context);
   if (!rendered.ok()) return rendered.error();
   return context.RenderedCurrent(*rendered, HasData, log);
 }
 
-Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   auto rendered = Rendered(step, context);
   if (!rendered.ok()) return rendered.error();
   return context.ApplyRendered(*rendered, HasData, DataPatch, log);
@@ -38,8 +38,8 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
 
 }  // namespace
 
-ActionHandler ApplyEtcdConfigMapHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = true, .poll_interval = std::nullopt};
+KubernetesActionHandler ApplyEtcdConfigMapHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = EtcdSpecAsObserved, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

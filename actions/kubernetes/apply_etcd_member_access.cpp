@@ -2,7 +2,7 @@
 // RoleBinding druid.gardener.cloud:etcd:<etcd> (etcd_templates.h), each
 // created when missing; a Role whose rules differ from the rendered ones
 // (written by an older ruleplane) gets them, fenced by its resourceVersion.
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 
@@ -19,13 +19,13 @@ Value RulesPatch(const Value& rendered, const Value& /*live*/) {
   return Value::MakeMap({{Value::String("rules"), *ValueAt(rendered, {"rules"})}});
 }
 
-Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   auto access = EtcdMemberAccess(context.observed_etcd());
   if (!access.ok()) return access.error();
   return context.RenderedCurrent(*access, HasRules, log);
 }
 
-Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   auto access = EtcdMemberAccess(context.observed_etcd());
   if (!access.ok()) return access.error();
   return context.ApplyRendered(*access, HasRules, RulesPatch, log);
@@ -33,8 +33,8 @@ Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log
 
 }  // namespace
 
-ActionHandler ApplyEtcdMemberAccessHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = true, .poll_interval = std::nullopt};
+KubernetesActionHandler ApplyEtcdMemberAccessHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = EtcdSpecAsObserved, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

@@ -4,7 +4,7 @@
 // value. A key the spec no longer names is taken off when the Service records
 // it as the spec's (kClientServiceKeysAnnotation); others' labels and
 // annotations stay.
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 #include "engine/common/json_value.h"
@@ -53,13 +53,13 @@ Value MetadataPatch(const Value& rendered, const Value& live) {
   return Value::MakeMap({{Value::String("metadata"), Value::MakeMap(std::move(metadata))}});
 }
 
-Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   auto services = EtcdServices(context.observed_etcd());
   if (!services.ok()) return services.error();
   return context.RenderedCurrent(*services, CarriesMetadata, log);
 }
 
-Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   auto services = EtcdServices(context.observed_etcd());
   if (!services.ok()) return services.error();
   return context.ApplyRendered(*services, CarriesMetadata, MetadataPatch, log);
@@ -67,8 +67,8 @@ Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log
 
 }  // namespace
 
-ActionHandler ApplyEtcdServicesHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = true, .poll_interval = std::nullopt};
+KubernetesActionHandler ApplyEtcdServicesHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = EtcdSpecAsObserved, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

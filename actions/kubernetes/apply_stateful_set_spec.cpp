@@ -6,7 +6,7 @@
 // (etcd-druid's, adopted) keeps its own, with the spec's images, resources,
 // labels, priority class and scheduling constraints merged in
 // (PodTemplateForSpec).
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 
@@ -26,13 +26,13 @@ Value WithRemovedFieldsNamedNull(const Value& old_template, const Value& new_tem
   return WithField(new_template, "spec", std::move(spec));
 }
 
-Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   auto etcd = context.FreshEtcd(log);
   if (!etcd.ok()) return etcd.error();
   return FieldInt(*etcd, {"status", "observedGeneration"}, 0) >= IntParam(step, "generation");
 }
 
-Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   const int64_t generation = IntParam(step, "generation");
   auto fresh = context.FreshEtcd(log);
   if (!fresh.ok()) return fresh.error();
@@ -77,8 +77,8 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
 
 }  // namespace
 
-ActionHandler ApplyStatefulSetSpecHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = false, .poll_interval = std::nullopt};
+KubernetesActionHandler ApplyStatefulSetSpecHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = nullptr, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

@@ -1,17 +1,17 @@
 // CreateCompactionJob: <etcd>-compactor. AlreadyExists is done: a job of this
 // name runs or ran; etcd-druid waits for it too.
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 
 namespace ruleplane {
 namespace {
 
-Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   return context.Exists(
       {"batch/v1", "jobs", context.namespace_name(), CompactionJobName(context.observed_etcd()), ""}, log);
 }
 
-Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   auto job = CompactionJob(context.observed_etcd());
   if (!job.ok()) return job.error();
   return context.CreateUnlessPresent({"batch/v1", "jobs", context.namespace_name(), "", ""}, *job, log);
@@ -19,8 +19,8 @@ Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log
 
 }  // namespace
 
-ActionHandler CreateCompactionJobHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = true, .poll_interval = std::nullopt};
+KubernetesActionHandler CreateCompactionJobHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = EtcdSpecAsObserved, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

@@ -1,16 +1,16 @@
 // CreateSnapshotLease: <etcd>-full-snap or <etcd>-delta-snap (gardener.cloud/purpose etcd-snapshot-lease).
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 
 namespace ruleplane {
 namespace {
 
-Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   return context.Exists({"coordination.k8s.io/v1", "leases", context.namespace_name(), StepName(step), ""},
                         log);
 }
 
-Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   return context.CreateUnlessPresent(
       {"coordination.k8s.io/v1", "leases", context.namespace_name(), "", ""},
       EtcdLease(context.observed_etcd(), StepName(step), "etcd-snapshot-lease"), log);
@@ -18,8 +18,8 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
 
 }  // namespace
 
-ActionHandler CreateSnapshotLeaseHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = true, .poll_interval = std::nullopt};
+KubernetesActionHandler CreateSnapshotLeaseHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = EtcdSpecAsObserved, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

@@ -2,7 +2,7 @@
 // Etcd generation it was rendered from; done only when the one that exists
 // names this plan's generation: one from an older spec is kConflict
 // (re-observe: ApplyStatefulSetSpec's to update).
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 
@@ -10,7 +10,7 @@ namespace ruleplane {
 namespace {
 
 // Done when the StatefulSet was rendered from the spec this plan saw, and the status says so.
-Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   const int64_t generation = FieldInt(context.observed_etcd(), {"metadata", "generation"}, 0);
   auto statefulset = context.client().Get(
       {"apps/v1", "statefulsets", context.namespace_name(), context.etcd_name(), ""}, log);
@@ -24,7 +24,7 @@ Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog
   return FieldInt(*etcd, {"status", "observedGeneration"}, 0) >= generation;
 }
 
-Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   const Value& etcd = context.observed_etcd();
   const std::string& name = context.etcd_name();
   const int64_t generation = FieldInt(etcd, {"metadata", "generation"}, 0);
@@ -68,8 +68,8 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
 
 }  // namespace
 
-ActionHandler CreateStatefulSetHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = true, .poll_interval = std::nullopt};
+KubernetesActionHandler CreateStatefulSetHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = EtcdSpecAsObserved, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

@@ -4,7 +4,7 @@
 // members' RoleBinding, Role and ServiceAccount. Only
 // objects whose controlling owner is this Etcd (its uid), each by its uid;
 // PersistentVolumeClaims and backups are kept, as etcd-druid keeps them.
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 
@@ -26,7 +26,7 @@ bool ControlledBy(const Value& object, const std::string& owner_uid) {
 }
 
 // The components that still exist, are the Etcd's, and are not being deleted.
-Result<std::vector<OwnedObject>> RemainingComponents(ActionContext& context, RequestLog& log) {
+Result<std::vector<OwnedObject>> RemainingComponents(KubernetesActionContext& context, RequestLog& log) {
   const Value& etcd = context.observed_etcd();
   const std::string name = context.etcd_name(), ns = context.namespace_name();
   std::vector<KubeResource> candidates = {{"batch/v1", "jobs", ns, CompactionJobName(etcd), ""}};
@@ -56,13 +56,13 @@ Result<std::vector<OwnedObject>> RemainingComponents(ActionContext& context, Req
   return remaining;
 }
 
-Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   auto remaining = RemainingComponents(context, log);
   if (!remaining.ok()) return remaining.error();
   return remaining->empty();
 }
 
-Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   auto remaining = RemainingComponents(context, log);
   if (!remaining.ok()) return remaining.error();
   for (const OwnedObject& object : *remaining) {
@@ -76,8 +76,8 @@ Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log
 
 }  // namespace
 
-ActionHandler DeleteEtcdComponentsHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = false, .poll_interval = std::nullopt};
+KubernetesActionHandler DeleteEtcdComponentsHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = nullptr, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

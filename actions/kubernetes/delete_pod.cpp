@@ -1,14 +1,14 @@
 // DeletePod: a member Pod, deleted directly (never evicted), and only the one observed (its uid).
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 
 namespace ruleplane {
 namespace {
 
-Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   return context.PodGone(StepName(step), log);
 }
 
-Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   const std::string name = StepName(step);
   return context.DeleteObserved({"v1", "pods", context.namespace_name(), name, ""},
                                 context.ObservedUid("pods", name), log);
@@ -16,8 +16,8 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
 
 }  // namespace
 
-ActionHandler DeletePodHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = true, .poll_interval = std::nullopt};
+KubernetesActionHandler DeletePodHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = EtcdSpecAsObserved, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

@@ -1,4 +1,4 @@
-#include "adapters/kubernetes/etcd_finalizer.h"
+#include "actions/kubernetes/etcd_finalizer.h"
 
 #include "adapters/kubernetes/object_fields.h"
 
@@ -11,7 +11,7 @@ bool HasEtcdFinalizer(const Value& etcd) {
   return false;
 }
 
-Status WriteEtcdFinalizer(ActionContext& context, bool present, RequestLog& log) {
+Status WriteEtcdFinalizer(KubernetesActionContext& context, bool present, RequestLog& log) {
   Value::List finalizers;
   for (const Value& finalizer : FieldList(context.TrackedEtcd(), {"metadata", "finalizers"})) {
     if (!finalizer.is_string() || finalizer.string_value() != kEtcdFinalizer) finalizers.push_back(finalizer);

@@ -2,7 +2,7 @@
 // removed by the actions AddEtcdFinalizer and RemoveEtcdFinalizer.
 #pragma once
 
-#include "adapters/kubernetes/action_context.h"
+#include "actions/kubernetes/kubernetes_action_context.h"
 #include "adapters/request.h"
 #include "engine/common/error.h"
 #include "engine/common/value.h"
@@ -16,6 +16,6 @@ bool HasEtcdFinalizer(const Value& etcd);
 // The Etcd's metadata.finalizers with (`present`) or without the finalizer,
 // the others kept: a merge patch of the whole list, fenced by the
 // resourceVersion of the Etcd as this plan last saw it.
-Status WriteEtcdFinalizer(ActionContext& context, bool present, RequestLog& log);
+Status WriteEtcdFinalizer(KubernetesActionContext& context, bool present, RequestLog& log);
 
 }  // namespace ruleplane

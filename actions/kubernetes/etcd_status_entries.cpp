@@ -1,15 +1,15 @@
-#include "adapters/kubernetes/etcd_status_entries.h"
+#include "actions/kubernetes/etcd_status_entries.h"
 
 #include <ctime>
 
+#include "actions/step_params.h"
 #include "adapters/kubernetes/etcd_status.h"
 #include "adapters/kubernetes/object_fields.h"
-#include "adapters/kubernetes/step_params.h"
 #include "engine/common/time_util.h"
 
 namespace ruleplane {
 
-Result<std::optional<Value>> FreshStatusEntry(ActionContext& context, std::string_view list_field,
+Result<std::optional<Value>> FreshStatusEntry(KubernetesActionContext& context, std::string_view list_field,
                                               std::string_view key_field, const std::string& key,
                                               RequestLog& log) {
   auto etcd = context.FreshEtcd(log);
@@ -44,16 +44,16 @@ Value StatusEntryFromStep(const PlanStep& step, const std::string& key_field, co
   return Value::MakeMap(std::move(entry));
 }
 
-Status WriteStatusEntry(ActionContext& context, const std::string& list_field, std::string_view key_field,
-                        const Value& entry, RequestLog& log) {
+Status WriteStatusEntry(KubernetesActionContext& context, const std::string& list_field,
+                        std::string_view key_field, const Value& entry, RequestLog& log) {
   const Value::List list = FieldList(context.TrackedEtcd(), {"status", list_field});
   return context.PatchEtcdStatus(
       Value::MakeMap({{Value::String(list_field), Value::MakeList(WithStatusEntry(list, key_field, entry))}}),
       log);
 }
 
-Status RemoveStatusEntry(ActionContext& context, const std::string& list_field, std::string_view key_field,
-                         const std::string& key, RequestLog& log) {
+Status RemoveStatusEntry(KubernetesActionContext& context, const std::string& list_field,
+                         std::string_view key_field, const std::string& key, RequestLog& log) {
   Value::List list = FieldList(context.TrackedEtcd(), {"status", list_field});
   std::erase_if(list, [&](const Value& entry) { return FieldText(entry, {key_field}) == key; });
   return context.PatchEtcdStatus(

@@ -1,6 +1,6 @@
 // One entry of the Etcd's status lists (status.conditions by type,
 // status.members by name) as the status actions read and write it: from the
-// step's parameters, through ActionContext.
+// step's parameters, through KubernetesActionContext.
 #pragma once
 
 #include <initializer_list>
@@ -8,13 +8,13 @@
 #include <string>
 #include <string_view>
 
-#include "adapters/kubernetes/action_context.h"
+#include "actions/kubernetes/kubernetes_action_context.h"
 
 namespace ruleplane {
 
 // The entry of the Etcd's status.<list_field> whose `key_field` is `key`, read
 // fresh; nullopt when there is none.
-Result<std::optional<Value>> FreshStatusEntry(ActionContext& context, std::string_view list_field,
+Result<std::optional<Value>> FreshStatusEntry(KubernetesActionContext& context, std::string_view list_field,
                                               std::string_view key_field, const std::string& key,
                                               RequestLog& log);
 
@@ -30,11 +30,11 @@ Value StatusEntryFromStep(const PlanStep& step, const std::string& key_field, co
                           std::initializer_list<const char*> fields);
 
 // Patches status.<list_field> with `entry` added or updated (WithStatusEntry).
-Status WriteStatusEntry(ActionContext& context, const std::string& list_field, std::string_view key_field,
-                        const Value& entry, RequestLog& log);
+Status WriteStatusEntry(KubernetesActionContext& context, const std::string& list_field,
+                        std::string_view key_field, const Value& entry, RequestLog& log);
 
 // Patches status.<list_field> without the entries whose `key_field` is `key`.
-Status RemoveStatusEntry(ActionContext& context, const std::string& list_field, std::string_view key_field,
-                         const std::string& key, RequestLog& log);
+Status RemoveStatusEntry(KubernetesActionContext& context, const std::string& list_field,
+                         std::string_view key_field, const std::string& key, RequestLog& log);
 
 }  // namespace ruleplane

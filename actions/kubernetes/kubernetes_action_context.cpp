@@ -1,4 +1,4 @@
-#include "adapters/kubernetes/action_context.h"
+#include "actions/kubernetes/kubernetes_action_context.h"
 
 #include <ctime>
 
@@ -9,32 +9,32 @@
 
 namespace ruleplane {
 
-ActionContext::ActionContext(KubeClient& client, const Snapshot& snapshot,
-                             std::vector<std::string> member_init_rules)
+KubernetesActionContext::KubernetesActionContext(KubeClient& client, const Snapshot& snapshot,
+                                                 std::vector<std::string> member_init_rules)
     : client_(client), snapshot_(snapshot.document), member_init_rules_(std::move(member_init_rules)) {
   namespace_ = FieldText(snapshot_, {"etcd", "metadata", "namespace"});
   etcd_name_ = FieldText(snapshot_, {"etcd", "metadata", "name"});
 }
 
-const Value& ActionContext::observed_etcd() const { return *ValueAt(snapshot_, {"etcd"}); }
+const Value& KubernetesActionContext::observed_etcd() const { return *ValueAt(snapshot_, {"etcd"}); }
 
-Value& ActionContext::Tracked(const std::string& key, const Value& observed) {
+Value& KubernetesActionContext::Tracked(const std::string& key, const Value& observed) {
   auto found = tracked_.find(key);
   if (found == tracked_.end()) found = tracked_.emplace(key, observed).first;
   return found->second;
 }
 
-Result<Value*> ActionContext::TrackedStatefulSet() {
+Result<Value*> KubernetesActionContext::TrackedStatefulSet() {
   const Value* observed = ValueAt(snapshot_, {"statefulSet"});
   if (observed == nullptr) return Error{ErrorCode::kFailedPrecondition, "no StatefulSet was observed", {}};
   return &Tracked("statefulset", *observed);
 }
 
-Result<Value> ActionContext::FreshEtcd(RequestLog& log) {
+Result<Value> KubernetesActionContext::FreshEtcd(RequestLog& log) {
   return client_.Get({"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, ""}, log);
 }
 
-Status ActionContext::PatchEtcdStatus(const Value& status_patch, RequestLog& log) {
+Status KubernetesActionContext::PatchEtcdStatus(const Value& status_patch, RequestLog& log) {
   Value& etcd = TrackedEtcd();
   auto patched = client_.MergePatch(
       {"druid.gardener.cloud/v1alpha1", "etcds", namespace_, etcd_name_, "status"},
@@ -49,7 +49,7 @@ Status ActionContext::PatchEtcdStatus(const Value& status_patch, RequestLog& log
   return {};
 }
 
-Status ActionContext::PatchEtcdMetadata(Value::Map fields, RequestLog& log) {
+Status KubernetesActionContext::PatchEtcdMetadata(Value::Map fields, RequestLog& log) {
   Value& etcd = TrackedEtcd();
   const std::string version = FieldText(etcd, {"metadata", "resourceVersion"});
   if (version.empty())
@@ -63,7 +63,7 @@ Status ActionContext::PatchEtcdMetadata(Value::Map fields, RequestLog& log) {
   return {};
 }
 
-Status ActionContext::CheckEtcdAsObserved(RequestLog& log) {
+Status KubernetesActionContext::CheckEtcdAsObserved(RequestLog& log) {
   const Value& observed = observed_etcd();
   auto fresh = FreshEtcd(log);
   if (!fresh.ok()) {
@@ -94,7 +94,7 @@ Status ActionContext::CheckEtcdAsObserved(RequestLog& log) {
   return {};
 }
 
-Result<bool> ActionContext::EtcdTornDown(RequestLog& log) {
+Result<bool> KubernetesActionContext::EtcdTornDown(RequestLog& log) {
   if (ValueAt(observed_etcd(), {"metadata", "deletionTimestamp"}) == nullptr) return false;
   auto fresh = FreshEtcd(log);
   if (fresh.ok())
@@ -103,7 +103,7 @@ Result<bool> ActionContext::EtcdTornDown(RequestLog& log) {
   return fresh.error();
 }
 
-std::string ActionContext::ObservedUid(std::string_view list, const std::string& name) const {
+std::string KubernetesActionContext::ObservedUid(std::string_view list, const std::string& name) const {
   std::string uid;
   for (const Value& observed : FieldList(snapshot_, {list})) {
     if (FieldText(observed, {"metadata", "name"}) == name) uid = FieldText(observed, {"metadata", "uid"});
@@ -111,28 +111,29 @@ std::string ActionContext::ObservedUid(std::string_view list, const std::string&
   return uid;
 }
 
-Result<bool> ActionContext::Exists(const KubeResource& resource, RequestLog& log) {
+Result<bool> KubernetesActionContext::Exists(const KubeResource& resource, RequestLog& log) {
   auto object = Find(resource, log);
   if (!object.ok()) return object.error();
   return object->has_value();
 }
 
-Result<std::optional<Value>> ActionContext::Find(const KubeResource& resource, RequestLog& log) {
+Result<std::optional<Value>> KubernetesActionContext::Find(const KubeResource& resource, RequestLog& log) {
   auto object = client_.Get(resource, log);
   if (!object.ok() && object.error().code == ErrorCode::kNotFound) return std::optional<Value>();
   if (!object.ok()) return object.error();
   return std::optional<Value>(*std::move(object));
 }
 
-Status ActionContext::CreateUnlessPresent(const KubeResource& collection, const Value& object,
-                                          RequestLog& log) {
+Status KubernetesActionContext::CreateUnlessPresent(const KubeResource& collection, const Value& object,
+                                                    RequestLog& log) {
   auto created = client_.Create(collection, object, log);
   // 409 AlreadyExists: created before (by an earlier run of this step) or by someone else; IsDone decides.
   if (!created.ok() && created.error().code != ErrorCode::kConflict) return created.error();
   return {};
 }
 
-Result<ActionContext::LiveObject> ActionContext::FindRendered(const Value& rendered, RequestLog& log) {
+Result<KubernetesActionContext::LiveObject> KubernetesActionContext::FindRendered(const Value& rendered,
+                                                                                  RequestLog& log) {
   auto resource = ResourceOf(rendered, namespace_);
   if (!resource.ok()) return resource.error();
   auto live = Find(*resource, log);
@@ -140,8 +141,8 @@ Result<ActionContext::LiveObject> ActionContext::FindRendered(const Value& rende
   return LiveObject{*std::move(resource), *std::move(live)};
 }
 
-Result<bool> ActionContext::RenderedCurrent(const Value::List& rendered, const RenderedCheck& current,
-                                            RequestLog& log) {
+Result<bool> KubernetesActionContext::RenderedCurrent(const Value::List& rendered,
+                                                      const RenderedCheck& current, RequestLog& log) {
   for (const Value& object : rendered) {
     auto found = FindRendered(object, log);
     if (!found.ok()) return found.error();
@@ -150,8 +151,8 @@ Result<bool> ActionContext::RenderedCurrent(const Value::List& rendered, const R
   return true;
 }
 
-Status ActionContext::ApplyRendered(const Value::List& rendered, const RenderedCheck& current,
-                                    const RenderedPatch& patch, RequestLog& log) {
+Status KubernetesActionContext::ApplyRendered(const Value::List& rendered, const RenderedCheck& current,
+                                              const RenderedPatch& patch, RequestLog& log) {
   for (const Value& object : rendered) {
     auto found = FindRendered(object, log);
     if (!found.ok()) return found.error();
@@ -175,8 +176,8 @@ Status ActionContext::ApplyRendered(const Value::List& rendered, const RenderedC
   return {};
 }
 
-Result<bool> ActionContext::ObservedGone(const KubeResource& resource, const std::string& observed_uid,
-                                         RequestLog& log) {
+Result<bool> KubernetesActionContext::ObservedGone(const KubeResource& resource,
+                                                   const std::string& observed_uid, RequestLog& log) {
   auto object = client_.Get(resource, log);
   if (!object.ok()) {
     if (object.error().code == ErrorCode::kNotFound) return true;
@@ -186,8 +187,8 @@ Result<bool> ActionContext::ObservedGone(const KubeResource& resource, const std
          ValueAt(*object, {"metadata", "deletionTimestamp"}) != nullptr;
 }
 
-Status ActionContext::DeleteObserved(const KubeResource& resource, const std::string& observed_uid,
-                                     RequestLog& log, std::string_view propagation_policy) {
+Status KubernetesActionContext::DeleteObserved(const KubeResource& resource, const std::string& observed_uid,
+                                               RequestLog& log, std::string_view propagation_policy) {
   if (observed_uid.empty()) {
     std::string kind = resource.plural;
     if (!kind.empty() && kind.back() == 's') kind.pop_back();
@@ -196,8 +197,9 @@ Status ActionContext::DeleteObserved(const KubeResource& resource, const std::st
   return client_.Delete(resource, {"", observed_uid}, std::nullopt, log, propagation_policy);
 }
 
-Status ActionContext::RecordEvent(const PlanStep& step, const std::string& type, const std::string& reason,
-                                  const std::string& message, RequestLog& log) {
+Status KubernetesActionContext::RecordEvent(const PlanStep& step, const std::string& type,
+                                            const std::string& reason, const std::string& message,
+                                            RequestLog& log) {
   auto now = TimestampFromUnixSeconds(std::time(nullptr));
   if (!now.ok()) return now.error();
   const Value event = EtcdEvent(observed_etcd(), {"", type, reason, message, step.action}, *now);
@@ -206,8 +208,8 @@ Status ActionContext::RecordEvent(const PlanStep& step, const std::string& type,
   return {};
 }
 
-Result<bool> ActionContext::EventRecorded(const std::string& reason, const std::string& message,
-                                          RequestLog& log) {
+Result<bool> KubernetesActionContext::EventRecorded(const std::string& reason, const std::string& message,
+                                                    RequestLog& log) {
   auto events =
       client_.List({"v1", "events", namespace_, "", ""}, "", log,
                    "involvedObject.name=" + etcd_name_ + ",involvedObject.kind=Etcd,reason=" + reason);

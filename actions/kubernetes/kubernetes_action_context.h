@@ -1,5 +1,6 @@
-// ActionContext: what the action handlers (action_handler.h) share while one
-// KubernetesAdapter performs one plan: the client, the snapshot the plan was
+// KubernetesActionContext: what the kubernetes action handlers
+// (kubernetes_action_handler.h) share while one KubernetesAdapter performs
+// one plan: the client, the snapshot the plan was
 // made from, the objects as this plan's own writes left them, and the reads
 // and writes several actions make.
 //
@@ -25,11 +26,11 @@
 
 namespace ruleplane {
 
-class ActionContext {
+class KubernetesActionContext {
  public:
   // `member_init_rules`: what the StatefulSet gives member-init as --rules (EtcdStatefulSet).
-  ActionContext(KubeClient& client, const Snapshot& snapshot,
-                std::vector<std::string> member_init_rules = {});
+  KubernetesActionContext(KubeClient& client, const Snapshot& snapshot,
+                          std::vector<std::string> member_init_rules = {});
 
   KubeClient& client() { return client_; }
   // The EtcdClusterSnapshot document the plan was made from.

@@ -1,6 +1,6 @@
-#include "adapters/kubernetes/kubernetes_adapter.h"
+#include "actions/kubernetes/kubernetes_adapter.h"
 
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 
 namespace ruleplane {
 
@@ -13,12 +13,12 @@ Status KubernetesAdapter::PatchEtcdStatus(const Value& status_patch, RequestLog&
 }
 
 std::optional<std::chrono::milliseconds> KubernetesAdapter::PollInterval(const PlanStep& step) const {
-  const ActionHandler* handler = FindKubernetesActionHandler(step.action);
+  const KubernetesActionHandler* handler = FindActionHandler(KubernetesActionHandlers(), step.action);
   return handler != nullptr ? handler->poll_interval : std::nullopt;
 }
 
 Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
-  const ActionHandler* handler = FindKubernetesActionHandler(step.action);
+  const KubernetesActionHandler* handler = FindActionHandler(KubernetesActionHandlers(), step.action);
   if (handler == nullptr) return false;  // Perform says why it cannot
   // After the teardown's last step the other rule sets' steps for the Etcd
   // (status writes) have nothing left to act on: skipped, not failed.
@@ -29,7 +29,7 @@ Result<bool> KubernetesAdapter::IsDone(const PlanStep& step, RequestLog& log) {
 }
 
 Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
-  const ActionHandler* handler = FindKubernetesActionHandler(step.action);
+  const KubernetesActionHandler* handler = FindActionHandler(KubernetesActionHandlers(), step.action);
   if (handler == nullptr) {
     return Error{
         ErrorCode::kFailedPrecondition, "the kubernetes adapter does not perform " + step.action, {}};
@@ -37,10 +37,7 @@ Status KubernetesAdapter::Perform(const PlanStep& step, RequestLog& log) {
   // A write to another object than the Etcd rests on the Etcd's spec as
   // observed: fenced by its uid and generation, read now (the Etcd's own
   // writes are fenced by its resourceVersion).
-  if (handler->fenced_by_etcd_spec && !log.dry_run()) {
-    if (Status unchanged = context_.CheckEtcdAsObserved(log); !unchanged.ok()) return unchanged;
-  }
-  return handler->perform(step, context_, log);
+  return PerformFenced(*handler, step, context_, log);
 }
 
 }  // namespace ruleplane

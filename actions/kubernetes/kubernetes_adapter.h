@@ -24,7 +24,8 @@
 // the snapshot. IsDone reads the object fresh and compares: a step that took
 // effect (before a crash, or by someone else) is found done.
 //
-// Each action is one handler, in actions/<action>.cpp (action_handler.h).
+// Each action is one handler, in a file of this folder named for it
+// (kubernetes_action_handler.h).
 //
 //   ApplyStatefulSetSpec   the pod template from the Etcd's spec and the
 //                          generation annotation, then
@@ -42,23 +43,12 @@
 #include <chrono>
 #include <string>
 
-#include "adapters/adapter.h"
-#include "adapters/kubernetes/action_context.h"
+#include "actions/adapter.h"
+#include "actions/kubernetes/kubernetes_action_context.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/snapshot.h"
 
 namespace ruleplane {
-
-// The marker of an approved re-bootstrap from the backup, on the Etcd object:
-// "<backup revision>:<approval>". The initialization rules (1.2.0) re-create
-// the cluster from the backup only while it is there.
-inline constexpr const char* kRebootstrapAnnotation = "ruleplane.dev/rebootstrap";
-// The approval of a quorum-loss recovery: the digest of the plan it approves.
-inline constexpr const char* kApprovePlanAnnotation = "ruleplane.dev/approve-plan";
-
-// How soon a plan paused on WaitForPodsDeleted is observed again (the pods'
-// own watch events usually bring it back sooner).
-inline constexpr std::chrono::milliseconds kPodsDeletedPollInterval{5000};
 
 class KubernetesAdapter : public Adapter {
  public:
@@ -80,7 +70,7 @@ class KubernetesAdapter : public Adapter {
   Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
 
  private:
-  ActionContext context_;
+  KubernetesActionContext context_;
 };
 
 }  // namespace ruleplane

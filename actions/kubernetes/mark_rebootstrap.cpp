@@ -1,6 +1,6 @@
 // MarkRebootstrap: the Etcd's kRebootstrapAnnotation, "<backup revision>:<approval>".
-#include "adapters/kubernetes/action_handler.h"
-#include "adapters/kubernetes/kubernetes_adapter.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
+#include "adapters/kubernetes/etcd_annotations.h"
 #include "adapters/kubernetes/object_fields.h"
 
 namespace ruleplane {
@@ -13,7 +13,7 @@ std::string RebootstrapMarker(const PlanStep& step, const Value& observed_etcd) 
   return std::to_string(IntParam(step, "backupRevision")) + ":" + (approval.empty() ? "auto" : approval);
 }
 
-Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   auto etcd = context.FreshEtcd(log);
   if (!etcd.ok()) return etcd.error();
   return FieldText(*etcd, {"metadata", "annotations", kRebootstrapAnnotation}) ==
@@ -22,7 +22,7 @@ Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& lo
 
 // Fenced by the Etcd's resourceVersion as observed (or as this plan's own
 // last write left it): a marker written on a stale decision is refused.
-Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   const std::string marker = RebootstrapMarker(step, context.TrackedEtcd());
   return context.PatchEtcdMetadata(
       {{Value::String("annotations"),
@@ -32,8 +32,8 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
 
 }  // namespace
 
-ActionHandler MarkRebootstrapHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = false, .poll_interval = std::nullopt};
+KubernetesActionHandler MarkRebootstrapHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = nullptr, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

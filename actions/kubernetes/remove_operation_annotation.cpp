@@ -3,7 +3,7 @@
 // off the Etcd once the spec it asked for is reconciled, as etcd-druid's
 // completeReconcile removes it; fenced by the Etcd's resourceVersion, so an
 // annotation set again since the plan's observation stays.
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/object_fields.h"
 
 namespace ruleplane {
@@ -12,7 +12,7 @@ namespace {
 constexpr std::string_view kOperationAnnotations[] = {"druid.gardener.cloud/operation",
                                                       "gardener.cloud/operation"};
 
-Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   auto etcd = context.FreshEtcd(log);
   if (!etcd.ok()) return etcd.error();
   const Value* annotations = ValueAt(*etcd, {"metadata", "annotations"});
@@ -23,7 +23,7 @@ Result<bool> IsDone(const PlanStep& /*step*/, ActionContext& context, RequestLog
   return true;
 }
 
-Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
   Value::Map removed;
   for (std::string_view key : kOperationAnnotations)
     removed.emplace_back(Value::String(std::string(key)), Value::Null());
@@ -32,8 +32,8 @@ Status Perform(const PlanStep& /*step*/, ActionContext& context, RequestLog& log
 
 }  // namespace
 
-ActionHandler RemoveOperationAnnotationHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = false, .poll_interval = std::nullopt};
+KubernetesActionHandler RemoveOperationAnnotationHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = nullptr, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

@@ -1,11 +1,11 @@
 // ScaleStatefulSet: the StatefulSet's /scale, fenced by its resourceVersion.
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/object_fields.h"
 
 namespace ruleplane {
 namespace {
 
-Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   auto scale =
       context.client().Get({"apps/v1", "statefulsets", context.namespace_name(), step.target, "scale"}, log);
   if (!scale.ok()) return scale.error();
@@ -13,7 +13,7 @@ Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& lo
   return FieldInt(*scale, {"spec", "replicas"}, 0) == IntParam(step, "replicas");
 }
 
-Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   auto tracked = context.TrackedStatefulSet();
   if (!tracked.ok()) return tracked.error();
   Value& statefulset = **tracked;
@@ -34,8 +34,8 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
 
 }  // namespace
 
-ActionHandler ScaleStatefulSetHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = true, .poll_interval = std::nullopt};
+KubernetesActionHandler ScaleStatefulSetHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = EtcdSpecAsObserved, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

@@ -1,14 +1,14 @@
 // SetPdbMinAvailable: the PodDisruptionBudget <etcd>'s minAvailable, fenced
 // by its resourceVersion; created when none was observed, as policy/v1 where
 // the API server serves it (Kubernetes 1.21 on; 1.25 removed policy/v1beta1).
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/object_fields.h"
 
 namespace ruleplane {
 namespace {
 
-Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Result<bool> IsDone(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   for (const char* version : {"policy/v1", "policy/v1beta1"}) {
     auto budget = context.client().Get(
         {version, "poddisruptionbudgets", context.namespace_name(), context.etcd_name(), ""}, log);
@@ -18,7 +18,7 @@ Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& lo
   return false;
 }
 
-Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
+Status Perform(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   const Value min_available = Value::Int(IntParam(step, "minAvailable"));
   if (const Value* observed = ValueAt(context.snapshot(), {"podDisruptionBudget"})) {
     Value& budget = context.Tracked("budget", *observed);
@@ -49,8 +49,8 @@ Status Perform(const PlanStep& step, ActionContext& context, RequestLog& log) {
 
 }  // namespace
 
-ActionHandler SetPdbMinAvailableHandler() {
-  return {.is_done = IsDone, .perform = Perform, .fenced_by_etcd_spec = true, .poll_interval = std::nullopt};
+KubernetesActionHandler SetPdbMinAvailableHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = EtcdSpecAsObserved, .poll_interval = std::nullopt};
 }
 
 }  // namespace ruleplane

@@ -1,13 +1,18 @@
 // WaitForPodsDeleted: sends nothing. The executor asks IsDone, and pauses the
 // plan while it is not (poll_interval); the pods' own watch events usually
 // bring it back sooner.
-#include "adapters/kubernetes/action_handler.h"
-#include "adapters/kubernetes/kubernetes_adapter.h"
+#include <chrono>
+
+#include "actions/kubernetes/kubernetes_action_handler.h"
 
 namespace ruleplane {
 namespace {
 
-Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& log) {
+// How soon a plan paused on WaitForPodsDeleted is observed again (the pods'
+// own watch events usually bring it back sooner).
+constexpr std::chrono::milliseconds kPodsDeletedPollInterval{5000};
+
+Result<bool> IsDone(const PlanStep& step, KubernetesActionContext& context, RequestLog& log) {
   for (const Value& pod :
        StepValue(step, "names").is_list() ? StepValue(step, "names").list_value() : Value::List{}) {
     auto gone = context.PodGone(pod.string_value(), log);
@@ -16,15 +21,14 @@ Result<bool> IsDone(const PlanStep& step, ActionContext& context, RequestLog& lo
   return true;
 }
 
-Status Perform(const PlanStep& /*step*/, ActionContext& /*context*/, RequestLog& /*log*/) { return {}; }
+Status Perform(const PlanStep& /*step*/, KubernetesActionContext& /*context*/, RequestLog& /*log*/) {
+  return {};
+}
 
 }  // namespace
 
-ActionHandler WaitForPodsDeletedHandler() {
-  return {.is_done = IsDone,
-          .perform = Perform,
-          .fenced_by_etcd_spec = false,
-          .poll_interval = kPodsDeletedPollInterval};
+KubernetesActionHandler WaitForPodsDeletedHandler() {
+  return {.is_done = IsDone, .perform = Perform, .fence = nullptr, .poll_interval = kPodsDeletedPollInterval};
 }
 
 }  // namespace ruleplane

@@ -1,10 +1,11 @@
-#include "adapters/local/local_adapter.h"
+#include "actions/local/local_adapter.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
 
+#include "actions/step_params.h"
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/data_dir.h"
 #include "adapters/local/delta_file.h"

@@ -13,29 +13,12 @@
 #include <memory>
 #include <string>
 
-#include "adapters/adapter.h"
+#include "actions/adapter.h"
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/local/backup_store.h"
+#include "adapters/local/local_member.h"
 
 namespace ruleplane {
-
-// In a data directory that an approved re-bootstrap re-created, the marker
-// (annotation ruleplane.dev/rebootstrap) it was re-created for: written with
-// the configuration that ends the plan, so that one marker re-creates the
-// cluster once (GenerateEtcdConfig's `rebootstrap` parameter).
-inline constexpr const char* kRebootstrapRecordFile = "ruleplane-rebootstrap";
-
-// The member this process initializes, and where its files are.
-struct LocalMember {
-  std::string name;        // the pod name
-  std::string peer_url;    // its advertised peer URL
-  std::string client_url;  // its advertised client URL
-  std::string data_dir;
-  std::string config_template;  // the etcd configuration etcd-druid mounts (YAML)
-  std::string config_out;       // where the generated configuration goes
-  std::string namespace_name;   // written to the data directory's safe_guard file
-  std::chrono::milliseconds command_timeout{std::chrono::minutes(10)};
-};
 
 class LocalAdapter : public Adapter {
  public:
