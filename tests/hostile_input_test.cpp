@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "actions/local/local_adapter.h"
+#include "actions/local/etcd_config.h"
 #include "adapters/local/initial_cluster.h"
 #include "execution/journal.h"
 #include "platform/http_client.h"
