@@ -1,16 +1,7 @@
 // BackupSidecarAdapter: the catalogue's `adapter: backup-sidecar` actions,
 // through etcd-backup-restore's HTTP API that member-agent serves on each
-// member Pod (spec.backup.port, 8080 by default):
-//
-//   TriggerFullSnapshot  params maxAttempts (default 1): POST /snapshot/full
-//                        on the leading member's Pod (any other member
-//                        forwards it to the leader); done when the store's
-//                        latest full snapshot (GET /snapshot/latest) reaches
-//                        the revision the members held when observed (their
-//                        Leases' ruleplane.dev/revision). A snapshot that
-//                        fails maxAttempts times fails the step for good: a
-//                        plan that scales to 0 after it stops there, with the
-//                        last backup untouched (etcd-druid's hibernation).
+// member Pod (spec.backup.port, 8080 by default): TriggerFullSnapshot (the
+// leading member's POST /snapshot/full).
 //
 // With spec.backup.tls (etcd-druid's layout) the API is HTTPS: the request
 // goes to the Pod's IP, and the agent's certificate is verified for the
@@ -19,16 +10,18 @@
 // dataKey, default ca.crt), read from the API server when the step runs.
 //
 // The Pods, Leases and port come from the snapshot the plan was made from;
-// what counts as done is read from the sidecar, now.
+// what counts as done is read from the sidecar, now. Each action is one
+// handler, in a file of this folder named for it
+// (backup_sidecar_action_handler.h).
 #pragma once
 
 #include <chrono>
-#include <memory>
+#include <optional>
 
 #include "actions/adapter.h"
+#include "actions/backup_sidecar/backup_sidecar_action_context.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "engine/common/snapshot.h"
-#include "platform/http_client.h"
 
 namespace ruleplane {
 
@@ -42,21 +35,10 @@ class BackupSidecarAdapter : public Adapter {
   std::string_view kind() const override { return "backup-sidecar"; }
   Result<bool> IsDone(const PlanStep& step, RequestLog& log) override;
   Status Perform(const PlanStep& step, RequestLog& log) override;
+  std::optional<std::chrono::milliseconds> PollInterval(const PlanStep& step) const override;
 
  private:
-  // The leading member's Pod when a Lease names a leader, else the first Pod
-  // with an IP: http://<Pod IP>:<spec.backup.port>, or with TLS
-  // https://<Pod DNS name>:<port>, and a client that connects to the IP and
-  // verifies against the Etcd's backup CA.
-  struct Sidecar {
-    std::string url;
-    std::unique_ptr<HttpClient> client;
-  };
-  Result<Sidecar> Connect(RequestLog& log);
-
-  const Value& document_;
-  KubeClient& kube_;
-  std::chrono::milliseconds timeout_;
+  BackupSidecarActionContext context_;
 };
 
 }  // namespace ruleplane
