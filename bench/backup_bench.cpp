@@ -33,10 +33,10 @@
 #include <thread>
 #include <vector>
 
+#include "actions/local/local_adapter.h"
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/local/backup_store.h"
 #include "adapters/local/delta_file.h"
-#include "adapters/local/local_adapter.h"
 #include "adapters/local/snapshot_file.h"
 #include "member/backup_taker.h"
 #include "platform/process.h"

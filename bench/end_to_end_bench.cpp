@@ -63,9 +63,8 @@ const Fixture& GetFixture() {
     Fixture f;
     const std::filesystem::path root = RULEPLANE_SOURCE_DIR;
     const std::string rules_path = "rules/etcd-druid/status.yaml";
-    auto catalogue =
-        LoadActionCatalogue(ReadFile(root / "execution/catalogue.yaml"), "execution/catalogue.yaml");
-    if (!catalogue.catalogue) Die("cannot load execution/catalogue.yaml");
+    auto catalogue = LoadActionCatalogue(ReadFile(root / "actions/catalogue.yaml"), "actions/catalogue.yaml");
+    if (!catalogue.catalogue) Die("cannot load actions/catalogue.yaml");
     f.catalogue = catalogue.catalogue;
     auto loaded = LoadRuleFile(ReadFile(root / rules_path), rules_path, f.catalogue.get());
     if (!loaded.rule_set) Die("cannot load " + rules_path);

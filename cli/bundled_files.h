@@ -1,5 +1,5 @@
 // The rule files and action catalogue built into the binary (rules/**.yaml,
-// execution/catalogue.yaml), so that ruleplane works from any directory.
+// actions/catalogue.yaml), so that ruleplane works from any directory.
 #pragma once
 
 #include <string>

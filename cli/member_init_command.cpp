@@ -9,7 +9,7 @@
 #include <iostream>
 #include <thread>
 
-#include "adapters/etcd/etcd_adapter.h"
+#include "adapters/etcd/etcd_client.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "cli/cluster_input.h"
 #include "cli/commands.h"

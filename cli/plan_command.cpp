@@ -43,7 +43,7 @@ The plan format (-o json / -o yaml):
   steps:      - id:             "<rule set>/<rule>/<n>"
                 ruleSet:        "<name>@<version>"
                 rule:           the rule that asked for the step
-                action:         an action of the catalogue (execution/catalogue.yaml)
+                action:         an action of the catalogue (actions/catalogue.yaml)
                 target:         what the step acts on (a member, a pod, ...)
                 params:         the action's parameters, evaluated
                 disruptive:     whether the action can reduce availability

@@ -26,7 +26,7 @@ struct Source {
 std::shared_ptr<const ActionCatalogue> LoadBundledCatalogue(std::ostream& err) {
   std::vector<std::shared_ptr<const ActionCatalogue>> parts;
   for (const BundledFile& file : BundledFiles()) {
-    if (!file.path.starts_with("execution/")) continue;
+    if (!file.path.starts_with("actions/")) continue;
     CatalogueLoadResult loaded = LoadActionCatalogue(file.content, file.path);
     for (const Diagnostic& d : loaded.diagnostics) err << FormatDiagnostic(d, file.content);
     if (!loaded.catalogue) return nullptr;

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "adapters/backup_sidecar/backup_sidecar_adapter.h"
-#include "adapters/etcd/etcd_adapter.h"
-#include "adapters/kubernetes/kubernetes_adapter.h"
+#include "actions/backup_sidecar/backup_sidecar_adapter.h"
+#include "actions/etcd/etcd_adapter.h"
+#include "actions/kubernetes/kubernetes_adapter.h"
 #include "adapters/kubernetes/member_endpoints.h"
 #include "execution/executor.h"
 

@@ -26,7 +26,7 @@
 #include <string>
 
 #include "adapters/kubernetes/agent_lease.h"
-#include "adapters/kubernetes/kubernetes_adapter.h"
+#include "adapters/kubernetes/etcd_annotations.h"
 #include "engine/common/time_util.h"
 #include "engine/common/value.h"
 #include "engine/plan/plan.h"

@@ -46,7 +46,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/adapter.h"
+#include "actions/adapter.h"
 #include "engine/match/compiled_rule_set.h"
 #include "engine/plan/plan.h"
 #include "execution/journal.h"

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "actions/local/local_adapter.h"
 #include "adapters/etcd/etcd_client.h"
-#include "adapters/local/local_adapter.h"
 #include "adapters/local/loopback_etcd.h"
 #include "adapters/local/snapshot_file.h"
 #include "platform/failure_point.h"

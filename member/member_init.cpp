@@ -1,7 +1,7 @@
 #include "member/member_init.h"
 
-#include "adapters/etcd/etcd_adapter.h"
-#include "adapters/local/local_adapter.h"
+#include "actions/etcd/etcd_adapter.h"
+#include "actions/local/local_adapter.h"
 
 namespace ruleplane {
 

@@ -26,7 +26,7 @@
 
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/local/backup_store.h"
-#include "adapters/local/local_adapter.h"
+#include "adapters/local/local_member.h"
 #include "engine/common/snapshot.h"
 
 namespace ruleplane {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -9,7 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "adapters/kubernetes/action_handler.h"
+#include "actions/backup_sidecar/backup_sidecar_action_handler.h"
+#include "actions/etcd/etcd_action_handler.h"
+#include "actions/kubernetes/kubernetes_action_handler.h"
+#include "actions/local/local_action_handler.h"
 
 namespace ruleplane {
 namespace {
@@ -28,8 +32,8 @@ std::string Messages(const CatalogueLoadResult& result, std::string_view text) {
 }
 
 TEST(ActionCatalogueTest, RepoCatalogueLoadsAndHasTheStatusActions) {
-  std::string text = ReadRepoFile("execution/catalogue.yaml");
-  CatalogueLoadResult result = LoadActionCatalogue(text, "execution/catalogue.yaml");
+  std::string text = ReadRepoFile("actions/catalogue.yaml");
+  CatalogueLoadResult result = LoadActionCatalogue(text, "actions/catalogue.yaml");
   ASSERT_TRUE(result.catalogue) << Messages(result, text);
   EXPECT_TRUE(result.diagnostics.empty());
   const ActionCatalogue& catalogue = *result.catalogue;
@@ -66,8 +70,8 @@ TEST(ActionCatalogueTest, RepoCatalogueLoadsAndHasTheStatusActions) {
 // Issue 23, hazard 4: every write is fenced by what the plan observed, or is
 // idempotent by construction, and the catalogue says which.
 TEST(ActionCatalogueTest, EveryBundledActionSaysHowItsWritesAreFenced) {
-  std::string text = ReadRepoFile("execution/catalogue.yaml");
-  CatalogueLoadResult result = LoadActionCatalogue(text, "execution/catalogue.yaml");
+  std::string text = ReadRepoFile("actions/catalogue.yaml");
+  CatalogueLoadResult result = LoadActionCatalogue(text, "actions/catalogue.yaml");
   ASSERT_TRUE(result.catalogue) << Messages(result, text);
   for (const ActionDefinition& action : result.catalogue->actions) {
     const std::string kind = action.fencing.substr(0, action.fencing.find(':'));
@@ -77,29 +81,47 @@ TEST(ActionCatalogueTest, EveryBundledActionSaysHowItsWritesAreFenced) {
   }
 }
 
-// One handler per action (adapters/kubernetes/actions/): every action the
-// catalogue gives the kubernetes adapter has one, and every handler performs
-// an action the catalogue gives the kubernetes adapter.
-TEST(ActionCatalogueTest, EveryKubernetesActionHasAHandler) {
-  std::string text = ReadRepoFile("execution/catalogue.yaml");
-  CatalogueLoadResult result = LoadActionCatalogue(text, "execution/catalogue.yaml");
+// For each handler of one adapter's folder, whether it gives is_done and perform.
+template <typename Context>
+std::map<std::string, bool> Complete(const ActionHandlers<Context>& handlers) {
+  std::map<std::string, bool> complete;
+  for (const auto& [name, handler] : handlers)
+    complete[name] = handler.is_done != nullptr && handler.perform != nullptr;
+  return complete;
+}
+
+// One handler per action (actions/<adapter>/): every action the catalogue
+// gives an adapter has one in that adapter's folder, and every handler
+// performs an action the catalogue gives its folder's adapter.
+TEST(ActionCatalogueTest, EveryActionHasAHandlerInItsAdaptersFolder) {
+  std::string text = ReadRepoFile("actions/catalogue.yaml");
+  CatalogueLoadResult result = LoadActionCatalogue(text, "actions/catalogue.yaml");
   ASSERT_TRUE(result.catalogue) << Messages(result, text);
-  int kubernetes_actions = 0;
+  const std::map<std::string, std::map<std::string, bool>> handlers = {
+      {"kubernetes", Complete(KubernetesActionHandlers())},
+      {"etcd", Complete(EtcdActionHandlers())},
+      {"local", Complete(LocalActionHandlers())},
+      {"backup-sidecar", Complete(BackupSidecarActionHandlers())},
+  };
   for (const ActionDefinition& action : result.catalogue->actions) {
-    if (action.adapter != "kubernetes") continue;
-    ++kubernetes_actions;
-    const ActionHandler* handler = FindKubernetesActionHandler(action.name);
-    ASSERT_NE(handler, nullptr) << action.name << " has no file in adapters/kubernetes/actions/";
-    EXPECT_NE(handler->is_done, nullptr) << action.name;
-    EXPECT_NE(handler->perform, nullptr) << action.name;
+    auto folder = handlers.find(action.adapter);
+    ASSERT_NE(folder, handlers.end()) << action.name << ": no folder of handlers for " << action.adapter;
+    auto handler = folder->second.find(action.name);
+    std::string folder_name = action.adapter;
+    std::replace(folder_name.begin(), folder_name.end(), '-', '_');
+    ASSERT_NE(handler, folder->second.end())
+        << action.name << " has no file in actions/" << folder_name << "/";
+    EXPECT_TRUE(handler->second) << action.name << " gives no is_done or no perform";
   }
-  EXPECT_GT(kubernetes_actions, 0);
-  for (const std::string& name : KubernetesActionNames()) {
-    const ActionDefinition* action = result.catalogue->Find(name);
-    ASSERT_NE(action, nullptr) << name << " has a handler but is not in execution/catalogue.yaml";
-    EXPECT_EQ(action->adapter, "kubernetes") << name;
+  for (const auto& [adapter, names] : handlers) {
+    EXPECT_FALSE(names.empty()) << adapter;
+    for (const auto& [name, complete] : names) {
+      const ActionDefinition* action = result.catalogue->Find(name);
+      ASSERT_NE(action, nullptr) << name << " has a handler but is not in actions/catalogue.yaml";
+      EXPECT_EQ(action->adapter, adapter) << name;
+    }
   }
-  EXPECT_EQ(FindKubernetesActionHandler("NoSuchAction"), nullptr);
+  EXPECT_EQ(FindActionHandler(KubernetesActionHandlers(), "NoSuchAction"), nullptr);
 }
 
 TEST(ActionCatalogueTest, ReportsEveryProblemWithItsPosition) {

@@ -20,10 +20,10 @@ namespace ruleplane {
 namespace {
 
 std::shared_ptr<const ActionCatalogue> Catalogue() {
-  std::ifstream file(std::string(RULEPLANE_SOURCE_DIR) + "/execution/catalogue.yaml");
+  std::ifstream file(std::string(RULEPLANE_SOURCE_DIR) + "/actions/catalogue.yaml");
   std::stringstream text;
   text << file.rdbuf();
-  auto loaded = LoadActionCatalogue(text.str(), "execution/catalogue.yaml");
+  auto loaded = LoadActionCatalogue(text.str(), "actions/catalogue.yaml");
   EXPECT_TRUE(loaded.catalogue) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].message);
   return loaded.catalogue;
 }

@@ -188,8 +188,8 @@ void ForEachComposition(int n, int first_state, std::vector<MemberState>& member
 class Dep01Safety : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string catalogue_text = ReadText(kSourceDir / "execution/catalogue.yaml");
-    auto catalogue = LoadActionCatalogue(catalogue_text, "execution/catalogue.yaml");
+    const std::string catalogue_text = ReadText(kSourceDir / "actions/catalogue.yaml");
+    auto catalogue = LoadActionCatalogue(catalogue_text, "actions/catalogue.yaml");
     ASSERT_TRUE(catalogue.catalogue) << "the action catalogue does not load";
     catalogue_ = catalogue.catalogue;
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "actions/local/etcd_config.h"
 #include "adapters/local/initial_cluster.h"
-#include "adapters/local/local_adapter.h"
 #include "execution/journal.h"
 #include "platform/http_client.h"
 #include "tests/run_ruleplane.h"

@@ -32,7 +32,7 @@ std::string ReadFile(const fs::path& path) {
 std::shared_ptr<const ActionCatalogue> RepoCatalogue() {
   static const std::shared_ptr<const ActionCatalogue> catalogue = [] {
     CatalogueLoadResult loaded =
-        LoadActionCatalogue(ReadFile(kSourceDir / "execution/catalogue.yaml"), "execution/catalogue.yaml");
+        LoadActionCatalogue(ReadFile(kSourceDir / "actions/catalogue.yaml"), "actions/catalogue.yaml");
     return loaded.catalogue;
   }();
   return catalogue;

@@ -43,7 +43,7 @@ struct Bundle {
 const Bundle& GetBundle() {
   static const Bundle bundle = [] {
     Bundle b;
-    auto catalogue = LoadActionCatalogue(ReadText(kSourceDir / "execution/catalogue.yaml"), "catalogue.yaml");
+    auto catalogue = LoadActionCatalogue(ReadText(kSourceDir / "actions/catalogue.yaml"), "catalogue.yaml");
     EXPECT_TRUE(catalogue.catalogue);
     b.catalogue = catalogue.catalogue;
     for (const auto& entry : fs::recursive_directory_iterator(kSourceDir / "rules")) {

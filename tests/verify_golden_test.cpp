@@ -43,7 +43,7 @@ bool UpdateGolden() {
 
 std::shared_ptr<const ActionCatalogue> RepoCatalogue() {
   static const std::shared_ptr<const ActionCatalogue> catalogue =
-      LoadActionCatalogue(ReadFile(kSourceDir / "execution/catalogue.yaml"), "execution/catalogue.yaml")
+      LoadActionCatalogue(ReadFile(kSourceDir / "actions/catalogue.yaml"), "actions/catalogue.yaml")
           .catalogue;
   return catalogue;
 }

@@ -149,7 +149,7 @@ class Versions : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     auto loaded =
-        LoadActionCatalogue(ReadText(kSourceDir / "execution/catalogue.yaml"), "execution/catalogue.yaml");
+        LoadActionCatalogue(ReadText(kSourceDir / "actions/catalogue.yaml"), "actions/catalogue.yaml");
     ASSERT_TRUE(loaded.catalogue) << "the action catalogue does not load";
     catalogue_ = new std::shared_ptr<const ActionCatalogue>(loaded.catalogue);
   }

@@ -1,6 +1,6 @@
 // The action catalogue: every action a rule may emit, with its typed
 // parameters, the adapter that performs it and whether it is disruptive.
-// Loaded from execution/catalogue.yaml (apiVersion ruleplane.dev/v1, kind ActionCatalogue).
+// Loaded from actions/catalogue.yaml (apiVersion ruleplane.dev/v1, kind ActionCatalogue).
 #pragma once
 
 #include <memory>

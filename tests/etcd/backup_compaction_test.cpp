@@ -7,7 +7,7 @@
 
 #include <map>
 
-#include "adapters/local/local_adapter.h"
+#include "actions/local/local_adapter.h"
 #include "adapters/local/loopback_etcd.h"
 #include "member/backup_taker.h"
 #include "platform/failure_point.h"

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "adapters/local/local_adapter.h"
+#include "actions/local/local_adapter.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/taken_port.h"
 #include "tests/support/test_helpers.h"

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/etcd/etcd_adapter.h"
+#include "actions/etcd/etcd_adapter.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/test_helpers.h"
 

@@ -16,7 +16,7 @@
 #include <sstream>
 #include <thread>
 
-#include "adapters/backup_sidecar/backup_sidecar_adapter.h"
+#include "actions/backup_sidecar/backup_sidecar_adapter.h"
 #include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/kubernetes/manifests.h"

@@ -1,0 +1,47 @@
+#include "actions/backup_sidecar/backup_sidecar_action_context.h"
+
+#include "adapters/kubernetes/etcd_templates.h"
+#include "adapters/kubernetes/member_endpoints.h"
+#include "adapters/kubernetes/object_fields.h"
+#include "adapters/kubernetes/secret_data.h"
+
+namespace ruleplane {
+
+Result<Sidecar> BackupSidecarActionContext::Connect(RequestLog& log) const {
+  std::string leader;
+  for (const Value& lease : FieldList(document, {"leases"})) {
+    if (FieldText(lease, {"spec", "holderIdentity"}).ends_with(":Leader"))
+      leader = FieldText(lease, {"metadata", "name"});
+  }
+  std::string ip;
+  std::string pod_name;
+  for (const Value& pod : FieldList(document, {"pods"})) {
+    const std::string pod_ip = FieldText(pod, {"status", "podIP"});
+    const std::string name = FieldText(pod, {"metadata", "name"});
+    if (!pod_ip.empty() && (ip.empty() || name == leader)) {
+      ip = pod_ip;
+      pod_name = name;
+    }
+  }
+  if (ip.empty())
+    return Error{ErrorCode::kUnavailable, "no member Pod has an IP: no sidecar to ask for a snapshot", {}};
+  const std::string port = std::to_string(FieldInt(document, {"etcd", "spec", "backup", "port"}, 8080));
+  const Value* tls = ValueAt(document, {"etcd", "spec", "backup", "tls"});
+  if (tls == nullptr || tls->is_null())
+    return Sidecar{"http://" + PodUrlHost(ip) + ":" + port, std::make_unique<HttpClient>()};
+
+  auto ca = ReadSecretKey(kube, FieldText(document, {"etcd", "metadata", "namespace"}),
+                          FieldText(*tls, {"tlsCASecretRef", "name"}),
+                          FieldText(*tls, {"tlsCASecretRef", "dataKey"}, "ca.crt"),
+                          "spec.backup.tls.tlsCASecretRef", log);
+  if (!ca.ok()) return ca.error();
+  TlsConfig verify;
+  verify.ca_pem = *ca;
+  const Value* etcd = ValueAt(document, {"etcd"});
+  const std::string host = MemberDnsName(etcd != nullptr ? *etcd : Value::Null(), pod_name);
+  auto client = std::make_unique<HttpClient>(verify);
+  client->set_connect_to({ConnectToPod(host, port, ip)});
+  return Sidecar{"https://" + host + ":" + port, std::move(client)};
+}
+
+}  // namespace ruleplane
