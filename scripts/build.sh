@@ -3,8 +3,9 @@
 #   release   optimised (-O2), warnings are errors (the default); tests and benchmarks
 #   tests     as release, without the benchmarks (what scripts/test.sh runs)
 #   quick     as release: the binary, the unit tests and the smoke tests only (scripts/test.sh --quick)
-#   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer, warnings are errors; the unit tests and the
-#             real-component suites whose tests the sanitizer pass runs (etcd, kubernetes, objectstore)
+#   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer at -O1 (assertions on), warnings are errors;
+#             the unit tests and the real-component suites whose tests the sanitizer pass runs (etcd,
+#             kubernetes, objectstore)
 #   fuzz      clang + libFuzzer fuzz targets only, the engine instrumented too (fuzz/README.md)
 #   binary    the ruleplane binary alone, optimised, into build/release (no tests, benchmarks
 #             or fuzz targets: scripts/run.sh); `release` later configures the rest again
@@ -30,7 +31,7 @@ case "$flavour" in
   quick)    options=("${optimised[@]}" -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=OFF
                      "-DRULEPLANE_TEST_SUITES=$suites_without_worlds") ;;
   binary)   options=("${optimised[@]}" -DRULEPLANE_TESTS=OFF -DRULEPLANE_BENCHMARKS=OFF) ;;
-  sanitize) options=(-DCMAKE_BUILD_TYPE=Debug -DRULEPLANE_WERROR=ON -DRULEPLANE_SANITIZE=ON -DRULEPLANE_BENCHMARKS=OFF
+  sanitize) options=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" -DRULEPLANE_WERROR=ON -DRULEPLANE_SANITIZE=ON -DRULEPLANE_BENCHMARKS=OFF
                      "-DRULEPLANE_TEST_SUITES=$suites_without_worlds") ;;
   fuzz)     options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DRULEPLANE_LIBFUZZER=ON -DRULEPLANE_BENCHMARKS=OFF) ;;
   *) echo "usage: $0 [release|tests|quick|sanitize|fuzz|binary]" >&2; exit 2 ;;

@@ -13,16 +13,19 @@
 # run once, optimised. Every run ends with a table of its phases and the ten slowest tests (scripts/test-report.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-quick=false
-case "${1:-}" in
-  --quick) quick=true ;;
-  "") ;;
+# (--sanitizer-beside is the full run's own: the sanitizer build and its tests without a server, run beside the
+# release tests.)
+mode=${1:-full}
+case "$mode" in
+  --quick | full | --sanitizer-beside) ;;
   *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
 jobs=${JOBS:-2}
 report_dir=build/test-report
-rm -rf "$report_dir"
-mkdir -p "$report_dir"
+if [ "$mode" != --sanitizer-beside ]; then
+  rm -rf "$report_dir"
+  mkdir -p "$report_dir"
+fi
 phases="$report_dir/phases.tsv"
 
 # A phase's line for the table: name, wall-clock seconds, exit status, and "overlapped" for one that ran beside
@@ -37,12 +40,12 @@ phase() {
   record_phase "$name" $((SECONDS - start)) "$status"
   return "$status"
 }
-# At the end, also after a failure: the background build stopped, the table printed.
+# At the end, also after a failure: the sanitizer work beside stopped, the table printed.
 report() {
-  [ -z "${sanitize_build:-}" ] || kill -- -"$sanitize_build" 2>/dev/null || true
+  [ -z "${sanitize_beside:-}" ] || kill -- -"$sanitize_beside" 2>/dev/null || true
   python3 scripts/test-report.py "$report_dir" || true
 }
-trap report EXIT
+[ "$mode" = --sanitizer-beside ] || trap report EXIT
 
 # ctest in build/$1, the phase's JUnit report kept for the table; the other arguments go to ctest. A test that
 # hangs fails after 20 minutes (the longest take about 6). ctest starts the tests that took longest before first;
@@ -94,7 +97,7 @@ exhaustive+='|Dep01Safety\.NoScaleToZeroWithAReadyMajorityAndNoPodDeletionWithou
 exhaustive+='|VerifyCommand\.CleanTableExitsZeroAndSaysHowLongItTook|DiffCommand\.SnapshotsWhosePlansDifferAreListed'
 exhaustive+='|Verify/VerifyGoldenTest\.MatchesExpected/status_integer_division'
 
-if $quick; then
+if [ "$mode" = --quick ]; then
   phase "dependencies" bash scripts/install-deps.sh
   # kube-apiserver 1.20.2 for the Kubernetes smoke test: built once per machine, cached outside the repository.
   RULEPLANE_KUBE_BIN=$(bash scripts/build-kubernetes.sh | tail -n 1)
@@ -104,6 +107,22 @@ if $quick; then
   phase "ctest quick: smoke" run_ctest release quick-smoke -j "$jobs" -R "^($smoke)$"
   echo "quick tests passed"
   exit 0
+fi
+
+# The sanitizer build, then its tests that need no server: run by --sanitizer-beside.
+sanitize_beside() {
+  local start=$SECONDS status=0
+  bash scripts/build.sh sanitize || status=$?
+  record_phase "build sanitize (beside the release tests)" $((SECONDS - start)) "$status" overlapped
+  ((status == 0)) || return "$status"
+  start=$SECONDS
+  run_ctest sanitize sanitize-no-server -j "$jobs" -L "$no_server" -E "^($exhaustive)( |$)" || status=$?
+  record_phase "ctest sanitize: $no_server (beside the release tests)" $((SECONDS - start)) "$status" overlapped
+  return "$status"
+}
+if [ "$mode" = --sanitizer-beside ]; then
+  sanitize_beside
+  exit
 fi
 
 phase "dependencies" bash scripts/install-deps.sh
@@ -118,30 +137,30 @@ phase "build release (tests, no benchmarks)" bash scripts/build.sh tests
 phase "node images" bash -c 'bash scripts/build-images.sh build/release/ruleplane > build/test-report/images.txt'
 RULEPLANE_IMAGES=$(tail -n 1 "$report_dir/images.txt")
 export RULEPLANE_IMAGES
-# The sanitizer build compiles beside the release tests, which mostly wait for servers (they keep about one core
-# of two busy): at the lowest CPU and I/O priority, so that it takes only what the tests leave.
-sanitize_log=$report_dir/build-sanitize.log
-sanitize_start=$SECONDS
-setsid nice -n 19 ionice -c 3 bash scripts/build.sh sanitize >"$sanitize_log" 2>&1 &
-sanitize_build=$!
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+# Beside the release tests, which mostly wait for servers (they keep about one core of two busy), at the lowest CPU
+# and I/O priority so that it takes only what the tests leave: the sanitizer build, then its tests that need no
+# server. Those start nothing and wait for nothing, so being slowed down changes only how long they take; their
+# output goes to a log of their own, printed when they fail.
+sanitize_log=$report_dir/sanitize-beside.log
+setsid nice -n 19 ionice -c 3 bash scripts/test.sh --sanitizer-beside >"$sanitize_log" 2>&1 &
+sanitize_beside=$!
 # Two at a time, of which at most 4 "worlds" (a real node counts 3, a fault campaign 2, an e2e world 1;
 # tests/ctest-resources.json). Three at a time was tried: under the load of a real
 # node beside an e2e world and a kube-apiserver test, a lease-renewal test and a peer-TLS move failed.
 release_status=0
 phase "ctest release: all" run_ctest release release -j "${TEST_JOBS:-$jobs}" \
   --resource-spec-file "$PWD/tests/ctest-resources.json" || release_status=$?
+# What of the sanitizer work beside is left once the release tests end.
 sanitize_status=0
-wait "$sanitize_build" || sanitize_status=$?
-record_phase "build sanitize (beside the release tests)" $((SECONDS - sanitize_start)) "$sanitize_status" overlapped
+phase "sanitizer build and tests beside: the rest" wait "$sanitize_beside" || sanitize_status=$?
+sanitize_beside=
 if ((sanitize_status != 0)); then
-  tail -n 60 "$sanitize_log"
+  tail -n 200 "$sanitize_log"
   exit "$sanitize_status"
 fi
 ((release_status == 0)) || exit "$release_status"
 
-export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-phase "ctest sanitize: $no_server" run_ctest sanitize sanitize-no-server -j "$jobs" -L "$no_server" \
-  -E "^($exhaustive)( |$)"
 phase "ctest sanitize: real components" run_ctest sanitize sanitize-real -j "$jobs" -R "^($sanitized_real_tests)"
 
 echo "all tests passed"
