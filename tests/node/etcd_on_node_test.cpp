@@ -18,6 +18,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "adapters/etcd/etcd_client.h"
@@ -80,6 +81,7 @@ class EtcdOnNode : public ::testing::Test {
 
   // The controller Deployment's arguments with `more` after deploy/'s, rolled out.
   void AddControllerArguments(const std::vector<std::string>& more) {
+    const auto started = Clock::now();
     std::string patch = "[";
     for (const std::string& argument : more)
       patch += std::string(patch.size() > 1 ? "," : "") +
@@ -88,6 +90,20 @@ class EtcdOnNode : public ::testing::Test {
                                      "]' && "
                                      "kubectl rollout status deployment ruleplane-controller --timeout=120s");
     ASSERT_EQ(patched.exit_code, 0) << patched.output;
+    Report("the controller's new arguments rolled out", started);
+  }
+
+  // The controller replica that holds the Lease now (its identity is <pod>_<pid>); "" when none does.
+  std::string ControllerLeader() {
+    const std::string holder =
+        TextAt(Get({"coordination.k8s.io/v1", "leases", "default", "ruleplane-controller", ""}),
+               {"spec", "holderIdentity"});
+    return holder.substr(0, holder.find('_'));
+  }
+  // The steps both controller replicas logged, as "<action> <target> <state>".
+  std::vector<std::string> ControllerSteps() {
+    return StepLines(
+        Kubectl("logs -l app.kubernetes.io/name=ruleplane-controller --tail=-1 --max-log-requests=4").output);
   }
 
   // README's Etcd, as a user applies it.
@@ -227,6 +243,30 @@ TEST_F(EtcdOnNode, CreatedFromNothingThenAPodDeletedADataDirectoryWipedAndADatab
     EXPECT_TRUE(fs::exists(MemberVolume(member) + "/new.etcd/member/snap/db"))
         << member << ": its own volume";
   }
+  for (const char* service : {"etcd-main-client", "etcd-main-peer"})
+    EXPECT_TRUE(Get({"v1", "services", "default", service, ""}).is_map()) << service;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        const Value budget = Get({"policy/v1beta1", "poddisruptionbudgets", "default", kEtcd, ""});
+        const Value* min_available = ValueAt(budget, {"spec", "minAvailable"});
+        return min_available != nullptr && min_available->int_value() == 2;
+      },
+      std::chrono::seconds(30)))
+      << Describe();
+  // Of deploy/'s two controller replicas only the Lease holder wrote: the other's log has no step.
+  const std::string leader = ControllerLeader();
+  std::istringstream controllers(
+      Kubectl(
+          "get pods -l app.kubernetes.io/name=ruleplane-controller -o jsonpath='{.items[*].metadata.name}'")
+          .output);
+  int standbys = 0;
+  for (std::string pod; controllers >> pod;) {
+    if (pod == leader) continue;
+    ++standbys;
+    EXPECT_EQ(StepLines(Kubectl("logs " + pod).output), std::vector<std::string>{})
+        << pod << ", leader " << leader;
+  }
+  EXPECT_EQ(standbys, 1) << "leader " << leader;
 
   NumberedWriter writer({ServiceUrl()}, "/node/");
   writer.Start(std::chrono::milliseconds(20));
@@ -272,6 +312,8 @@ TEST_F(EtcdOnNode, CreatedFromNothingThenAPodDeletedADataDirectoryWipedAndADatab
 // StatefulSet shrinks and the removed members leave the etcd cluster.
 TEST_F(EtcdOnNode, ScaledFromThreeToFiveAndBackToThree) {
   Up("etcd-scale");
+  // As the e2e world runs it: the scale-down's spec rollout waits 5 s after the scale-up's, not 60.
+  AddControllerArguments({"--min-disruptive-interval", "5"});
   CreateEtcd(3);
   AwaitHealthyWith(3, std::chrono::seconds(240), "created from nothing");
   NumberedWriter writer({ServiceUrl()}, "/scale/");
@@ -299,9 +341,23 @@ TEST_F(EtcdOnNode, ScaledFromThreeToFiveAndBackToThree) {
     Report(what, started);
   };
 
+  auto cluster_size = [&] {
+    const Value* size = ValueAt(Etcd(), {"status", "clusterSize"});
+    return size == nullptr ? -1 : size->int_value();
+  };
+  auto member_lease = [&](int i) {
+    RequestLog log;
+    return admin_->Get({"coordination.k8s.io/v1", "leases", "default", "etcd-main-" + std::to_string(i), ""},
+                       log);
+  };
+
   ASSERT_NO_FATAL_FAILURE(scale_to(5, "scaled to 5"));
+  EXPECT_TRUE(Eventually([&] { return cluster_size() == 5; }, std::chrono::seconds(30))) << cluster_size();
   for (int i = 3; i < 5; ++i) {
     const std::string member = "etcd-main-" + std::to_string(i);
+    auto lease = member_lease(i);
+    ASSERT_TRUE(lease.ok()) << member << ": " << lease.error().message;
+    EXPECT_NE(TextAt(*lease, {"spec", "holderIdentity"}), "") << member;
     EXPECT_TRUE(fs::exists(MemberVolume(member) + "/new.etcd/member/snap/db"));
     // Each new member's etcd started once: none was added with an initial cluster that missed the other.
     EXPECT_EQ(Kubectl("get pod " + member +
@@ -313,6 +369,26 @@ TEST_F(EtcdOnNode, ScaledFromThreeToFiveAndBackToThree) {
 
   ASSERT_NO_FATAL_FAILURE(scale_to(3, "scaled back to 3"));
   EXPECT_EQ(Kubectl("get statefulset etcd-main -o jsonpath={.spec.replicas}").output, "3");
+  EXPECT_EQ(cluster_size(), 3);
+  for (int i = 3; i < 5; ++i) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          auto lease = member_lease(i);
+          return !lease.ok() && lease.error().code == ErrorCode::kNotFound;
+        },
+        std::chrono::seconds(30)))
+        << "etcd-main-" << i << ": its Lease is still there";
+  }
+  // By name, from the controllers' logs: the new members' status entries and
+  // the budget followed the way up, the entries and Leases went on the way down.
+  const std::vector<std::string> steps = ControllerSteps();
+  for (const char* step :
+       {"SetMemberStatus etcd-main-3 succeeded", "SetMemberStatus etcd-main-4 succeeded",
+        "SetPdbMinAvailable etcd-main succeeded", "RemoveStatusMember etcd-main-3 succeeded",
+        "RemoveStatusMember etcd-main-4 succeeded", "DeleteMemberLease etcd-main-3 succeeded",
+        "DeleteMemberLease etcd-main-4 succeeded"})
+    EXPECT_NE(std::find(steps.begin(), steps.end(), step), steps.end()) << step << "\n"
+                                                                        << ::testing::PrintToString(steps);
   std::this_thread::sleep_for(std::chrono::seconds(2));
   writer.Stop();
   EXPECT_GT(writer.acknowledged().size(), 100u);
@@ -326,7 +402,9 @@ TEST_F(EtcdOnNode, ScaledFromThreeToFiveAndBackToThree) {
 // bound is present.
 TEST_F(EtcdOnNode, QuorumLostAndRecoveredFromTheBackupOnlyAfterAnApproval) {
   Up("etcd-quorum");
-  AddControllerArguments({"--param", "notReadyGracePeriod=10s", "--param", "unknownGracePeriod=5s"});
+  // As the e2e world runs it: the re-bootstrap waits 5 s after the last disruptive step, not 60.
+  AddControllerArguments({"--param", "notReadyGracePeriod=10s", "--param", "unknownGracePeriod=5s",
+                          "--min-disruptive-interval", "5"});
   CreateEtcd(3);
   AwaitHealthyWith(3, std::chrono::seconds(240), "created from nothing");
   NumberedWriter writer({ServiceUrl()}, "/quorum/");
@@ -339,9 +417,11 @@ TEST_F(EtcdOnNode, QuorumLostAndRecoveredFromTheBackupOnlyAfterAnApproval) {
   };
   std::this_thread::sleep_for(std::chrono::seconds(3));
   const int64_t written = writer.acknowledged().empty() ? 0 : writer.acknowledged().back().revision;
+  const auto writing = Clock::now();
   ASSERT_TRUE(Eventually([&] { return delta_revision() >= written; }, std::chrono::seconds(60)))
       << delta_revision() << " < " << written;
   EXPECT_FALSE(fs::is_empty(node_->BackupBucketsDir() + "/node-backups"));
+  Report("the writes in a delta snapshot", writing);
 
   TakeAway("etcd-main-1");
   TakeAway("etcd-main-2");
@@ -352,6 +432,7 @@ TEST_F(EtcdOnNode, QuorumLostAndRecoveredFromTheBackupOnlyAfterAnApproval) {
   }
   Back();
   const auto lost = Clock::now();
+  Report("two members taken away and wiped", writing);
 
   auto operation = [&](const char* field) { return TextAt(Etcd(), {"status", "lastOperation", field}); };
   ASSERT_TRUE(Eventually([&] { return operation("state") == "AwaitingApproval"; }, std::chrono::seconds(180),
@@ -366,6 +447,7 @@ TEST_F(EtcdOnNode, QuorumLostAndRecoveredFromTheBackupOnlyAfterAnApproval) {
   // healthy status awaited after it is the recovered cluster's.
   ASSERT_TRUE(Eventually([&] { return !HealthyWith(3); }, std::chrono::seconds(60), std::chrono::seconds(1)))
       << Describe();
+  Report("quorum lost until the status shows it", lost);
   // Nothing disruptive while it waited: the StatefulSet keeps its replicas.
   EXPECT_EQ(Kubectl("get statefulset etcd-main -o jsonpath={.spec.replicas}").output, "3");
 
@@ -398,14 +480,8 @@ TEST_F(EtcdOnNode, TheLeadingControllersPodDeletedInTheMiddleOfAPlan) {
       "set env deployment/ruleplane-controller RULEPLANE_FAILPOINT=after:ApplyEtcdServices=hang && "
       "kubectl rollout status deployment ruleplane-controller --timeout=120s");
   ASSERT_EQ(hung.exit_code, 0) << hung.output;
-  auto leader = [&] {
-    const std::string holder =
-        TextAt(Get({"coordination.k8s.io/v1", "leases", "default", "ruleplane-controller", ""}),
-               {"spec", "holderIdentity"});
-    return holder.substr(0, holder.find('_'));  // identity: <pod>_<pid>
-  };
   std::string first;
-  ASSERT_TRUE(Eventually([&] { return !(first = leader()).empty() && Pod(first).is_map(); },
+  ASSERT_TRUE(Eventually([&] { return !(first = ControllerLeader()).empty() && Pod(first).is_map(); },
                          std::chrono::seconds(60)));
   CreateEtcd(3);
   ASSERT_TRUE(Eventually([&] { return Contains(Kubectl("logs " + first).output, "reached, hanging"); },
@@ -422,8 +498,8 @@ TEST_F(EtcdOnNode, TheLeadingControllersPodDeletedInTheMiddleOfAPlan) {
   ASSERT_EQ(deleted.exit_code, 0) << deleted.output;
 
   std::string second;
-  ASSERT_TRUE(
-      Eventually([&] { return !(second = leader()).empty() && second != first; }, std::chrono::seconds(90)))
+  ASSERT_TRUE(Eventually([&] { return !(second = ControllerLeader()).empty() && second != first; },
+                         std::chrono::seconds(90)))
       << Describe();
   AwaitHealthyWith(3, std::chrono::seconds(240), "created by the successor");
   const std::vector<std::string> steps = StepLines(Kubectl("logs " + second).output);
