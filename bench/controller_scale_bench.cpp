@@ -46,6 +46,7 @@
 #include "platform/process.h"
 #include "tests/support/kube_cluster.h"
 #include "tests/support/kube_objects.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace ruleplane {
@@ -59,7 +60,7 @@ struct Options {
   int64_t steady_periods = 3;
   int64_t threads = 4;
   std::string example = "pink-of-health.json";
-  std::string ruleplane = RULEPLANE_BINARY;
+  std::string ruleplane = testing::RuleplaneBinary();
 };
 
 constexpr const char* kUsage =

@@ -32,6 +32,7 @@
 #include "engine/plan/snapshot_projection.h"
 #include "engine/rule_file/action_catalogue.h"
 #include "engine/rule_file/rule_loader.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
@@ -61,7 +62,7 @@ struct Fixture {
 const Fixture& GetFixture() {
   static const Fixture fixture = [] {
     Fixture f;
-    const std::filesystem::path root = RULEPLANE_SOURCE_DIR;
+    const std::filesystem::path root = testing::SourceDir();
     const std::string rules_path = "rules/etcd-druid/status.yaml";
     auto catalogue = LoadActionCatalogue(ReadFile(root / "actions/catalogue.yaml"), "actions/catalogue.yaml");
     if (!catalogue.catalogue) Die("cannot load actions/catalogue.yaml");

@@ -72,6 +72,7 @@
 #include "adapters/object_store/store_config.h"
 #include "platform/process.h"
 #include "tests/support/s3_server.h"
+#include "tests/support/source_paths.h"
 
 extern char** environ;
 
@@ -830,7 +831,7 @@ void OnSignal(int) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == ruleplane::kRestoreChild)
     return ruleplane::RestoreChildMain(argc, argv);
-  std::string ruleplane_binary = RULEPLANE_BINARY;
+  std::string ruleplane_binary = testing::RuleplaneBinary();
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];

@@ -14,12 +14,13 @@
 #include "actions/etcd/etcd_action_handler.h"
 #include "actions/kubernetes/kubernetes_action_handler.h"
 #include "actions/local/local_action_handler.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
 
 std::string ReadRepoFile(const std::string& relative) {
-  std::ifstream in(std::filesystem::path(RULEPLANE_SOURCE_DIR) / relative, std::ios::binary);
+  std::ifstream in(std::filesystem::path(testing::SourceDir()) / relative, std::ios::binary);
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();

@@ -17,6 +17,7 @@
 #include "engine/common/sha256.h"
 #include "platform/base64.h"
 #include "platform/sha256_stream.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
 
@@ -28,7 +29,7 @@ using testing::Put;
 using testing::Slurp;
 using testing::TempDir;
 
-const std::string kGolden = std::string(RULEPLANE_SOURCE_DIR) + "/tests/data/backup-restore/";
+const std::string kGolden = std::string(testing::SourceDir()) + "/tests/data/backup-restore/";
 constexpr const char* kDelta = "Incr-00000002-00000005-1714557600";
 
 TEST(DeltaFile, ReadsEtcdBackupRestoresFormat) {

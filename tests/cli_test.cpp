@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/run_ruleplane.h"
+#include "tests/support/source_paths.h"
 
 namespace {
 
@@ -27,17 +28,18 @@ TEST(Cli, PlanOfBundledExampleShowsSteps) {
 }
 
 TEST(Cli, PlanWorksFromAnyDirectoryWithBundledRules) {
-  const std::string snapshot = std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/pink-of-health.json";
+  const std::string snapshot =
+      std::string(ruleplane::testing::SourceDir()) + "/examples/snapshots/pink-of-health.json";
   const std::string out = TempPath("out");
-  const std::string command =
-      std::string("cd / && ") + RULEPLANE_BINARY + " plan -o json " + snapshot + " >" + out + " 2>&1";
+  const std::string command = std::string("cd / && ") + ruleplane::testing::RuleplaneBinary() +
+                              " plan -o json " + snapshot + " >" + out + " 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << Slurp(out);
   EXPECT_TRUE(Contains(Slurp(out), "\"kind\": \"Plan\""));
 }
 
 TEST(Cli, PlanReadsStandardInputAndPrintsJsonAndYaml) {
-  CommandResult json =
-      Ruleplane("plan - -o json", std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/quorum-lost.json");
+  CommandResult json = Ruleplane("plan - -o json", std::string(ruleplane::testing::SourceDir()) +
+                                                       "/examples/snapshots/quorum-lost.json");
   EXPECT_EQ(json.exit_code, 0) << json.err;
   EXPECT_TRUE(Contains(json.out, "\"idempotencyKey\": \"sha256:")) << json.out;
   CommandResult yaml = Ruleplane("plan examples/snapshots/quorum-lost.json -o yaml");
@@ -120,7 +122,7 @@ constexpr bool kUnderSanitizers = false;
 #endif
 
 TEST(Cli, TheReadmesExampleCommandsRun) {
-  const std::string readme = Slurp(std::string(RULEPLANE_SOURCE_DIR) + "/README.md");
+  const std::string readme = Slurp(std::string(ruleplane::testing::SourceDir()) + "/README.md");
   const size_t section = readme.find("## Using it");
   ASSERT_NE(section, std::string::npos);
   const size_t block = readme.find("```sh\n", section);
@@ -246,7 +248,7 @@ TEST(Cli, DoubleDashEndsTheOptionsOfEveryCommand) {
   const std::filesystem::path root = TempPath("dash");
   const std::filesystem::path dir = root / "rules" / "etcd-druid";
   std::filesystem::create_directories(dir);
-  const std::string source = RULEPLANE_SOURCE_DIR;
+  const std::string source = ruleplane::testing::SourceDir();
   if (!std::filesystem::exists(root / "examples"))
     std::filesystem::create_directory_symlink(source + "/examples", root / "examples");
   std::filesystem::copy_file(source + "/examples/snapshots/quorum-lost.json", dir / "-quorum-lost.json",
@@ -256,7 +258,7 @@ TEST(Cli, DoubleDashEndsTheOptionsOfEveryCommand) {
   // verify and diff of the status table take minutes under the sanitizers; a small table will do.
   std::filesystem::copy_file(source + "/rules/etcd-druid/backup-alert.yaml", dir / "-small.yaml",
                              std::filesystem::copy_options::overwrite_existing);
-  const std::string in_dir = "cd " + dir.string() + " && " + RULEPLANE_BINARY;
+  const std::string in_dir = "cd " + dir.string() + " && " + ruleplane::testing::RuleplaneBinary();
   const auto run = [&](const std::string& args) {
     return std::system((in_dir + " " + args + " >/dev/null 2>&1").c_str()) == 0 ? 0 : 1;
   };

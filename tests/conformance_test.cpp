@@ -15,12 +15,13 @@
 #include "engine/common/json_value.h"
 #include "engine/rule_file/rule_loader.h"
 #include "tests/run_ruleplane.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
 
 std::shared_ptr<const ActionCatalogue> Catalogue() {
-  std::ifstream file(std::string(RULEPLANE_SOURCE_DIR) + "/actions/catalogue.yaml");
+  std::ifstream file(std::string(testing::SourceDir()) + "/actions/catalogue.yaml");
   std::stringstream text;
   text << file.rdbuf();
   auto loaded = LoadActionCatalogue(text.str(), "actions/catalogue.yaml");
@@ -105,7 +106,7 @@ TEST(Conformance, AProcessWithTheAdapterAndTheObservationConformsAndOtherSubject
 
 TEST(Conformance, EveryShippedRuleSetConformsInTheProcessThatLoadsIt) {
   std::stringstream err;
-  auto library = cli::LoadRuleLibrary({std::string(RULEPLANE_SOURCE_DIR) + "/rules"}, err);
+  auto library = cli::LoadRuleLibrary({std::string(testing::SourceDir()) + "/rules"}, err);
   ASSERT_TRUE(library) << err.str();
   int checked = 0;
   for (const cli::RuleFile& file : library->files) {

@@ -13,12 +13,13 @@
 #include "engine/common/json_value.h"
 #include "engine/common/snapshot.h"
 #include "engine/common/time_util.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
 
 nlohmann::json Example(const std::string& name) {
-  std::ifstream in(std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/" + name);
+  std::ifstream in(std::string(testing::SourceDir()) + "/examples/snapshots/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return nlohmann::json::parse(text.str());

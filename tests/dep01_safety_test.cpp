@@ -21,6 +21,7 @@
 #include "engine/plan/plan.h"
 #include "engine/rule_file/action_catalogue.h"
 #include "engine/rule_file/rule_loader.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
@@ -28,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const fs::path kSourceDir = RULEPLANE_SOURCE_DIR;
+const fs::path kSourceDir = testing::SourceDir();
 
 std::string ReadText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -20,12 +20,13 @@
 #include "adapters/kubernetes/object_fields.h"
 #include "cli/output_format.h"
 #include "engine/common/json_value.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
 
 Value ExampleEtcd() {
-  std::ifstream in(std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/maintenance-rolling-update.json");
+  std::ifstream in(std::string(testing::SourceDir()) + "/examples/snapshots/maintenance-rolling-update.json");
   std::stringstream text;
   text << in.rdbuf();
   auto snapshot = ParseJson(text.str());
@@ -685,7 +686,7 @@ TEST(EtcdTemplates, TheClientServiceCarriesTheSpecsLabelsAndAnnotations) {
 // RULEPLANE_UPDATE_GOLDEN=1 writes it again.
 template <typename Edit>
 void ExpectGoldenStatefulSet(const std::string& golden, const std::string& note, Edit edit) {
-  const std::string source = RULEPLANE_SOURCE_DIR;
+  const std::string source = testing::SourceDir();
   auto example = LoadManifests(source + "/examples/etcd.yaml");
   ASSERT_TRUE(example.ok()) << example.error().message;
   const Value etcd = Edited(example->front(), [&](auto& json) {

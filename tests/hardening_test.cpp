@@ -18,6 +18,7 @@
 #include "platform/http_client.h"
 #include "platform/process.h"
 #include "tests/run_ruleplane.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
@@ -30,7 +31,7 @@ using testing_support::Slurp;
 using testing_support::TempPath;
 using testing_support::WriteTemp;
 
-const std::string kSource = RULEPLANE_SOURCE_DIR;
+const std::string kSource = testing::SourceDir();
 
 json Example(const std::string& name) { return json::parse(Slurp(kSource + "/examples/snapshots/" + name)); }
 
@@ -79,7 +80,7 @@ TEST(Hardening, ADirectoryWhereAFileIsExpectedSaysSo) {
 
 TEST(Hardening, AFullDiskIsAnError) {
   const std::string err = TempPath("err");
-  const std::string command = std::string("cd ") + kSource + " && " + RULEPLANE_BINARY +
+  const std::string command = std::string("cd ") + kSource + " && " + testing::RuleplaneBinary() +
                               " plan examples/snapshots/quorum-lost.json >/dev/full 2>" + err;
   const int status = std::system(command.c_str());
   EXPECT_EQ(WEXITSTATUS(status), 2);
@@ -90,7 +91,7 @@ TEST(Hardening, AClosedPipeIsAnErrorWhenSigpipeIsIgnored) {
   // More output than a pipe holds, into a reader that has gone: with SIGPIPE
   // ignored every write fails with EPIPE.
   const std::string status = TempPath("status");
-  const std::string command = std::string("bash -c 'trap \"\" PIPE; ") + RULEPLANE_BINARY +
+  const std::string command = std::string("bash -c 'trap \"\" PIPE; ") + testing::RuleplaneBinary() +
                               " eval \"lists.range(200000)\" | true; echo ${PIPESTATUS[0]} >" + status +
                               "' 2>" + TempPath("err");
   ASSERT_EQ(std::system(command.c_str()), 0);
@@ -313,9 +314,9 @@ TEST(Hardening, TheControllerIgnoresSigpipeAndServesWithItsStdoutReaderGone) {
     dup2(pipe_ends[1], STDOUT_FILENO);
     const int err = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (err >= 0) dup2(err, STDERR_FILENO);
-    execl(RULEPLANE_BINARY, RULEPLANE_BINARY, "controller", "--kubeconfig", kubeconfig.c_str(),
-          "--leader-elect", "false", "--journal", journal.c_str(), "--metrics-bind-address", address.c_str(),
-          static_cast<char*>(nullptr));
+    execl(testing::RuleplaneBinary(), testing::RuleplaneBinary(), "controller", "--kubeconfig",
+          kubeconfig.c_str(), "--leader-elect", "false", "--journal", journal.c_str(),
+          "--metrics-bind-address", address.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(pipe_ends[1]);

@@ -39,6 +39,7 @@
 #include "observers/member_observer.h"
 #include "platform/file_input.h"
 #include "platform/process.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
 
@@ -433,7 +434,7 @@ TEST(BackupStop, ASignalledFullBackupLeavesNothingInTheStore) {
   fs::create_directories(store_dir);
   StallingEtcd etcd(7);
   auto backup = ChildProcess::Start(
-      {RULEPLANE_BINARY, "backup", "full", "--endpoints", etcd.url(), "--backup-store", store_dir},
+      {testing::RuleplaneBinary(), "backup", "full", "--endpoints", etcd.url(), "--backup-store", store_dir},
       dir.path() + "/backup.log");
   ASSERT_TRUE(backup.ok()) << backup.error().message;
   // Until the download has begun.
@@ -599,7 +600,7 @@ TEST(ObserveMemberList, SaysWhyTheMemberListIsNull) {
 TEST(PlanningCost, ThreeThousandFullSnapshotsPlanInLinearWork) {
   TempDir dir("plan-3000");
   auto example =
-      ParseJson(Slurp(std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/member-init-restore.json"));
+      ParseJson(Slurp(std::string(testing::SourceDir()) + "/examples/snapshots/member-init-restore.json"));
   ASSERT_TRUE(example.ok());
   Value::List snapshots;
   for (int i = 1; i <= 3000; ++i) {

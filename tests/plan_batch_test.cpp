@@ -13,6 +13,7 @@
 
 #include "cli/line_reader.h"
 #include "tests/run_ruleplane.h"
+#include "tests/support/source_paths.h"
 
 namespace {
 
@@ -20,7 +21,8 @@ using namespace ruleplane::testing_support;
 
 // An example snapshot as one compact line.
 std::string ExampleLine(const std::string& name) {
-  return nlohmann::json::parse(Slurp(std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/" + name))
+  return nlohmann::json::parse(
+             Slurp(std::string(ruleplane::testing::SourceDir()) + "/examples/snapshots/" + name))
       .dump();
 }
 

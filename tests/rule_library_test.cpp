@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/run_ruleplane.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane::cli {
 namespace {
@@ -36,7 +37,8 @@ TEST(CompareVersions, PrereleasesInSemverPrecedence) {
 
 TEST(RuleLibrary, SameNameAndVersionInTwoFilesIsAnErrorNamingBoth) {
   using testing_support::Slurp;
-  const std::string text = Slurp(std::string(RULEPLANE_SOURCE_DIR) + "/fuzz/corpus/rule_loader/valid.yaml");
+  const std::string text =
+      Slurp(std::string(ruleplane::testing::SourceDir()) + "/fuzz/corpus/rule_loader/valid.yaml");
   const std::string dir = testing_support::TempPath("rules");
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/a.yaml") << text;

@@ -14,13 +14,14 @@
 #include "engine/common/sha256.h"
 #include "engine/rule_file/cell_parser.h"
 #include "engine/rule_file/diagnostics.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSourceDir = RULEPLANE_SOURCE_DIR;
+const fs::path kSourceDir = testing::SourceDir();
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -470,7 +471,7 @@ std::vector<std::string> GoldenCases() {
   return cases;
 }
 
-class LintGoldenTest : public testing::TestWithParam<std::string> {};
+class LintGoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LintGoldenTest, MatchesExpected) {
   ASSERT_TRUE(RepoCatalogue());
@@ -491,8 +492,8 @@ TEST_P(LintGoldenTest, MatchesExpected) {
   EXPECT_EQ(actual, ReadFile(expected_path));
 }
 
-INSTANTIATE_TEST_SUITE_P(Lint, LintGoldenTest, testing::ValuesIn(GoldenCases()),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Lint, LintGoldenTest, ::testing::ValuesIn(GoldenCases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(LintGoldenTest, TenMistakesFileHasExactlyTenErrors) {
   std::string text = ReadFile(kSourceDir / "tests/golden/lint/ten_mistakes.yaml");

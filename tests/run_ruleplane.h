@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/source_paths.h"
 #include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing_support {
@@ -41,8 +42,9 @@ inline std::string WriteTemp(const std::string& name, const std::string& content
 // Runs `ruleplane <args>` from the source tree (shell syntax allowed in args).
 inline CommandResult Ruleplane(const std::string& args, const std::string& stdin_file = "/dev/null") {
   const std::string out = TempPath("out"), err = TempPath("err");
-  const std::string command = std::string("cd ") + RULEPLANE_SOURCE_DIR + " && " + RULEPLANE_BINARY + " " +
-                              args + " <" + stdin_file + " >" + out + " 2>" + err;
+  const std::string command = std::string("cd ") + ruleplane::testing::SourceDir() + " && " +
+                              ruleplane::testing::RuleplaneBinary() + " " + args + " <" + stdin_file + " >" +
+                              out + " 2>" + err;
   const int status = std::system(command.c_str());
   CommandResult result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
   std::remove(out.c_str());

@@ -18,6 +18,7 @@
 #include "engine/expr/access_tree.h"
 #include "engine/rule_file/action_catalogue.h"
 #include "engine/rule_file/rule_loader.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
@@ -25,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using RuleSets = std::vector<std::shared_ptr<const CompiledRuleSet>>;
 
-const fs::path kSourceDir = RULEPLANE_SOURCE_DIR;
+const fs::path kSourceDir = testing::SourceDir();
 
 std::string ReadText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

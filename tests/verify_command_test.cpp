@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/run_ruleplane.h"
+#include "tests/support/source_paths.h"
 
 namespace {
 
@@ -129,7 +130,7 @@ TEST(DiffCommand, TheOneAndTwoSelectionsDifferAsVersionsMdSays) {
 // examples/observe_cluster.py: where and how the 1.x and 2.x plans differ.
 TEST(DiffCommand, ObservationGridShowsTheVersionsMdDifferencesAsRegions) {
   const std::string grid = TempPath("observations.jsonl");
-  ASSERT_EQ(std::system(("cd " + std::string(RULEPLANE_SOURCE_DIR) +
+  ASSERT_EQ(std::system(("cd " + std::string(ruleplane::testing::SourceDir()) +
                          " && python3 examples/observe_cluster.py > " + grid)
                             .c_str()),
             0);

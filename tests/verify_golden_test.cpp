@@ -21,13 +21,14 @@
 #include "engine/rule_file/action_catalogue.h"
 #include "engine/rule_file/rule_loader.h"
 #include "engine/verify/verifier.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSourceDir = RULEPLANE_SOURCE_DIR;
+const fs::path kSourceDir = testing::SourceDir();
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -88,7 +89,7 @@ std::vector<std::string> GoldenCases() {
   return cases;
 }
 
-class VerifyGoldenTest : public testing::TestWithParam<std::string> {};
+class VerifyGoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(VerifyGoldenTest, MatchesExpected) {
   const VerificationReport report = VerifyFile("tests/golden/verify/" + GetParam() + ".yaml");
@@ -97,8 +98,8 @@ TEST_P(VerifyGoldenTest, MatchesExpected) {
                FormatVerificationReport(report, 3));
 }
 
-INSTANTIATE_TEST_SUITE_P(Verify, VerifyGoldenTest, testing::ValuesIn(GoldenCases()),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Verify, VerifyGoldenTest, ::testing::ValuesIn(GoldenCases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(VerifyShippedRulesTest, FindingsAreTheAcceptedOnes) {
   std::vector<std::string> files;

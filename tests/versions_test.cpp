@@ -20,13 +20,14 @@
 #include "engine/plan/plan.h"
 #include "engine/rule_file/action_catalogue.h"
 #include "engine/rule_file/rule_loader.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSourceDir = RULEPLANE_SOURCE_DIR;
+const fs::path kSourceDir = testing::SourceDir();
 
 std::string ReadText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

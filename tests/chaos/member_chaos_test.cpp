@@ -39,6 +39,7 @@
 #include "platform/process.h"
 #include "tests/support/chaos_campaign.h"
 #include "tests/support/member_harness.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -401,7 +402,7 @@ class Sequence {
   void KillMemberInitAtRandom(int i, const std::string& etcd, milliseconds after) {
     const std::string log_path = harness_.Dir(i) + "/member-init-killed.log";
     auto process = ChildProcess::Start(
-        {"/bin/sh", "-c", "exec " + std::string(RULEPLANE_BINARY) + " " + harness_.MemberInitArgs(i, etcd)},
+        {"/bin/sh", "-c", "exec " + std::string(RuleplaneBinary()) + " " + harness_.MemberInitArgs(i, etcd)},
         log_path);
     if (!process.ok()) {
       Fail("cannot start member-init: " + process.error().message);

@@ -10,6 +10,7 @@
 
 #include "actions/local/local_adapter.h"
 #include "tests/support/etcd_cluster.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/taken_port.h"
 #include "tests/support/test_helpers.h"
 
@@ -42,7 +43,7 @@ class GoldenDeltaReplay {
  private:
   static std::string Prepared(const std::string& dir) {
     fs::create_directories(dir + "/etcd-main/v2");
-    fs::copy_file(std::string(RULEPLANE_SOURCE_DIR) + "/tests/data/backup-restore/" + kName,
+    fs::copy_file(std::string(SourceDir()) + "/tests/data/backup-restore/" + kName,
                   dir + "/etcd-main/v2/" + kName);
     return dir;
   }

@@ -19,6 +19,7 @@
 #include "adapters/local/snapshot_file.h"
 #include "platform/failure_point.h"
 #include "tests/support/member_harness.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -330,7 +331,7 @@ TEST_F(MemberInit, WithoutQuorumAValidMemberRestartsAndALostOneWaits) {
   // said that it waits: a slow start (sanitizers) must not see m1 back first.
   const std::string waiting_log = Dir(2) + "/member-init.wait.log";
   std::future<Outcome> waiting = std::async(std::launch::async, [&] {
-    return Shell("{ " + std::string(RULEPLANE_BINARY) + " " + MemberInitArgs(2, etcd_of_2) +
+    return Shell("{ " + std::string(RuleplaneBinary()) + " " + MemberInitArgs(2, etcd_of_2) +
                  " --wait-for-cluster=120 2>" + waiting_log + "; }");
   });
   ASSERT_TRUE(Eventually([&] { return Contains(Slurp(waiting_log), "observing again in 2 s"); },

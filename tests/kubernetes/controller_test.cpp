@@ -15,6 +15,7 @@
 #include "platform/process.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/kube_test_bed.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
 
@@ -189,7 +190,7 @@ TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
   KubeClient& admin = (*bed)->admin();
   RequestLog& log = (*bed)->log();
   for (const char* file : {"rbac.yaml", "controller.yaml"}) {
-    auto manifests = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/" + file);
+    auto manifests = LoadManifests(std::string(SourceDir()) + "/deploy/" + file);
     ASSERT_TRUE(manifests.ok()) << manifests.error().message;
     Status applied = ApplyManifests(admin, *manifests, "default", log);
     ASSERT_TRUE(applied.ok()) << file << ": " << applied.error().message;
@@ -215,7 +216,7 @@ TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
   EXPECT_TRUE(scaled) << Slurp(controller_log);
 
   // examples/etcd.yaml applies too, and from nothing the controller creates what its members need.
-  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
+  auto example = LoadManifests(std::string(SourceDir()) + "/examples/etcd.yaml");
   ASSERT_TRUE(example.ok()) << example.error().message;
   ASSERT_EQ(example->size(), 1u);
   ASSERT_TRUE(ApplyManifests(

@@ -14,6 +14,7 @@
 #include "observers/observed_shapes.h"
 #include "tests/run_ruleplane.h"
 #include "tests/support/kube_test_bed.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
 
@@ -33,7 +34,7 @@ TEST(DataVolumes, AClaimThatCannotBeProvisionedMakesDataVolumesReadyFalseWithIts
   ASSERT_TRUE(bed.ok()) << bed.error().message;
   KubeClient& admin = (*bed)->admin();
   RequestLog& log = (*bed)->log();
-  auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
+  auto example = LoadManifests(std::string(SourceDir()) + "/examples/etcd.yaml");
   ASSERT_TRUE(example.ok()) << example.error().message;
   ASSERT_TRUE(Eventually([&] { return ApplyManifests(admin, *example, "default", log).ok(); },
                          std::chrono::seconds(10)));

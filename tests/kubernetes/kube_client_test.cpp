@@ -16,6 +16,7 @@
 #include "adapters/kubernetes/manifests.h"
 #include "engine/common/json_value.h"
 #include "tests/support/kube_test_bed.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
 
@@ -233,7 +234,7 @@ TEST_F(KubeClientTest, AForbiddenRequestNamesTheRuleThatWouldAllowIt) {
 TEST_F(KubeClientTest, TheShippedRoleAllowsWhatRuleplaneDoesAndNothingElse) {
   KubeClient admin(kube_->AdminConfig());
   RequestLog log;
-  auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
+  auto rbac = LoadManifests(std::string(SourceDir()) + "/deploy/rbac.yaml");
   ASSERT_TRUE(rbac.ok()) << rbac.error().message;
   // The Role, bound (besides its ServiceAccount) to the token user "operator".
   rbac->push_back(RoleBinding("operator", "ruleplane"));

@@ -34,6 +34,7 @@
 #include "tests/support/kube_test_bed.h"
 #include "tests/support/s3_server.h"
 #include "tests/support/slow_snapshot_proxy.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
@@ -153,7 +154,7 @@ class MemberAgentTest : public ::testing::Test {
   // output goes to <dir>/<log>; `store` "" = the store flags are in `extra`.
   ChildProcess StartAgent(int i, const std::string& endpoints, const std::string& store,
                           const std::string& log, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> argv = {RULEPLANE_BINARY,      "member-agent",   "--name",
+    std::vector<std::string> argv = {RuleplaneBinary(),     "member-agent",   "--name",
                                      etcd_->member(i).name, "--client-url",   etcd_->member(i).client_url,
                                      "--endpoints",         endpoints,        "--etcd",
                                      "etcd-main",           "--namespace",    "default",

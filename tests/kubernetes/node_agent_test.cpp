@@ -20,6 +20,7 @@
 #include "engine/common/json_value.h"
 #include "platform/base64.h"
 #include "tests/support/kube_cluster.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
 
@@ -87,7 +88,7 @@ class NodeAgentTest : public ::testing::Test {
     admin_ = std::make_unique<KubeClient>(kube_->AdminConfig());
     prefix_ = RandomLoopbackPrefix();
     auto agent = NodeAgent::Start(kube_->AdminConfig(), {.root = dir_->path() + "/node",
-                                                         .binaries = {{"ruleplane", RULEPLANE_BINARY}},
+                                                         .binaries = {{"ruleplane", RuleplaneBinary()}},
                                                          .ip_prefix = prefix_});
     ASSERT_TRUE(agent.ok()) << agent.error().message;
     agent_ = std::move(*agent);

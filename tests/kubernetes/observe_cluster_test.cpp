@@ -22,6 +22,7 @@
 #include "tests/run_ruleplane.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/kube_test_bed.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
 
@@ -50,7 +51,7 @@ class ObserveCluster : public ::testing::Test {
 
   // examples/etcd.yaml applied by the admin (a new CRD takes a moment to be served).
   void ApplyExampleEtcd() {
-    auto example = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/examples/etcd.yaml");
+    auto example = LoadManifests(std::string(SourceDir()) + "/examples/etcd.yaml");
     ASSERT_TRUE(example.ok()) << example.error().message;
     ASSERT_TRUE(Eventually([&] { return ApplyManifests(*client_, *example, "default", log_).ok(); },
                            std::chrono::seconds(10)));

@@ -27,6 +27,7 @@
 #include "tests/support/e2e_world.h"
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/real_node.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
 
@@ -38,7 +39,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kEtcd = "etcd-main";
 const KubeResource kEtcdResource{"druid.gardener.cloud/v1alpha1", "etcds", "default", kEtcd, ""};
-const std::string kSource = RULEPLANE_SOURCE_DIR;
+const std::string kSource = SourceDir();
 
 void Report(const std::string& what, Clock::time_point since) {
   std::cout << "[node] " << what << ": "

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/support/real_node.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_helpers.h"
 
@@ -59,7 +60,7 @@ TEST(Node, UpRunsTheImageAndTheShippedControllerAndDownLeavesNothingBehind) {
   EXPECT_TRUE(Contains(run.output, "service reachable")) << "through kube-proxy's rules\n" << run.output;
   // deploy/ as README tells a user to apply it: both controller replicas
   // Ready through their real probes, one holding the Lease.
-  run = node.Kubectl("apply -f " + std::string(RULEPLANE_SOURCE_DIR) + "/deploy/");
+  run = node.Kubectl("apply -f " + std::string(SourceDir()) + "/deploy/");
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_TRUE(Eventually(
       [&] {

@@ -11,6 +11,7 @@
 #include "adapters/etcd/etcdctl_hashkv.h"
 #include "adapters/kubernetes/manifests.h"
 #include "tests/support/kube_objects.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -35,7 +36,7 @@ Result<std::unique_ptr<E2eWorld>> E2eWorld::Start(const std::string& root, const
   world->bed_ = std::move(*bed);
   auto agent =
       NodeAgent::Start(world->bed_->kube().AdminConfig(), {.root = root + "/node",
-                                                           .binaries = {{"ruleplane", RULEPLANE_BINARY}},
+                                                           .binaries = {{"ruleplane", RuleplaneBinary()}},
                                                            .ip_prefix = RandomLoopbackPrefix()});
   if (!agent.ok()) return agent.error();
   world->agent_ = std::move(*agent);
@@ -158,7 +159,7 @@ std::string E2eWorld::Describe(const std::vector<std::string>& controller_names)
   const Value* status = ValueAt(etcd, {"status"});
   std::string text = "Etcd: " + (status != nullptr ? FormatJson(*status) : std::string("(no status)")) + "\n";
   const std::string plan = root_ + "/plan.txt";
-  auto planned = ChildProcess::Start({RULEPLANE_BINARY, "plan", "--cluster", std::string("default/") + kEtcd,
+  auto planned = ChildProcess::Start({RuleplaneBinary(), "plan", "--cluster", std::string("default/") + kEtcd,
                                       "--kubeconfig", kube().WriteKubeconfig("admin")},
                                      plan);
   if (planned.ok()) Eventually([&] { return !planned->running(); }, std::chrono::seconds(20));

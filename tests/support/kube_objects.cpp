@@ -8,6 +8,7 @@
 #include "adapters/kubernetes/manifests.h"
 #include "engine/common/json_value.h"
 #include "engine/common/time_util.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
@@ -95,7 +96,7 @@ Value WithoutToken(const Value& pod) {
 }  // namespace
 
 std::string ExamplePath(const std::string& name) {
-  return std::string(RULEPLANE_SOURCE_DIR) + "/examples/snapshots/" + name;
+  return std::string(SourceDir()) + "/examples/snapshots/" + name;
 }
 
 Result<Value> LoadJsonFile(const std::string& path) {
@@ -109,7 +110,7 @@ Result<Value> LoadJsonFile(const std::string& path) {
 }
 
 Status InstallEtcdCrd(KubeClient& admin, RequestLog& log, const std::string& namespace_name) {
-  auto manifests = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/etcd-crd.yaml");
+  auto manifests = LoadManifests(std::string(SourceDir()) + "/deploy/etcd-crd.yaml");
   if (!manifests.ok()) return manifests.error();
   manifests->push_back(Value::MakeMap(
       {{Value::String("apiVersion"), Value::String("v1")},

@@ -4,6 +4,7 @@
 #include "adapters/kubernetes/manifests.h"
 #include "platform/http_client.h"
 #include "tests/support/kube_objects.h"
+#include "tests/support/source_paths.h"
 #include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
@@ -38,7 +39,7 @@ Result<std::unique_ptr<KubeTestBed>> KubeTestBed::Start(const std::string& root,
 }
 
 Status KubeTestBed::BindToShippedRole(const std::string& user, const std::string& role) {
-  auto rbac = LoadManifests(std::string(RULEPLANE_SOURCE_DIR) + "/deploy/rbac.yaml");
+  auto rbac = LoadManifests(std::string(SourceDir()) + "/deploy/rbac.yaml");
   if (!rbac.ok()) return rbac.error();
   rbac->push_back(RoleBinding(user, role, role + "-" + user));
   if (Status applied = ApplyManifests(*admin_, *rbac, "default", log_); !applied.ok()) return applied;
@@ -84,7 +85,7 @@ Result<RunningController> StartControllerProcess(const KubeCluster& kube, const 
   controller.log = root + "/" + options.name + ".log";
   for (int attempt = 1;; ++attempt) {
     controller.metrics_port = FreeLoopbackPort();
-    std::vector<std::string> argv = {RULEPLANE_BINARY, "controller", "--kubeconfig",
+    std::vector<std::string> argv = {RuleplaneBinary(), "controller", "--kubeconfig",
                                      kube.WriteKubeconfig(options.user)};
     if (!options.namespace_name.empty()) argv.insert(argv.end(), {"-n", options.namespace_name});
     argv.insert(argv.end(), {"--journal", options.journal.empty() ? root + "/journal-" + options.name + ".db"

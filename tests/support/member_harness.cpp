@@ -15,6 +15,7 @@
 #include "adapters/local/snapshot_file.h"
 #include "platform/failure_point.h"
 #include "tests/run_ruleplane.h"
+#include "tests/support/source_paths.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -112,7 +113,7 @@ Outcome MemberHarness::Shell(const std::string& command, const std::string& env)
 }
 
 Outcome MemberHarness::Ruleplane(const std::string& args, const std::string& env) const {
-  return Shell(std::string(RULEPLANE_BINARY) + " " + args, env);
+  return Shell(std::string(RuleplaneBinary()) + " " + args, env);
 }
 
 std::string MemberHarness::MemberInitArgs(int i, const std::string& etcd) const {

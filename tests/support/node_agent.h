@@ -4,7 +4,7 @@
 // behave end to end without container images.
 //
 //   auto agent = NodeAgent::Start(kube->AdminConfig(), {.root = dir + "/node",
-//                                                       .binaries = {{"ruleplane", RULEPLANE_BINARY}},
+//                                                       .binaries = {{"ruleplane", RuleplaneBinary()}},
 //                                                       .ip_prefix = "127.42.17."});
 //   (*agent)->PodIP("etcd-0");            // "127.42.17.10"
 //   (*agent)->Pid("etcd-0", "etcd");      // 0 when not running

@@ -1,4 +1,5 @@
 #include "tests/support/real_node.h"
+#include "tests/support/source_paths.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -11,7 +12,7 @@
 namespace ruleplane::testing {
 namespace {
 
-const std::string kNodeScript = std::string(RULEPLANE_SOURCE_DIR) + "/scripts/node.sh";
+const std::string kNodeScript = std::string(SourceDir()) + "/scripts/node.sh";
 
 // `text` quoted for sh.
 std::string Quoted(const std::string& text) {

@@ -4,7 +4,7 @@
 //
 //   auto node = RealNode::Up(dir.path() + "/node", "node-test");
 //   ASSERT_TRUE(node.ok()) << node.error().message;
-//   (*node)->Kubectl("apply -f " + std::string(RULEPLANE_SOURCE_DIR) + "/deploy/");
+//   (*node)->Kubectl("apply -f " + std::string(SourceDir()) + "/deploy/");
 //   ASSERT_TRUE((*node)->EnterNetwork().ok());   // threads started from now on are inside too
 //   KubeClient admin((*node)->AdminConfig());
 #pragma once

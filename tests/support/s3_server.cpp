@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "tests/support/source_paths.h"
 #include "tests/support/test_helpers.h"
 
 namespace ruleplane::testing {
@@ -30,7 +31,7 @@ Result<std::unique_ptr<S3Server>> S3Server::Start(const std::string& root,
   // its legacy provider.
   std::vector<std::string> argv = {"node",
                                    "--openssl-legacy-provider",
-                                   std::string(RULEPLANE_SOURCE_DIR) + "/tests/objectstore/s3rver.js",
+                                   std::string(SourceDir()) + "/tests/objectstore/s3rver.js",
                                    "--directory",
                                    server->data_dir_,
                                    "--address",
