@@ -481,9 +481,20 @@ TEST_F(EtcdOnNode, TheLeadingControllersPodDeletedInTheMiddleOfAPlan) {
       "set env deployment/ruleplane-controller RULEPLANE_FAILPOINT=after:ApplyEtcdServices=hang && "
       "kubectl rollout status deployment ruleplane-controller --timeout=120s");
   ASSERT_EQ(hung.exit_code, 0) << hung.output;
+  // The leader that hangs is a replica of the new ReplicaSet: until the Lease of a replica the rollout
+  // replaced expires, the Lease may name that replica, whose Pod is still there, terminating.
+  auto runs_the_failure_point = [&](const std::string& pod) {
+    const Value object = Pod(pod);
+    const Value* containers = ValueAt(object, {"spec", "containers"});
+    return object.is_map() && ValueAt(object, {"metadata", "deletionTimestamp"}) == nullptr &&
+           containers != nullptr && Contains(FormatJson(*containers), "RULEPLANE_FAILPOINT");
+  };
   std::string first;
-  ASSERT_TRUE(Eventually([&] { return !(first = ControllerLeader()).empty() && Pod(first).is_map(); },
-                         std::chrono::seconds(60)));
+  ASSERT_TRUE(
+      Eventually([&] { return !(first = ControllerLeader()).empty() && runs_the_failure_point(first); },
+                 std::chrono::seconds(90)))
+      << "leader " << first << "\n"
+      << Describe();
   CreateEtcd(3);
   ASSERT_TRUE(Eventually([&] { return Contains(Kubectl("logs " + first).output, "reached, hanging"); },
                          std::chrono::seconds(60)))
