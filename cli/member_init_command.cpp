@@ -41,8 +41,9 @@ This member:
   --namespace NS            the namespace the safe_guard file must name
 The cluster and the store:
   --endpoints URL[,URL]     etcd client URLs of the cluster (tried in order); default: the
-                            members the configuration's initial-cluster lists, on the
-                            port of its listen-client-urls
+                            members the configuration's initial-cluster lists, and every
+                            ordinal up to the Etcd's spec.replicas and status.clusterSize
+                            named as this Pod is, on the port of its listen-client-urls
   --cacert FILE --cert FILE --key FILE   TLS to etcd
   --backup-store DIR        a Local backup store in etcd-backup-restore's layout (DIR is
                             <container>/<prefix>); or --storage-provider S3 and the store
@@ -182,23 +183,7 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
   member.namespace_name = flags.Get("--namespace");
   EtcdClientConfig cluster;
   cluster.tls = TlsFromFlags(flags);
-  if (flags.Has("--endpoints")) {
-    if (!flags.GetUrls("--endpoints", cluster.endpoints, err)) return std::nullopt;
-  } else {
-    auto derived = ClientEndpointsOfConfig(member.config_template);
-    if (!derived.ok()) {
-      err << "ruleplane: --config-template: " << derived.error().message << "\n";
-      return std::nullopt;
-    }
-    cluster.endpoints = *derived;
-    for (const std::string& url : cluster.endpoints) {
-      if (Status usable = CheckHttpUrl(url); !usable.ok()) {
-        err << "ruleplane: --config-template: listen-client-urls: " << usable.error().message << "\n";
-        return std::nullopt;
-      }
-    }
-  }
-  if (!cluster.endpoints.empty()) context.cluster = std::make_unique<EtcdClient>(cluster);
+  if (flags.Has("--endpoints") && !flags.GetUrls("--endpoints", cluster.endpoints, err)) return std::nullopt;
   if (StoreGiven(flags)) {
     StoreConfig store_config;
     if (!StoreConfigFromFlags(flags, store_config, err)) return std::nullopt;
@@ -217,22 +202,38 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
       err << "ruleplane: --etcd-name: " << read.error().message << "\n";
       return std::nullopt;
     }
-    return context;
-  }
-  auto etcd = ReadJsonInput(flags.Get("--etcd"), in);
-  if (!etcd.ok()) {
-    err << "ruleplane: --etcd: " << etcd.error().message << "\n";
-    return std::nullopt;
-  }
-  context.etcd = *etcd;
-  if (flags.Has("--member-lease")) {
-    auto lease = ReadJsonInput(flags.Get("--member-lease"), in);
-    if (!lease.ok()) {
-      err << "ruleplane: --member-lease: " << lease.error().message << "\n";
+  } else {
+    auto etcd = ReadJsonInput(flags.Get("--etcd"), in);
+    if (!etcd.ok()) {
+      err << "ruleplane: --etcd: " << etcd.error().message << "\n";
       return std::nullopt;
     }
-    context.lease = *lease;
+    context.etcd = *etcd;
+    if (flags.Has("--member-lease")) {
+      auto lease = ReadJsonInput(flags.Get("--member-lease"), in);
+      if (!lease.ok()) {
+        err << "ruleplane: --member-lease: " << lease.error().message << "\n";
+        return std::nullopt;
+      }
+      context.lease = *lease;
+    }
   }
+  // Without --endpoints: every member the cluster could have, as the template and the Etcd name them.
+  if (!flags.Has("--endpoints")) {
+    auto derived = ClientEndpointsOfConfig(member.config_template, member.name, context.etcd);
+    if (!derived.ok()) {
+      err << "ruleplane: --config-template: " << derived.error().message << "\n";
+      return std::nullopt;
+    }
+    cluster.endpoints = *derived;
+    for (const std::string& url : cluster.endpoints) {
+      if (Status usable = CheckHttpUrl(url); !usable.ok()) {
+        err << "ruleplane: --config-template: listen-client-urls: " << usable.error().message << "\n";
+        return std::nullopt;
+      }
+    }
+  }
+  if (!cluster.endpoints.empty()) context.cluster = std::make_unique<EtcdClient>(cluster);
   return context;
 }
 

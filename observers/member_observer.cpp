@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <sstream>
@@ -87,6 +88,23 @@ LiveCluster ObserveLiveCluster(EtcdClient& cluster) {
           "", revision};
 }
 
+// The largest size the cluster could have now: of the members the
+// configuration template names, the Etcd's spec.replicas and its
+// status.clusterSize. A scale-up changes the StatefulSet before the status,
+// and a ConfigMap can lag the spec: the member of a cluster that is growing
+// from one is not a single member (rules/etcd-backup-restore/NOTES.md, I20).
+int64_t LargestClusterSize(const Value& config, const Value& etcd) {
+  int64_t largest = 1;
+  if (const Value* initial_cluster = config.Find("initial-cluster");
+      initial_cluster != nullptr && initial_cluster->is_string()) {
+    const std::string& text = initial_cluster->string_value();
+    largest = 1 + static_cast<int64_t>(std::count(text.begin(), text.end(), ','));
+  }
+  for (const Value* size : {etcd.FindPath({"spec", "replicas"}), etcd.FindPath({"status", "clusterSize"})})
+    if (size != nullptr && size->is_int()) largest = std::max(largest, size->int_value());
+  return largest;
+}
+
 // The data directory's facts with `rebootstrap`: the marker it was re-created
 // for (kRebootstrapRecordFile), or null.
 Value WithRebootstrapRecord(Value facts, const std::string& data_dir) {
@@ -132,9 +150,7 @@ Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestam
   // cluster: a member of several catches up from the leader
   // (etcd-backup-restore's initializer checks the revision only when the
   // cluster is not multi-node).
-  const Value* initial_cluster = config->Find("initial-cluster");
-  const bool multi_node = initial_cluster != nullptr && initial_cluster->is_string() &&
-                          initial_cluster->string_value().find(',') != std::string::npos;
+  const bool multi_node = LargestClusterSize(*config, sources.etcd) > 1;
   auto data_dir =
       InspectDataDir(member.data_dir, multi_node ? 0 : latest_full_revision, member.namespace_name);
   if (!data_dir.ok()) return data_dir.error();
@@ -158,7 +174,8 @@ Result<Snapshot> ObserveMember(const MemberObservationSources& sources, Timestam
   return SnapshotFromValue(Value::MakeMap(std::move(document)));
 }
 
-Result<std::vector<std::string>> ClientEndpointsOfConfig(const std::string& config_path) {
+Result<std::vector<std::string>> ClientEndpointsOfConfig(const std::string& config_path,
+                                                         const std::string& member_name, const Value& etcd) {
   auto config = ReadYamlFile(config_path);
   if (!config.ok()) return config.error();
   auto text = [&](const char* key) {
@@ -174,14 +191,33 @@ Result<std::vector<std::string>> ClientEndpointsOfConfig(const std::string& conf
       port = first.substr(colon + 1);
   }
   std::vector<std::string> endpoints;
+  auto add = [&](const std::string& host) {
+    const std::string url = scheme + "://" + host + ":" + port;
+    if (std::find(endpoints.begin(), endpoints.end(), url) == endpoints.end()) endpoints.push_back(url);
+  };
+  std::string own_host;
   std::stringstream members(text("initial-cluster"));
   for (std::string member; std::getline(members, member, ',');) {
     // "<name>=<scheme>://<host>:<port>"
     const size_t host_start = member.find("://");
     if (host_start == std::string::npos) continue;
     const std::string address = member.substr(host_start + 3);
-    endpoints.push_back(scheme + "://" + address.substr(0, address.rfind(':')) + ":" + port);
+    const std::string host = address.substr(0, address.rfind(':'));
+    if (!member_name.empty() && member.substr(0, member.find('=')) == member_name) own_host = host;
+    add(host);
   }
+  // "<statefulset>-<ordinal>.<peer Service>...": the siblings' hosts differ in the ordinal alone.
+  const size_t dash = member_name.rfind('-');
+  if (own_host.rfind(member_name + ".", 0) != 0 || dash == std::string::npos ||
+      member_name.find_first_not_of("0123456789", dash + 1) != std::string::npos ||
+      dash + 1 == member_name.size())
+    return endpoints;
+  const std::string domain = own_host.substr(member_name.size());
+  // Bounded: an Etcd's spec is input, and no etcd cluster has more members than this.
+  constexpr int64_t kMostMembers = 16;
+  const int64_t largest = std::min(LargestClusterSize(*config, etcd), kMostMembers);
+  for (int64_t ordinal = 0; ordinal < largest; ++ordinal)
+    add(member_name.substr(0, dash + 1) + std::to_string(ordinal) + domain);
   return endpoints;
 }
 

@@ -48,6 +48,13 @@ Result<Snapshot> ObserveMemberNow(const MemberObservationSources& sources);
 // scheme and port of listen-client-urls (http and 2379 when it has none).
 // How member-init finds the cluster without --endpoints: the one its
 // configuration describes. Empty when the file lists no initial-cluster.
-Result<std::vector<std::string>> ClientEndpointsOfConfig(const std::string& config_path);
+// With `member_name` and its Etcd object: also every member the cluster could
+// have, ordinals 0 up to the largest of the template's members, spec.replicas
+// and status.clusterSize, when the member's own host is named after it as a
+// StatefulSet's Pod is (<member>.<peer Service>...): a template that lags a
+// scale-up does not hide the members that joined (issue 41, hazard 1).
+Result<std::vector<std::string>> ClientEndpointsOfConfig(const std::string& config_path,
+                                                         const std::string& member_name = "",
+                                                         const Value& etcd = Value());
 
 }  // namespace ruleplane

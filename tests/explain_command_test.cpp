@@ -177,7 +177,7 @@ TEST(ExplainCommand, RuleSetsThatDoNotApplySayWhyAndPlanNothing) {
   ASSERT_EQ(explained.exit_code, 0) << explained.err;
   EXPECT_TRUE(
       Contains(explained.out,
-               "etcd-druid-status@1.4.0 (rules/etcd-druid/status.yaml), hit policy FIRST\n"
+               "etcd-druid-status@1.5.0 (rules/etcd-druid/status.yaml), hit policy FIRST\n"
                "  does not apply: appliesWhen \"statefulSet\" in snapshot && snapshot.statefulSet != null "
                "is false\n"))
       << explained.out;

@@ -47,6 +47,36 @@ TEST(ClientEndpointsOfConfig, HttpAnd2379WithoutListenUrlsAndNothingWithoutIniti
   EXPECT_FALSE(missing.ok());
 }
 
+// Issue 41, hazard 1: a template rendered for one member while the Etcd
+// says three (a scale-up from one): every ordinal the cluster could have is
+// asked, named as the member's own host is. An address that is not named
+// after the member (an IP) says nothing of its siblings.
+TEST(ClientEndpointsOfConfig, EveryOrdinalTheClusterCouldHaveWhenTheTemplateLagsTheSpec) {
+  testing::TempDir dir("endpoints-siblings");
+  const std::string config =
+      WriteConfig(dir,
+                  "initial-cluster: etcd-main-0=http://etcd-main-0.etcd-main-peer.ns.svc:2380\n"
+                  "listen-client-urls: http://0.0.0.0:2379\n");
+  auto etcd = ParseJson(R"({"spec":{"replicas":3},"status":{"clusterSize":1}})");
+  ASSERT_TRUE(etcd.ok());
+  auto endpoints = ClientEndpointsOfConfig(config, "etcd-main-0", *etcd);
+  ASSERT_TRUE(endpoints.ok()) << endpoints.error().message;
+  EXPECT_EQ(*endpoints, (std::vector<std::string>{"http://etcd-main-0.etcd-main-peer.ns.svc:2379",
+                                                  "http://etcd-main-1.etcd-main-peer.ns.svc:2379",
+                                                  "http://etcd-main-2.etcd-main-peer.ns.svc:2379"}));
+  // The status larger than the spec (a scale-down not yet followed): its members too.
+  auto shrinking = ParseJson(R"({"spec":{"replicas":1},"status":{"clusterSize":2}})");
+  ASSERT_TRUE(shrinking.ok());
+  auto two = ClientEndpointsOfConfig(config, "etcd-main-0", *shrinking);
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two->size(), 2u);
+
+  auto by_address = ClientEndpointsOfConfig(
+      WriteConfig(dir, "initial-cluster: etcd-main-0=http://127.0.0.1:12380\n"), "etcd-main-0", *etcd);
+  ASSERT_TRUE(by_address.ok());
+  EXPECT_EQ(*by_address, std::vector<std::string>{"http://127.0.0.1:2379"});
+}
+
 // A member whose database etcdctl cannot check: the observation fails (so
 // that member-init exits non-zero and changes nothing); with a verdict from
 // etcdctl it succeeds and says corrupt.

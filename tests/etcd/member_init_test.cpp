@@ -438,6 +438,60 @@ TEST_F(MemberInit, AFirstMemberRestartedBeforeTheStatusIsWrittenRejoinsItsCluste
   ExpectNoKeyLost(writer);
 }
 
+// Issue 41, hazard 1: a scale-up from one member. The StatefulSet has 3
+// replicas and members m1 and m2 joined, but the status still says one
+// member and the configuration template still names m0 alone; m0 restarts
+// (a drain, an OOM kill) while m1 and m2 hold the quorum and took a backup
+// past m0's data. Up to initialization 1.4.0 m0 was "the only member" with
+// data behind the backup: it moved its valid data aside, restored and
+// started a one-member cluster beside the other two, a split brain. Now the
+// spec's 3 replicas say it is not alone: it restarts on its data and rejoins.
+TEST_F(MemberInit, AfterAScaleUpFromOneTheFirstMemberRestartedBeforeTheStatusFollowsRejoinsItsCluster) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "grown-from-one/");
+  ASSERT_TRUE(writer.WriteSome(30).ok());
+  cluster_->StopMember(0);
+  ASSERT_TRUE(writer.WriteSome(30).ok());
+  Outcome backup = Backup("full");
+  ASSERT_EQ(backup.exit_code, 0) << backup.out << backup.err;
+  writer.Start();
+
+  // What m0's Pod sees in the window: the template rendered for one member, the status of one member.
+  const std::string lagging_template = Dir(0) + "/etcd.template-of-one.yaml";
+  std::string template_text = Slurp(Template(0));
+  const size_t line = template_text.find("initial-cluster: ");
+  ASSERT_NE(line, std::string::npos) << template_text;
+  template_text.replace(line, template_text.find('\n', line) - line,
+                        "initial-cluster: " + cluster_->member(0).name + "=" + cluster_->member(0).peer_url);
+  Put(lagging_template, template_text);
+  const std::string etcd = Dir(0) + "/etcd-grown-from-one.json";
+  Put(etcd, R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd",)"
+            R"("metadata":{"name":"etcd-main","namespace":"default"},"spec":{"replicas":3},)"
+            R"("status":{"clusterSize":1,"members":[{"name":")" +
+                cluster_->member(0).name + R"(","status":"Ready"}]}})");
+
+  Outcome run = Ruleplane(MemberInitArgs(0, etcd, lagging_template, cluster_->member(0).client_url));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_FALSE(Contains(run.out, "RestoreFullSnapshot")) << run.out;
+  EXPECT_TRUE(Beside(0, ".").empty())
+      << "valid data is never moved aside while the cluster can have other members";
+
+  ASSERT_TRUE(cluster_->StartMemberWithConfig(0, Config(0)).ok());
+  ASSERT_TRUE(cluster_->WaitReady(0).ok()) << cluster_->member(0).log_path;
+  writer.Stop();
+  EtcdClient client = cluster_->Client();
+  RequestLog reads;
+  std::set<uint64_t> cluster_ids;
+  for (int i = 0; i < 3; ++i) {
+    auto status = client.MemberStatus(cluster_->member(i).client_url, reads);
+    ASSERT_TRUE(status.ok()) << status.error().message;
+    cluster_ids.insert(status->cluster_id);
+  }
+  EXPECT_EQ(cluster_ids.size(), 1u) << "two clusters answer";
+  ExpectHealthyCluster();
+  ExpectNoKeyLost(writer);
+}
+
 // DEP-01 scenarios 7 and 8: every data directory lost. The first member
 // restores the latest full snapshot (and the deltas after it, when there
 // are any) into a single-member cluster; the others join it one by one.

@@ -116,11 +116,13 @@ Outcome MemberHarness::Ruleplane(const std::string& args, const std::string& env
   return Shell(std::string(RuleplaneBinary()) + " " + args, env);
 }
 
-std::string MemberHarness::MemberInitArgs(int i, const std::string& etcd) const {
+std::string MemberHarness::MemberInitArgs(int i, const std::string& etcd, const std::string& config_template,
+                                          const std::string& endpoints) const {
   const EtcdMemberSpec& member = cluster_->member(i);
   return "member-init --name " + member.name + " --peer-url " + member.peer_url + " --client-url " +
-         member.client_url + " --data-dir " + member.data_dir + " --config-template " + Template(i) +
-         " --config-out " + Config(i) + " --namespace default --endpoints " + Endpoints() + " " +
+         member.client_url + " --data-dir " + member.data_dir + " --config-template " +
+         (config_template.empty() ? Template(i) : config_template) + " --config-out " + Config(i) +
+         " --namespace default --endpoints " + (endpoints.empty() ? Endpoints() : endpoints) + " " +
          StoreFlags() + TlsFlags() + " --etcd " + etcd + " --retry-deadline 30";
 }
 

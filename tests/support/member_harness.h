@@ -73,8 +73,11 @@ class MemberHarness {
   // `command` through the shell, stdin from /dev/null; `env`: "NAME=value ...".
   static Outcome Shell(const std::string& command, const std::string& env = "");
   Outcome Ruleplane(const std::string& args, const std::string& env = "") const;
-  // The arguments of member-init for member i, with the Etcd object `etcd`.
-  std::string MemberInitArgs(int i, const std::string& etcd) const;
+  // The arguments of member-init for member i, with the Etcd object `etcd`;
+  // `config_template` and `endpoints` ("" for the harness's own: Template(i)
+  // and every member's client URL).
+  std::string MemberInitArgs(int i, const std::string& etcd, const std::string& config_template = "",
+                             const std::string& endpoints = "") const;
   // member-init for member i, with the Etcd object `etcd`.
   Outcome MemberInitOf(int i, const std::string& etcd, const std::string& extra = "",
                        const std::string& env = "") const;
