@@ -19,7 +19,7 @@ using namespace ruleplane::testing_support;
 TEST(VerifyCommand, CleanTableExitsZeroAndSaysHowLongItTook) {
   CommandResult run = Ruleplane("verify rules/etcd-backup-restore/initialization.yaml");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_TRUE(Contains(run.out, "787416 states")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "3149664 states")) << run.out;
   EXPECT_TRUE(Contains(run.out, "0 errors")) << run.out;
   EXPECT_TRUE(Contains(run.out, "took ")) << run.out;
 }
@@ -168,9 +168,9 @@ TEST(DiffCommand, ObservationGridShowsTheVersionsMdDifferencesAsRegions) {
   EXPECT_TRUE(Contains(run.out, group("ScaleStatefulSet, SetClusterSize, DeleteMemberLease",
                                       "RemoveStatusMember, SetPdbMinAvailable, RaiseAlert", "2 snapshots")))
       << run.out;
-  // 4. Scale-up of a healthy cluster: 2.x also rewrites the configuration and the conditions.
+  // 4. Scale-up of a healthy cluster: both render the configuration first, 2.x also sets the conditions.
   EXPECT_TRUE(
-      Contains(run.out, group("ScaleStatefulSet, CreateMemberLease, SetPdbMinAvailable",
+      Contains(run.out, group("ApplyEtcdConfigMap, ScaleStatefulSet, CreateMemberLease, SetPdbMinAvailable",
                               "SetEtcdCondition, SetPdbMinAvailable, ApplyEtcdConfigMap, ScaleStatefulSet, "
                               "CreateMemberLease",
                               "3 snapshots")))
