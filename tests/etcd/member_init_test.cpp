@@ -391,6 +391,26 @@ TEST_F(MemberInit, TwoMembersDownLongerThanAnElectionTimeoutRestartOnTheirData) 
   ExpectNoKeyLost(writer);
 }
 
+// Member 0 started from the configuration member-init wrote, the writer
+// stopped: one cluster (every member reports the same cluster ID) that
+// agrees on the data and lost no acknowledged key.
+void RejoinsOneClusterThatLostNothing(MemberHarness& harness, NumberedWriter& writer) {
+  ASSERT_TRUE(harness.cluster_->StartMemberWithConfig(0, harness.Config(0)).ok());
+  ASSERT_TRUE(harness.cluster_->WaitReady(0).ok()) << harness.cluster_->member(0).log_path;
+  writer.Stop();
+  EtcdClient client = harness.cluster_->Client();
+  RequestLog reads;
+  std::set<uint64_t> cluster_ids;
+  for (int i = 0; i < 3; ++i) {
+    auto status = client.MemberStatus(harness.cluster_->member(i).client_url, reads);
+    ASSERT_TRUE(status.ok()) << status.error().message;
+    cluster_ids.insert(status->cluster_id);
+  }
+  EXPECT_EQ(cluster_ids.size(), 1u) << "two clusters answer";
+  harness.ExpectHealthyCluster();
+  harness.ExpectNoKeyLost(writer);
+}
+
 // Issue 23, hazard 1: the status is empty in normal windows (a new cluster
 // before the controller's first status write, a controller that is down).
 // A first member restarted then must rejoin its cluster with its data: up to
@@ -421,21 +441,7 @@ TEST_F(MemberInit, AFirstMemberRestartedBeforeTheStatusIsWrittenRejoinsItsCluste
   EXPECT_FALSE(Contains(run.out, "RestoreFullSnapshot")) << run.out;
   EXPECT_TRUE(Beside(0, ".").empty()) << "valid data is never moved aside while its cluster answers";
 
-  ASSERT_TRUE(cluster_->StartMemberWithConfig(0, Config(0)).ok());
-  ASSERT_TRUE(cluster_->WaitReady(0).ok()) << cluster_->member(0).log_path;
-  writer.Stop();
-  // One cluster: every member reports the same cluster ID and agrees on the data.
-  EtcdClient client = cluster_->Client();
-  RequestLog reads;
-  std::set<uint64_t> cluster_ids;
-  for (int i = 0; i < 3; ++i) {
-    auto status = client.MemberStatus(cluster_->member(i).client_url, reads);
-    ASSERT_TRUE(status.ok()) << status.error().message;
-    cluster_ids.insert(status->cluster_id);
-  }
-  EXPECT_EQ(cluster_ids.size(), 1u) << "two clusters answer";
-  ExpectHealthyCluster();
-  ExpectNoKeyLost(writer);
+  RejoinsOneClusterThatLostNothing(*this, writer);
 }
 
 // Issue 41, hazard 1: a scale-up from one member. The StatefulSet has 3
@@ -476,20 +482,7 @@ TEST_F(MemberInit, AfterAScaleUpFromOneTheFirstMemberRestartedBeforeTheStatusFol
   EXPECT_TRUE(Beside(0, ".").empty())
       << "valid data is never moved aside while the cluster can have other members";
 
-  ASSERT_TRUE(cluster_->StartMemberWithConfig(0, Config(0)).ok());
-  ASSERT_TRUE(cluster_->WaitReady(0).ok()) << cluster_->member(0).log_path;
-  writer.Stop();
-  EtcdClient client = cluster_->Client();
-  RequestLog reads;
-  std::set<uint64_t> cluster_ids;
-  for (int i = 0; i < 3; ++i) {
-    auto status = client.MemberStatus(cluster_->member(i).client_url, reads);
-    ASSERT_TRUE(status.ok()) << status.error().message;
-    cluster_ids.insert(status->cluster_id);
-  }
-  EXPECT_EQ(cluster_ids.size(), 1u) << "two clusters answer";
-  ExpectHealthyCluster();
-  ExpectNoKeyLost(writer);
+  RejoinsOneClusterThatLostNothing(*this, writer);
 }
 
 // DEP-01 scenarios 7 and 8: every data directory lost. The first member
