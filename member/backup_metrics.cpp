@@ -116,6 +116,11 @@ void BackupMetrics::Failure(const std::string& error) {
   failures_[error] += 1;
 }
 
+void BackupMetrics::RoundRun() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  rounds_ += 1;
+}
+
 std::string BackupMetrics::Text() const {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::array<std::pair<const char*, const Kind*>, 2> kinds = {{{"Full", &full_}, {"Incr", &incr_}}};
@@ -162,6 +167,9 @@ std::string BackupMetrics::Text() const {
   Header(out, "etcdbr_snapshotter_failure", "counter", "Total number of snapshotter errors.");
   for (const auto& [error, count] : failures_)
     out += "etcdbr_snapshotter_failure{error=\"" + Escaped(error) + "\"} " + Number(count) + "\n";
+  Header(out, "ruleplane_backup_rounds_total", "counter",
+         "Total number of scheduled backup rounds run while leading.");
+  out += "ruleplane_backup_rounds_total " + Number(rounds_) + "\n";
   return out;
 }
 

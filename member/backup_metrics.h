@@ -11,6 +11,10 @@
 //   etcdbr_snapstore_latest_deltas_revisions_total    gauge: revisions in those deltas
 //   etcdbr_snapshotter_failure{error}                 counter: failed snapshots and collections
 //
+// and one of ruleplane's own, so that a round that took nothing is seen:
+//
+//   ruleplane_backup_rounds_total                     counter: scheduled rounds run while leading
+//
 // kind is "Full" or "Incr" (etcd-backup-restore's SnapshotKindFull and
 // SnapshotKindDelta; its "Chunk" series, for multipart uploads, are left out:
 // they would stay 0). Every series exists from the start at 0, as
@@ -44,6 +48,8 @@ class BackupMetrics {
   void SnapshotFailed(const std::string& kind, double seconds, const std::string& error);
   void Collected(const std::string& kind, bool succeeded);
   void Failure(const std::string& error);
+  // A scheduled round decided (and took what was due), as the leader.
+  void RoundRun();
 
   // The Prometheus text exposition format (version 0.0.4).
   std::string Text() const;
@@ -66,7 +72,7 @@ class BackupMetrics {
 
   mutable std::mutex mutex_;
   Kind full_, incr_;
-  double latest_deltas_ = 0, latest_deltas_revisions_ = 0;
+  double latest_deltas_ = 0, latest_deltas_revisions_ = 0, rounds_ = 0;
   std::map<std::string, double> failures_{{"", 0}};
 };
 

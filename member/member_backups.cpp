@@ -66,6 +66,10 @@ Result<MemberBackups::DueBackup> MemberBackups::TakeDueBackup(std::chrono::syste
     auto taken = Take("Full", backup);
     if (!taken.ok()) return taken.error();
     credentials_modified_ = *credentials;
+    // The delta period starts with the first full snapshot, as
+    // etcd-backup-restore's delta timer starts with its snapshotter: a delta
+    // taken one heartbeat after it would only split the first period.
+    if (!last_delta_) last_delta_ = now;
     return DueBackup{*taken, options_.full_snapshot_lease};
   }
   if (options_.delta_period < std::chrono::seconds(1)) return DueBackup{};
@@ -169,6 +173,7 @@ BackupRound MemberBackups::Run(std::chrono::system_clock::time_point now) {
   }
   Report(backup.ok() ? Result<TakenBackup>(backup->taken) : Result<TakenBackup>(backup.error()),
          backup.ok() ? backup->lease : "", round);
+  metrics_.RoundRun();
 
   // Collected whether or not the backup failed, as etcd-backup-restore's
   // collector runs on a timer of its own: a store that refuses uploads

@@ -184,6 +184,10 @@ TEST(BackupMetrics, NamesTypesAndLabelsAreEtcdBackupRestores) {
   EXPECT_TRUE(HasLine(initial, R"(etcdbr_snapshot_gc_total{kind="Incr",succeeded="false"} 0)"));
   EXPECT_TRUE(HasLine(initial, R"(etcdbr_snapshotter_failure{error=""} 0)"));
   EXPECT_TRUE(HasLine(initial, R"(etcdbr_snapshot_required{kind="Full"} 0)"));
+  EXPECT_TRUE(HasLine(initial, "ruleplane_backup_rounds_total 0"));
+  metrics.RoundRun();
+  metrics.RoundRun();
+  EXPECT_TRUE(HasLine(metrics.Text(), "ruleplane_backup_rounds_total 2"));
 
   metrics.ObserveStore({Snapshot("v2/Full-00000000-00000010-1714557600"),
                         Snapshot("v2/Incr-00000011-00000020-1714557610"),

@@ -736,6 +736,20 @@ TEST_F(MemberAgentTest, ServesEtcdBackupRestoresApiAndMetricsAndForwardsToTheLea
 
   NumberedWriter writer(etcd_->ClientUrls(), "api/");
   ASSERT_TRUE(writer.WriteSome(10).ok());
+  // The delta period (1h) starts with the first full snapshot: the rounds
+  // after it (counted in /metrics) take no delta of these writes.
+  auto rounds = [&] {
+    auto page = http.Send("GET", at_leader + "/metrics", "", std::chrono::seconds(10));
+    const std::string name = "\nruleplane_backup_rounds_total ";
+    const size_t at = page.ok() ? page->body.find(name) : std::string::npos;
+    return at == std::string::npos ? -1 : std::atoi(page->body.c_str() + at + name.size());
+  };
+  const int rounds_before = rounds();
+  ASSERT_GE(rounds_before, 0);
+  // Three: the first may still be the one that took the full snapshot.
+  ASSERT_TRUE(Eventually([&] { return rounds() >= rounds_before + 3; }, std::chrono::seconds(20)))
+      << Slurp(logs);
+  for (const std::string& name : StoreFiles(store_)) EXPECT_EQ(name.find("Incr-"), std::string::npos) << name;
   HttpResponse response = call("POST", at_leader + "/snapshot/full");
   ASSERT_EQ(response.status, 200) << response.body << Slurp(logs);
   Value snapshot = json(response);
