@@ -27,7 +27,8 @@ constexpr const char* kMemberAgentUsage =
                              [--delta-snapshot-retention-period DURATION]
                              [--k8s-heartbeat-duration DURATION] [--once]
                              [--server-port PORT [--server-host IP]
-                              [--server-cert FILE --server-key FILE [--server-ca FILE]]]
+                              [--server-cert FILE --server-key FILE [--server-ca FILE]]
+                              [--snapshot-request-interval DURATION]]
 
 Beside an etcd member, every heartbeat (--k8s-heartbeat-duration, default 10s):
 renews the member's Lease (named --name) with "<memberID>:<Leader|Member>"
@@ -47,9 +48,11 @@ BackupFailed, after a failed one) when it changes. Every
 --garbage-collection-period (default 1m), the leader deletes old backups:
 --garbage-collection-policy Exponential (the default: hourly fulls of today,
 daily of the last week, weekly of the last 5 weeks) or LimitBased (the newest
---max-backups fulls, default 7), and older streams' deltas beyond
+--max-backups fulls, default 7; ruleplane counts periods of --schedule, so
+that fulls taken on request replace each other instead of pushing older
+backups out), and older streams' deltas beyond
 --delta-snapshot-retention-period (default 0); never the newest full snapshot
-nor the deltas after it, never a .final one. Durations as Go writes them:
+nor the deltas after it, nor the newest .final one. Durations as Go writes them:
 20s, 1m30s, 500ms. Flags and defaults are etcd-backup-restore's.
 One JSON line per heartbeat, and one per backup round that took, failed or
 collected something, on standard output. SIGTERM ends a backup in progress
@@ -60,8 +63,9 @@ With --server-port (etcd-backup-restore's flag; not served without it), it
 serves etcd-backup-restore's HTTP API on --server-host (default 0.0.0.0, all
 addresses): /healthz, /snapshot/full[?final=true] and /snapshot/delta (taken
 now by the leader; another member forwards them to the leader's agent, at the
-leading member's client host with the same port), /snapshot/latest, and
-/metrics (etcdbr_* metrics). With --server-cert and --server-key (etcd-backup-
+leading member's client host with the same port; at most one of each kind
+per --snapshot-request-interval, default 30s, 0 = no limit, else 429),
+/snapshot/latest, and /metrics (etcdbr_* metrics). With --server-cert and --server-key (etcd-backup-
 restore's flags, etcd-druid's spec.backup.tls), over HTTPS only; a forwarded
 request then verifies the leader's agent against --server-ca (ruleplane's
 own flag; default: the system's CAs).
@@ -120,6 +124,7 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
                               {"--server-cert"},
                               {"--server-key"},
                               {"--server-ca"},
+                              {"--snapshot-request-interval"},
                               {"--once", false}}));
   if (!flags.Parse(args, err, usage)) return kExitUsage;
   if (!flags.Require({"--name", "--client-url", "--endpoints", "--etcd"}, err, usage)) return kExitUsage;
@@ -128,6 +133,7 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
   std::chrono::nanoseconds heartbeat = agent.heartbeat;
   bool compress = true;
   std::chrono::nanoseconds delta_retention{0};
+  std::chrono::nanoseconds request_interval = agent.snapshot_request_interval;
   int64_t server_port = 0;
   if (!flags.GetCount("--server-port", server_port, err)) return kExitUsage;
   if (server_port > 65535) {
@@ -150,9 +156,11 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
       !CompressionSuffixOf(flags.Get("--compression-policy", "gzip"), agent.compression_suffix, err) ||
       !flags.GetCount("--max-backups", agent.retention.max_backups, err) ||
       !flags.GetDuration("--garbage-collection-period", agent.garbage_collection_period, err) ||
-      !flags.GetDuration("--delta-snapshot-retention-period", delta_retention, err)) {
+      !flags.GetDuration("--delta-snapshot-retention-period", delta_retention, err) ||
+      !flags.GetDuration("--snapshot-request-interval", request_interval, err)) {
     return kExitUsage;
   }
+  agent.snapshot_request_interval = std::chrono::ceil<std::chrono::seconds>(request_interval);
   auto policy = ParseGarbageCollectionPolicy(flags.Get("--garbage-collection-policy", "Exponential"));
   if (!policy.ok()) {
     err << "ruleplane: --garbage-collection-policy: " << policy.error().message << "\n";

@@ -7,6 +7,8 @@
 #include <limits>
 #include <string>
 
+#include "engine/extensions/cron_schedule.h"
+
 namespace ruleplane {
 namespace {
 
@@ -91,6 +93,19 @@ std::vector<size_t> ExponentialCollects(const std::vector<const StoredSnapshot*>
   return doomed;
 }
 
+// Whether fulls[index] and the next newer full fall in one period of the
+// cron `schedule`: the same first activation after their creation. An
+// unreadable schedule, or one that never fires again, shares nothing.
+bool SharesPeriodWithNext(const std::vector<const StoredSnapshot*>& fulls, size_t index,
+                          const std::string& schedule) {
+  if (schedule.empty() || index + 1 >= fulls.size()) return false;
+  auto cron = expr::CronSchedule::Parse(schedule);
+  if (!cron.ok()) return false;
+  auto period = cron->Next(Timestamp{fulls[index]->created_on, 0});
+  auto next_period = cron->Next(Timestamp{fulls[index + 1]->created_on, 0});
+  return period.ok() && next_period.ok() && period->seconds == next_period->seconds;
+}
+
 }  // namespace
 
 Result<GarbageCollectionPolicy> ParseGarbageCollectionPolicy(std::string_view text) {
@@ -166,14 +181,27 @@ Result<std::vector<StoredSnapshot>> SnapshotsToCollect(const std::vector<StoredS
   if (options.policy == GarbageCollectionPolicy::kExponential) {
     for (size_t index : ExponentialCollects(fulls, now_seconds)) collect[full_positions[index]] = true;
   } else {
-    // Every full but the newest max_backups; never the newest, as max_backups >= 1.
-    const int64_t surplus = static_cast<int64_t>(fulls.size()) - options.max_backups;
+    // Every full but the newest max_backups counted ones; never the newest,
+    // as max_backups >= 1 and the newest is counted.
+    std::vector<size_t> counted;
+    for (size_t index = 0; index < fulls.size(); ++index) {
+      if (SharesPeriodWithNext(fulls, index, options.schedule)) {
+        collect[full_positions[index]] = true;
+      } else {
+        counted.push_back(index);
+      }
+    }
+    const int64_t surplus = static_cast<int64_t>(counted.size()) - options.max_backups;
     for (int64_t index = 0; index < surplus; ++index)
-      collect[full_positions[static_cast<size_t>(index)]] = true;
+      collect[full_positions[counted[static_cast<size_t>(index)]]] = true;
   }
 
+  const StoredSnapshot* newest_final = nullptr;
+  for (const StoredSnapshot* snapshot : ordered) {
+    if (snapshot->kind == "Full" && snapshot->is_final) newest_final = snapshot;
+  }
   for (size_t position = 0; position < ordered.size(); ++position) {
-    if (collect[position] && !ordered[position]->is_final) doomed.push_back(*ordered[position]);
+    if (collect[position] && ordered[position] != newest_final) doomed.push_back(*ordered[position]);
   }
   return doomed;
 }

@@ -29,14 +29,21 @@
 //         35 days before eod;
 //       older still: deleted;
 //   - LimitBased keeps the newest max_backups fulls and deletes older ones.
+//     With a full-snapshot schedule, it counts schedule periods, not files
+//     (ruleplane's difference): of the fulls that share a period (the same
+//     next activation after their creation), only the newest counts and the
+//     others are deleted, so that fulls asked for on demand (/snapshot/full,
+//     eight times in a minute) replace each other instead of pushing the
+//     older periods' backups out of the count.
 //
 // Whatever etcd-backup-restore does, the decision holds:
 //   - the newest full snapshot (the last Full in the listing's order) is
 //     never deleted, nor anything after it: every delta a restore replays on
 //     top of it (start revision beyond its last revision) is kept;
-//   - a `.final` snapshot is never deleted (etcd-backup-restore deletes an
-//     old one like any full): it is what etcd-druid asked for when it stopped
-//     the cluster, one per stop;
+//   - the newest `.final` snapshot is never deleted (etcd-backup-restore
+//     deletes it like any full): it is what etcd-druid asked for when it
+//     stopped the cluster last; an older one is judged as any full, so that
+//     `?final=true` asked for in a loop cannot fill the store;
 //   - a snapshot it cannot place is kept and changes nothing: a kind other
 //     than Full/Incr, a start revision beyond the last, a path whose last part
 //     is not the name (a chunk of a multipart upload: etcd-backup-restore's
@@ -51,6 +58,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -75,6 +83,9 @@ struct RetentionOptions {
   // Deltas of older streams created within this time before `now` are kept;
   // at least 0 and at most Go's largest time.Duration (about 292 years).
   std::chrono::seconds delta_retention{0};
+  // The full-snapshot schedule (cron, --schedule): LimitBased counts its
+  // periods. "" counts files, as etcd-backup-restore does.
+  std::string schedule;
 };
 
 // "Exponential" or "LimitBased", spelt exactly as etcd-backup-restore's flag

@@ -77,6 +77,10 @@ struct MemberAgentOptions {
   // --garbage-collection-period (1 minute).
   RetentionOptions retention;
   std::chrono::nanoseconds garbage_collection_period = kDefaultGarbageCollectionPeriod;
+  // Snapshots asked for on the API (/snapshot/full, /snapshot/delta): at
+  // most one of each kind per interval, so that a caller in a loop neither
+  // fills the store nor loads etcd (ruleplane's; 0 = no limit).
+  std::chrono::seconds snapshot_request_interval{30};
 };
 
 // ["a", "b"], for the log lines.

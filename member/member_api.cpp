@@ -65,6 +65,8 @@ HttpAnswer TakeSnapshot(const HttpRequest& request, const SnapshotRequest& wante
       return {200, kJson, "null"};
     case RequestedSnapshot::Outcome::kNotLeader:
       return Forward(request, answer, backend, server_port, server_tls);
+    case RequestedSnapshot::Outcome::kTooSoon:
+      return {429, "text/plain", answer.error + "\n"};
     case RequestedSnapshot::Outcome::kFailed:
       break;
   }

@@ -97,7 +97,9 @@ Status MemberBackups::CollectGarbage(int64_t cluster_revision, std::chrono::syst
   // unprotected.
   auto listing = store_.List(cluster_revision);
   if (!listing.ok()) return listing.error();
-  auto doomed = SnapshotsToCollect(listing->snapshots, options_.retention, now);
+  RetentionOptions retention = options_.retention;
+  retention.schedule = options_.schedule;
+  auto doomed = SnapshotsToCollect(listing->snapshots, retention, now);
   if (!doomed.ok()) return doomed.error();
   RequestLog log;
   for (const StoredSnapshot& snapshot : *doomed) {
@@ -249,12 +251,26 @@ RequestedSnapshot MemberBackups::Serve(const SnapshotRequest& request, BackupRou
   // etcd-backup-restore's TriggerDeltaSnapshot refuses so too.
   if (!request.full && options_.delta_period < std::chrono::seconds(1))
     return Failed("delta snapshots are disabled (--delta-snapshot-period under 1s)");
+  auto& last_requested = request.full ? last_requested_full_ : last_requested_delta_;
+  const auto asked = std::chrono::steady_clock::now();
+  if (last_requested && asked - *last_requested < options_.snapshot_request_interval) {
+    const auto wait = std::chrono::ceil<std::chrono::seconds>(options_.snapshot_request_interval -
+                                                              (asked - *last_requested));
+    RequestedSnapshot answer;
+    answer.outcome = RequestedSnapshot::Outcome::kTooSoon;
+    answer.error = std::string("a ") + (request.full ? "full snapshot" : "delta snapshot") +
+                   " was taken on request less than " +
+                   std::to_string(options_.snapshot_request_interval.count()) +
+                   "s ago (--snapshot-request-interval): ask again in " + std::to_string(wait.count()) + "s";
+    return answer;
+  }
   BackupOptions backup;
   backup.compression_suffix = options_.compression_suffix;
   backup.delta_memory_limit = options_.delta_memory_limit;
   backup.final = request.full && request.final;
   auto taken = Take(request.full ? "Full" : "Incr", backup);
   if (!taken.ok() && stopping_ != nullptr && stopping_->load()) return Failed("interrupted by shutdown");
+  if (taken.ok()) last_requested = asked;
   if (taken.ok() && !request.full && !taken->more) last_delta_ = std::chrono::system_clock::now();
   Report(taken, request.full ? options_.full_snapshot_lease : options_.delta_snapshot_lease, round);
   if (!taken.ok()) return Failed(taken.error().message);

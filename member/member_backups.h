@@ -70,6 +70,7 @@ struct RequestedSnapshot {
     kTaken,       // `snapshot` is in the store
     kNothingNew,  // a delta, and the cluster has not moved since the last snapshot
     kNotLeader,   // this member does not lead: `leader_client_url` does ("" when unknown)
+    kTooSoon,     // one of the kind was taken on request within the interval: `error` says when to ask again
     kFailed,      // `error` says why (also a timeout, or the agent stopping)
   };
   Outcome outcome = Outcome::kFailed;
@@ -134,6 +135,8 @@ class MemberBackups {
   BackupStore& store_;
   const std::atomic<bool>* stopping_;
   std::optional<std::chrono::system_clock::time_point> last_delta_;
+  // When a full and a delta were last taken on request (steady: a clock step changes nothing).
+  std::optional<std::chrono::steady_clock::time_point> last_requested_full_, last_requested_delta_;
   std::optional<int64_t> credentials_modified_;  // as first seen, then at each change
   std::optional<std::chrono::system_clock::time_point> last_collection_;
   BackupMetrics metrics_;

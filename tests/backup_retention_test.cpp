@@ -85,10 +85,10 @@ std::vector<StoredSnapshot> Kept(const std::vector<StoredSnapshot>& listing, con
   return kept;
 }
 
-RetentionOptions Exponential() { return {GarbageCollectionPolicy::kExponential, kDefaultMaxBackups, {}}; }
+RetentionOptions Exponential() { return {GarbageCollectionPolicy::kExponential, kDefaultMaxBackups, {}, ""}; }
 
 RetentionOptions LimitBased(int64_t max_backups, std::chrono::seconds retention = {}) {
-  return {GarbageCollectionPolicy::kLimitBased, max_backups, retention};
+  return {GarbageCollectionPolicy::kLimitBased, max_backups, retention, ""};
 }
 
 TEST(BackupRetention, ParsesThePolicyAsEtcdBackupRestoresFlagSpellsIt) {
@@ -123,7 +123,7 @@ TEST(BackupRetention, RefusesOptionsEtcdBackupRestoreRefuses) {
       SnapshotsToCollect(listing, LimitBased(1, std::chrono::seconds(9'223'372'036)), Time(At(0, 1))).ok());
   // max_backups means nothing to Exponential (Validate checks it for LimitBased only).
   EXPECT_TRUE(
-      SnapshotsToCollect(listing, {GarbageCollectionPolicy::kExponential, 0, {}}, Time(At(0, 1))).ok());
+      SnapshotsToCollect(listing, {GarbageCollectionPolicy::kExponential, 0, {}, ""}, Time(At(0, 1))).ok());
 }
 
 // prepareStoreForGarbageCollection: from midnight 36 days back to `now`,
@@ -279,6 +279,35 @@ TEST(BackupRetention, KeepsFinalSnapshotsEtcdBackupRestoreWouldDelete) {
             (std::vector<std::string>{listing[1].name, listing[2].name, listing[3].name}));
 }
 
+TEST(BackupRetention, OnlyTheNewestFinalSnapshotIsKeptWhateverThePolicy) {
+  const int64_t now = At(0, 10, 0);
+  // `?final=true` asked for again and again: the older finals go as any full would.
+  const std::vector<StoredSnapshot> listing = {Full(100, At(-3, 0), true), Full(200, At(-2, 0), true),
+                                               Full(300, At(-1, 0), true), Full(400, At(0, 9, 0))};
+  EXPECT_EQ(Names(Collect(listing, LimitBased(1), Time(now))),
+            (std::vector<std::string>{listing[0].name, listing[1].name}));
+}
+
+TEST(BackupRetention, LimitBasedWithAScheduleCountsPeriodsSoOnDemandFullsCannotPushOutOlderBackups) {
+  const int64_t now = At(0, 10, 30);
+  // Hourly fulls at 07:00, 08:00, 09:00 and 10:00, then eight asked for on
+  // demand within a minute of 10:20.
+  std::vector<StoredSnapshot> listing = {Full(100, At(0, 7, 0)), Full(200, At(0, 8, 0)),
+                                         Full(300, At(0, 9, 0)), Full(400, At(0, 10, 0))};
+  for (int64_t i = 0; i < 8; ++i) listing.push_back(Full(500 + i, At(0, 10, 20) + 5 * i));
+  RetentionOptions options = LimitBased(3);
+  // Counting files, as etcd-backup-restore does: every hourly backup goes.
+  std::vector<std::string> files;
+  for (size_t i = 0; i < listing.size() - 3; ++i) files.push_back(listing[i].name);
+  EXPECT_EQ(Names(Collect(listing, options, Time(now))), files);
+  // Counting the schedule's periods: 08:00 and 09:00 stay with the newest of
+  // 10:xx; 07:00 is beyond the three, and the older fulls of 10:xx are replaced.
+  options.schedule = "0 */1 * * *";
+  std::vector<std::string> replaced = {listing[0].name};
+  for (size_t i = 3; i < listing.size() - 1; ++i) replaced.push_back(listing[i].name);
+  EXPECT_EQ(Names(Collect(listing, options, Time(now))), replaced);
+}
+
 TEST(BackupRetention, WhatItCannotPlaceStaysAndChangesNothing) {
   const int64_t now = At(0, 10, 0);
   const std::vector<StoredSnapshot> placeable = {Full(100, At(-3, 0)), Incr(101, 110, At(-3, 1)),
@@ -384,6 +413,8 @@ GeneratedCase Generate(std::mt19937_64& random) {
   generated.options.max_backups = uniform(1, 10);
   const std::vector<int64_t> retentions = {0, 10 * kMinute, kHour, kDay, uniform(0, 10 * kDay)};
   generated.options.delta_retention = std::chrono::seconds(retentions[static_cast<size_t>(uniform(0, 4))]);
+  if (generated.options.policy == GarbageCollectionPolicy::kLimitBased && chance(0.5))
+    generated.options.schedule = "0 */1 * * *";
   return generated;
 }
 
@@ -406,6 +437,7 @@ struct Tally {
   int64_t weeks = 0;
   int64_t older = 0;
   int64_t limit_based = 0;
+  int64_t limit_based_periods = 0;
   int64_t deltas_judged = 0;
 };
 
@@ -446,10 +478,16 @@ bool CheckInvariants(const GeneratedCase& generated, Tally& tally) {
       EXPECT_FALSE(deleted.contains(snapshot.path)) << snapshot.path << " cannot be placed, yet deleted";
       continue;
     }
-    EXPECT_FALSE(snapshot.is_final && deleted.contains(snapshot.path))
-        << snapshot.path << " is final, yet deleted";
     ordered.push_back(&snapshot);
     if (snapshot.kind == "Full") fulls.push_back(&snapshot);
+  }
+  const StoredSnapshot* newest_final = nullptr;
+  for (const StoredSnapshot* full : fulls) {
+    if (full->is_final) newest_final = full;
+  }
+  if (newest_final != nullptr) {
+    EXPECT_FALSE(deleted.contains(newest_final->path))
+        << newest_final->path << " is the newest final, yet deleted";
   }
   if (fulls.empty()) {
     EXPECT_TRUE(deleted.empty()) << "no full snapshot, yet " << deleted.size() << " deleted";
@@ -477,15 +515,30 @@ bool CheckInvariants(const GeneratedCase& generated, Tally& tally) {
     if (snapshot == &newest) after_newest = true;
   }
 
-  if (generated.options.policy == GarbageCollectionPolicy::kLimitBased) {
-    // (c) The newest max_backups fulls stay, every older one goes unless final.
+  if (generated.options.policy == GarbageCollectionPolicy::kLimitBased &&
+      generated.options.schedule.empty()) {
+    // (c) The newest max_backups fulls stay, every older one goes unless the newest final.
     tally.limit_based++;
     const size_t kept = static_cast<size_t>(
         std::min<int64_t>(generated.options.max_backups, static_cast<int64_t>(fulls.size())));
     for (size_t index = 0; index < fulls.size(); ++index) {
       const bool newest_kept = index >= fulls.size() - kept;
-      EXPECT_EQ(deleted.contains(fulls[index]->path), !newest_kept && !fulls[index]->is_final)
+      EXPECT_EQ(deleted.contains(fulls[index]->path), !newest_kept && fulls[index] != newest_final)
           << fulls[index]->path << " with max " << generated.options.max_backups;
+    }
+  } else if (generated.options.policy == GarbageCollectionPolicy::kLimitBased) {
+    // (c') Hourly schedule: the newest full of each of the newest max_backups
+    // clock hours that hold fulls stays, every other one goes unless the newest final.
+    tally.limit_based_periods++;
+    std::map<int64_t, const StoredSnapshot*> newest_of_hour;
+    for (const StoredSnapshot* full : fulls) newest_of_hour[FloorDiv(full->created_on, kHour)] = full;
+    std::set<const StoredSnapshot*> stays;
+    int64_t hours_left = generated.options.max_backups;
+    for (auto it = newest_of_hour.rbegin(); it != newest_of_hour.rend() && hours_left > 0; ++it, --hours_left)
+      stays.insert(it->second);
+    for (const StoredSnapshot* full : fulls) {
+      EXPECT_EQ(deleted.contains(full->path), !stays.contains(full) && full != newest_final)
+          << full->path << " with max " << generated.options.max_backups << " hourly";
     }
   } else {
     // (d) As RunGarbageCollector walks them (the generated times grow with
@@ -517,11 +570,11 @@ bool CheckInvariants(const GeneratedCase& generated, Tally& tally) {
         EXPECT_TRUE(kept) << full->path << " is of the current hour, yet deleted";
       } else if (window.first == 'o') {
         tally.older++;
-        EXPECT_TRUE(!kept || full == &newest || full->is_final)
+        EXPECT_TRUE(!kept || full == &newest || full == newest_final)
             << full->path << " is older than 35 days, yet kept";
       } else {
         newest_in_window[window] = full;
-        if (kept && full != &newest && !full->is_final) kept_in_window[window]++;
+        if (kept && full != &newest && full != newest_final) kept_in_window[window]++;
       }
     }
     for (const auto& [window, count] : kept_in_window) {
@@ -562,7 +615,8 @@ TEST(BackupRetention, InvariantsHoldOverGeneratedListings) {
   EXPECT_GT(tally.days, 2000);
   EXPECT_GT(tally.weeks, 1300);
   EXPECT_GT(tally.older, 10000);
-  EXPECT_GT(tally.limit_based, 1500);
+  EXPECT_GT(tally.limit_based, 700);
+  EXPECT_GT(tally.limit_based_periods, 700);
   EXPECT_GT(tally.deltas_judged, 100000);
   std::printf(
       "%lld listings, %lld snapshots, %lld deleted, %lld deltas judged; Exponential: %lld fulls of the "

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <tuple>
@@ -239,6 +240,60 @@ TEST(EtcdTemplates, TheVolumeClaimNamesTheStorageClassOnlyWhenTheSpecDoes) {
   const Value fast =
       claim_spec(Edited(ExampleEtcd(), [](auto& json) { json["spec"]["storageClass"] = "fast"; }));
   EXPECT_EQ(FieldText(fast, {"storageClassName"}), "fast");
+}
+
+// deploy/network-policy.yaml selects the member Pods the StatefulSet
+// renders, names ports their containers have, and admits the Pods
+// deploy/controller.yaml runs: a label or port renamed on one side only
+// would shut the controller out or let everyone in.
+TEST(EtcdTemplates, TheShippedNetworkPolicyFitsTheRenderedPodsAndTheController) {
+  auto policies = LoadManifests(std::string(testing::SourceDir()) + "/deploy/network-policy.yaml");
+  ASSERT_TRUE(policies.ok()) << policies.error().message;
+  ASSERT_EQ(policies->size(), 1u);
+  const nlohmann::json policy = nlohmann::json::parse(FormatJson((*policies)[0]));
+  auto controllers = LoadManifests(std::string(testing::SourceDir()) + "/deploy/controller.yaml");
+  ASSERT_TRUE(controllers.ok()) << controllers.error().message;
+  nlohmann::json controller_labels;
+  for (const Value& manifest : *controllers) {
+    if (FieldText(manifest, {"kind"}) == "Deployment")
+      controller_labels =
+          nlohmann::json::parse(FormatJson(*ValueAt(manifest, {"spec", "template", "metadata", "labels"})));
+  }
+  ASSERT_FALSE(controller_labels.is_null());
+  auto statefulset = EtcdStatefulSet(ExampleEtcd(), 3);
+  ASSERT_TRUE(statefulset.ok()) << statefulset.error().message;
+  const nlohmann::json pod = nlohmann::json::parse(FormatJson(*statefulset))["spec"]["template"];
+  std::set<std::string> port_names;
+  for (const auto& container : pod["spec"]["containers"])
+    for (const auto& port : container.value("ports", nlohmann::json::array()))
+      port_names.insert(port["name"]);
+  auto selects = [](const nlohmann::json& selector, const nlohmann::json& labels) {
+    for (const auto& [key, value] : selector["matchLabels"].items())
+      if (!labels.contains(key) || labels[key] != value) return false;
+    return !selector["matchLabels"].empty();
+  };
+
+  EXPECT_TRUE(selects(policy["spec"]["podSelector"], pod["metadata"]["labels"])) << pod["metadata"]["labels"];
+  EXPECT_EQ(policy["spec"]["policyTypes"], nlohmann::json::array({"Ingress"}));
+  std::map<std::string, std::vector<nlohmann::json>> from_by_port;
+  for (const auto& rule : policy["spec"]["ingress"]) {
+    for (const auto& port : rule["ports"]) {
+      EXPECT_TRUE(port_names.contains(port["port"])) << port["port"] << " is no container port's name";
+      from_by_port[port["port"]] = rule.contains("from") ? rule["from"].get<std::vector<nlohmann::json>>()
+                                                         : std::vector<nlohmann::json>{};
+    }
+  }
+  EXPECT_TRUE(from_by_port.contains("client") && from_by_port["client"].empty())
+      << "etcd's clients stay open";
+  auto admitted = [&](const std::string& port, const nlohmann::json& labels) {
+    return std::any_of(from_by_port[port].begin(), from_by_port[port].end(),
+                       [&](const nlohmann::json& peer) { return selects(peer["podSelector"], labels); });
+  };
+  EXPECT_TRUE(admitted("peer", pod["metadata"]["labels"]));
+  EXPECT_FALSE(admitted("peer", controller_labels));
+  EXPECT_TRUE(admitted("server", controller_labels));
+  EXPECT_TRUE(admitted("server", pod["metadata"]["labels"]));
+  EXPECT_FALSE(admitted("server", nlohmann::json{{"app", "a-stranger"}}));
 }
 
 TEST(EtcdTemplates, QuantitiesAreWholeBytes) {

@@ -2,7 +2,9 @@
 // leading member's sidecar (any other member forwards it to the leader);
 // done when the store's latest full snapshot (GET /snapshot/latest) reaches
 // the revision the members held when observed (their Leases'
-// ruleplane.dev/revision). A snapshot that fails maxAttempts times fails the
+// ruleplane.dev/revision). A sidecar that answers 429 (a snapshot was taken on
+// request within its --snapshot-request-interval) fails the step retryably,
+// spending no attempt. A snapshot that fails maxAttempts times fails the
 // step for good: a plan that scales to 0 after it stops there, with the last
 // backup untouched (etcd-druid's hibernation).
 #include <algorithm>
@@ -54,6 +56,9 @@ Status Perform(const PlanStep& step, BackupSidecarActionContext& context, Reques
     auto answer = sidecar->client->Send("POST", full_url, "", context.timeout);
     // 200: the snapshot taken, or null when nothing was written since the last one.
     if (answer.ok() && answer->status == 200) return {};
+    // 429: one was taken on request moments ago; not an attempt that failed,
+    // the step is retried (requeued) once the interval has passed.
+    if (answer.ok() && answer->status == 429) return HttpStatusError(429, "POST " + full_url, answer->body);
     failures += "\n  attempt " + std::to_string(attempt) + ": " +
                 (answer.ok() ? HttpStatusError(answer->status, "POST " + full_url, answer->body).message
                              : answer.error().message);

@@ -50,6 +50,7 @@ Result<KubeResource> ResourceOf(const Value& object, const std::string& namespac
       {"Secret", {"secrets", false}},
       {"Lease", {"leases", false}},
       {"PodDisruptionBudget", {"poddisruptionbudgets", false}},
+      {"NetworkPolicy", {"networkpolicies", false}},
       {"Etcd", {"etcds", false}},
   };
   const std::string kind = Field(object, "kind"), api_version = Field(object, "apiVersion");

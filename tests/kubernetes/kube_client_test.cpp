@@ -241,6 +241,14 @@ TEST_F(KubeClientTest, TheShippedRoleAllowsWhatRuleplaneDoesAndNothingElse) {
   Status applied = ApplyManifests(admin, *rbac, "default", log);
   ASSERT_TRUE(applied.ok()) << applied.error().message;
   ASSERT_TRUE(ApplyManifests(admin, *rbac, "default", log).ok()) << "applying again updates in place";
+  // The NetworkPolicy shipped beside it is one the API server takes.
+  auto policy = LoadManifests(std::string(SourceDir()) + "/deploy/network-policy.yaml");
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  Status policy_applied = ApplyManifests(admin, *policy, "default", log);
+  ASSERT_TRUE(policy_applied.ok()) << policy_applied.error().message;
+  EXPECT_TRUE(
+      admin.Get({"networking.k8s.io/v1", "networkpolicies", "default", "ruleplane-etcd-members", ""}, log)
+          .ok());
   CreateEtcd(admin, "etcd-rbac");
   auto secret =
       admin.Create({"v1", "secrets", "default", "", ""},

@@ -10,6 +10,7 @@
 // in the middle of one.
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -400,6 +401,18 @@ void MemberAgentTest::TriggerFullSnapshotThroughTheLeadersSidecar(bool https) {
   done = sidecar.IsDone(step, log);
   ASSERT_TRUE(done.ok()) << done.error().message;
   EXPECT_TRUE(*done);
+  // Asked again at once: too soon (--snapshot-request-interval, 30s by
+  // default), answered 429. The step is retried later, not failed for good:
+  // one request sent, no second attempt.
+  RequestLog again;
+  Status too_soon = sidecar.Perform(step, again);
+  ASSERT_FALSE(too_soon.ok());
+  EXPECT_EQ(too_soon.error().code, ErrorCode::kUnavailable) << too_soon.error().message;
+  EXPECT_TRUE(Contains(too_soon.error().message, "HTTP 429")) << too_soon.error().message;
+  EXPECT_TRUE(Contains(too_soon.error().message, "ask again in")) << too_soon.error().message;
+  EXPECT_EQ(std::count_if(again.requests().begin(), again.requests().end(),
+                          [](const Request& request) { return request.verb == "POST"; }),
+            1);
   int64_t newest_full = 0;
   for (const std::string& file : StoreFiles(store_)) {
     if (file.rfind("v2/Full-", 0) == 0) newest_full = std::max(newest_full, LastRevision(file.substr(3)));
@@ -546,11 +559,17 @@ TEST_F(MemberAgentTest, TheLeaderCollectsLimitBasedAllButTheNewestFullsKeepingAF
   files = StoreFiles(store_);
   EXPECT_EQ(std::set<std::string>(files.begin(), files.end()), expected);
 
-  // The next run finds nothing more to collect (the .final one stays); a
-  // yearly schedule, so that no new full is due.
-  const CommandResult again = Agent(leader, flags + " --schedule '0 0 1 1 *'");
+  // The next run, under a yearly schedule (no new full is due) whose day is
+  // half a year away, counts periods of it: the week-old full shares one
+  // with the agent's own and goes; the .final one stays.
+  std::tm utc{};
+  const std::time_t now_time = now;
+  gmtime_r(&now_time, &utc);
+  const std::string yearly = "'0 0 1 " + std::to_string((utc.tm_mon + 6) % 12 + 1) + " *'";
+  const CommandResult again = Agent(leader, flags + " --schedule " + yearly);
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
-  EXPECT_EQ(Collected(Round(again)), std::set<std::string>{}) << again.out;
+  EXPECT_EQ(Collected(Round(again)), std::set<std::string>{SnapshotPath("Full", 0, 40, now - 7 * day)})
+      << again.out;
 }
 
 // Exponential (the default) over a store with a full from 60 days ago (older
@@ -689,8 +708,8 @@ TEST_F(MemberAgentTest, ServesEtcdBackupRestoresApiAndMetricsAndForwardsToTheLea
   const std::string port = std::to_string(FreeLoopbackPort());
   // No scheduled full after the first and no scheduled delta while the test runs.
   const std::vector<std::string> flags = {
-      "--k8s-heartbeat-duration",    "1s", "--schedule",    "0 0 1 1 *", "--delta-snapshot-period", "1h",
-      "--garbage-collection-period", "1h", "--server-port", port};
+      "--k8s-heartbeat-duration",    "1s", "--schedule",    "0 0 1 1 *", "--delta-snapshot-period",     "1h",
+      "--garbage-collection-period", "1h", "--server-port", port,        "--snapshot-request-interval", "0s"};
   std::vector<std::string> leader_flags = flags, other_flags = flags;
   leader_flags.insert(leader_flags.end(), {"--server-host", "127.0.0.1"});
   other_flags.insert(other_flags.end(), {"--server-host", "127.0.0.2"});
