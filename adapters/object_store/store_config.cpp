@@ -9,6 +9,7 @@
 
 #include "adapters/local/local_object_store.h"
 #include "adapters/object_store/bucket_object_store.h"
+#include "adapters/object_store/reopening_object_store.h"
 #include "engine/common/json_value.h"
 #include "platform/file_input.h"
 
@@ -172,7 +173,21 @@ Result<AzureBlobConfig> ReadAbsConfig(const StoreConfig& config) {
   return abs;
 }
 
-Result<std::unique_ptr<ObjectStore>> OpenObjectStore(const StoreConfig& config) {
+namespace {
+
+// Every credential value the provider reads, as one string to compare.
+Result<std::string> CredentialsFingerprint(const StoreConfig& config) {
+  auto values = ReadCredentialValues(config.credentials, config.provider == "ABS"
+                                                             ? std::span<const char* const>(kAbsKeys)
+                                                             : std::span<const char* const>(kS3Keys));
+  if (!values.ok()) return values.error();
+  std::string fingerprint;
+  for (const auto& [key, value] : *values) fingerprint += key + "=" + value.first + "\n";
+  return fingerprint;
+}
+
+// The store as the credentials say now.
+Result<std::unique_ptr<ObjectStore>> OpenObjectStoreOnce(const StoreConfig& config) {
   if (config.prefix.empty()) return Invalid("the backup store needs a prefix (--store-prefix)");
   if (config.provider == "Local") {
     if (config.container.empty()) return Invalid("the Local store needs a directory (--store-container)");
@@ -201,6 +216,20 @@ Result<std::unique_ptr<ObjectStore>> OpenObjectStore(const StoreConfig& config) 
           "MinIO, Dell ECS and OpenShift OCS through S3 with an endpoint override)");
   }
   return Invalid("unknown storage provider '" + config.provider + "': Local, S3 or ABS");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ObjectStore>> OpenObjectStore(const StoreConfig& config) {
+  if (config.provider != "S3" && config.provider != "ABS") return OpenObjectStoreOnce(config);
+  // Read before the store is opened: a change in between is seen at the first operation.
+  auto fingerprint = CredentialsFingerprint(config);
+  if (!fingerprint.ok()) return fingerprint.error();
+  auto opened = OpenObjectStoreOnce(config);
+  if (!opened.ok()) return opened.error();
+  return std::unique_ptr<ObjectStore>(std::make_unique<ReopeningObjectStore>(
+      std::move(*opened), std::move(*fingerprint), [config] { return OpenObjectStoreOnce(config); },
+      [config] { return CredentialsFingerprint(config); }));
 }
 
 Result<int64_t> CredentialsModifiedTime(const std::string& path) {

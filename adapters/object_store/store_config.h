@@ -48,7 +48,9 @@ Result<S3Config> ReadS3Config(const StoreConfig& config);
 Result<AzureBlobConfig> ReadAbsConfig(const StoreConfig& config);
 
 // The ObjectStore the configuration names; kInvalidArgument for an unknown
-// or unsupported provider, or unusable credentials.
+// or unsupported provider, or unusable credentials. An S3 or ABS store
+// follows its credentials (reopening_object_store.h): rotated ones are
+// used from the next operation on, without a restart.
 Result<std::unique_ptr<ObjectStore>> OpenObjectStore(const StoreConfig& config);
 
 // When the credentials at `path` (a directory or a file) last changed: the

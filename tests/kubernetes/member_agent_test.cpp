@@ -630,20 +630,22 @@ TEST_F(MemberAgentTest, ExponentialCollectionKeepsTheNewestFullAndTheDeltasAfter
 // The leader's backups into S3 (s3rver, which verifies Signature V4), with
 // the credentials as etcd-druid mounts spec.backup.store.secretRef (a file
 // per key): a full snapshot, deltas, and, once the credentials are rotated
-// (the files written again), a full snapshot again, as etcd-backup-restore
-// does. The schedule is yearly, so that no scheduled full can be the cause.
+// (a second key pair in the files, the first revoked on the server), a full
+// snapshot again, as etcd-backup-restore does, and deltas after it, all
+// with the new key by the agent that opened the store with the old one.
+// The schedule is yearly, so that no scheduled full can be the cause.
 TEST_F(MemberAgentTest, TheLeaderBacksUpIntoS3AndRotatedCredentialsBringAFullSnapshot) {
   auto server = S3Server::Start(dir_->path() + "/s3", {"backups"});
   ASSERT_TRUE(server.ok()) << server.error().message;
   const std::string credentials = dir_->path() + "/credentials";
-  auto write_credentials = [&] {
+  auto write_credentials = [&](const AwsCredentials& key) {
     std::filesystem::create_directories(credentials);
-    std::ofstream(credentials + "/accessKeyID", std::ios::trunc) << S3Server::Credentials().access_key_id;
-    std::ofstream(credentials + "/secretAccessKey", std::ios::trunc)
-        << S3Server::Credentials().secret_access_key;
+    std::ofstream(credentials + "/accessKeyID", std::ios::trunc) << key.access_key_id;
+    std::ofstream(credentials + "/secretAccessKey", std::ios::trunc) << key.secret_access_key;
     std::ofstream(credentials + "/region", std::ios::trunc) << "us-east-1";
   };
-  write_credentials();
+  const AwsCredentials first = S3Server::Credentials(), second = {"ROTATED2", "second-secret-key", ""};
+  write_credentials(first);
   StoreConfig config;
   config.provider = "S3";
   config.container = "backups";
@@ -683,15 +685,22 @@ TEST_F(MemberAgentTest, TheLeaderBacksUpIntoS3AndRotatedCredentialsBringAFullSna
   ASSERT_GE(await("Incr", 1), 1) << Slurp(dir_->path() + "/agent-s3.log");
   EXPECT_EQ(count("Full"), 1) << "no second full before the credentials change";
 
-  // Modification times have a one-second grain here.
+  // Modification times have a one-second grain here (they decide the full).
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
-  write_credentials();
+  ASSERT_TRUE((*server)->SetAccessKeys({first, second}).ok());
+  write_credentials(second);
+  ASSERT_TRUE((*server)->SetAccessKeys({second}).ok());
+  // The test's own listing follows the files too.
   EXPECT_EQ(await("Full", 2), 2) << Slurp(dir_->path() + "/agent-s3.log");
+  const int64_t before_rotation = writer.acknowledged().back().revision;
+  const int deltas = count("Incr");
+  ASSERT_TRUE(writer.WriteSome(20).ok());
+  EXPECT_GT(await("Incr", deltas + 1), deltas) << Slurp(dir_->path() + "/agent-s3.log");
   agent.Stop();
   EXPECT_EQ(TextAt(BackupReady(), {"status"}), "True");
   EXPECT_EQ(TextAt(Get("leases", "etcd-main-full-snap"), {"spec", "holderIdentity"}),
-            std::to_string(writer.acknowledged().back().revision))
-      << "the second full holds every write";
+            std::to_string(before_rotation))
+      << "the second full holds every write made before it";
 }
 
 // etcd-backup-restore's HTTP API on --server-port, as etcd-druid calls it:

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "tests/support/source_paths.h"
@@ -43,7 +44,10 @@ Result<std::unique_ptr<S3Server>> S3Server::Start(const std::string& root,
     argv.push_back("--configure-bucket");
     argv.push_back(bucket);
   }
-  auto process = ChildProcess::Start(argv, server->log_path_, {"NODE_PATH=" + modules});
+  server->keys_file_ = root + "/s3rver-keys";
+  if (Status keys = server->SetAccessKeys({Credentials()}); !keys.ok()) return keys.error();
+  auto process = ChildProcess::Start(argv, server->log_path_,
+                                     {"NODE_PATH=" + modules, "S3RVER_KEYS_FILE=" + server->keys_file_});
   if (!process.ok()) return process.error();
   server->process_ = std::move(*process);
   const std::string marker = "S3rver listening on 127.0.0.1:";
@@ -61,6 +65,30 @@ Result<std::unique_ptr<S3Server>> S3Server::Start(const std::string& root,
   return Error{ErrorCode::kDeadlineExceeded,
                "s3rver did not say it was listening within 30 s: " + Slurp(server->log_path_).substr(0, 2000),
                {}};
+}
+
+Status S3Server::SetAccessKeys(const std::vector<AwsCredentials>& keys) {
+  const int generation = ++keys_generation_;
+  {
+    std::ofstream out(keys_file_ + ".tmp", std::ios::trunc);
+    out << "generation " << generation << "\n";
+    for (const AwsCredentials& key : keys) out << key.access_key_id << " " << key.secret_access_key << "\n";
+    if (!out) return Error{ErrorCode::kIo, "cannot write " + keys_file_ + ".tmp", {}};
+  }
+  std::error_code renamed;
+  std::filesystem::rename(keys_file_ + ".tmp", keys_file_, renamed);
+  if (renamed) return Error{ErrorCode::kIo, "cannot rename to " + keys_file_ + ": " + renamed.message(), {}};
+  if (!process_.running()) return {};  // not started yet: it reads them at its start
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Slurp(keys_file_ + ".applied") != std::to_string(generation)) {
+    if (std::chrono::steady_clock::now() > deadline)
+      return Error{
+          ErrorCode::kDeadlineExceeded,
+          "s3rver did not apply access keys generation " + std::to_string(generation) + " within 10 s",
+          {}};
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return {};
 }
 
 S3Server::~S3Server() { Stop(); }

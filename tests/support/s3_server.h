@@ -36,6 +36,10 @@ class S3Server {
   S3Server& operator=(const S3Server&) = delete;
 
   static AwsCredentials Credentials() { return {"S3RVER", "S3RVER", ""}; }
+  // Accepts exactly these access keys from now on (S3RVER's included only if
+  // listed): a key left out is revoked, and requests signed with it answer
+  // 403 InvalidAccessKeyId. Returns once the server says it applied them.
+  Status SetAccessKeys(const std::vector<AwsCredentials>& keys);
   // Where the servers are installed: $RULEPLANE_OBJECT_STORES or
   // /var/cache/ruleplane/object-stores.
   static std::string InstallDirectory();
@@ -53,6 +57,8 @@ class S3Server {
   int port_ = 0;
   std::string data_dir_;
   std::string log_path_;
+  std::string keys_file_;
+  int keys_generation_ = 0;
 };
 
 }  // namespace ruleplane::testing
