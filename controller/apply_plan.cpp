@@ -9,9 +9,9 @@ ExecutionReport ApplyPlan(const KubeConfig& kube, const Snapshot& snapshot, cons
                           Journal* journal, const ApplyOptions& options) {
   KubeClient client(kube);
   client.set_server_dry_run(options.dry_run == ApplyOptions::DryRun::kServer);
-  // The members are reached only for a plan with etcd steps (a defragmentation).
+  // The members are reached only for a plan that calls them (a defragmentation, a final snapshot).
   std::optional<Result<MemberEndpoints>> members;
-  if (PlansEtcdSteps(plan)) {
+  if (PlansMemberCalls(plan)) {
     RequestLog reads;
     members = ResolveMemberEndpoints(snapshot.document, client, reads, kMemberCallTimeout);
   }

@@ -4,18 +4,20 @@
 
 namespace ruleplane {
 
-bool PlansEtcdSteps(const Plan& plan) {
-  return std::any_of(plan.steps.begin(), plan.steps.end(),
-                     [](const PlanStep& step) { return step.adapter == "etcd"; });
+bool PlansMemberCalls(const Plan& plan) {
+  return std::any_of(plan.steps.begin(), plan.steps.end(), [](const PlanStep& step) {
+    return step.adapter == "etcd" || step.action == "TriggerFullSnapshot";
+  });
 }
 
 ClusterAdapters::ClusterAdapters(KubeClient& client, const Snapshot& snapshot, const MemberEndpoints* members,
                                  std::vector<std::string> member_init_rules)
-    : kubernetes_(client, snapshot, std::move(member_init_rules)), sidecar_(snapshot, client) {
+    : kubernetes_(client, snapshot, std::move(member_init_rules)),
+      members_(members != nullptr ? std::make_unique<EtcdClient>(members->config) : nullptr),
+      sidecar_(snapshot, client, members_.get()) {
   set_.Add(&kubernetes_);
   set_.Add(&sidecar_);
-  if (members != nullptr) {
-    members_ = std::make_unique<EtcdClient>(members->config);
+  if (members_ != nullptr) {
     etcd_ = std::make_unique<EtcdAdapter>(*members_);
     set_.Add(etcd_.get());
   }

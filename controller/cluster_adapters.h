@@ -20,14 +20,17 @@ namespace ruleplane {
 // up the reconcile of every other Etcd.
 inline constexpr std::chrono::seconds kMemberCallTimeout{3};
 
-// Whether `plan` has a step for the etcd adapter (its members are then resolved).
-bool PlansEtcdSteps(const Plan& plan);
+// Whether `plan` has a step that reaches the members: one for the etcd
+// adapter, or a TriggerFullSnapshot (done when the store holds the revision
+// the members answer with now). Their endpoints are then resolved.
+bool PlansMemberCalls(const Plan& plan);
 
 class ClusterAdapters {
  public:
   // `snapshot`: the one the plan was made from (it fences the writes).
   // `members`: how to reach the members (ResolveMemberEndpoints); without
-  // them, no etcd adapter, and a plan with a step for it is refused.
+  // them, no etcd adapter (a plan with a step for it is refused), and
+  // TriggerFullSnapshot is never taken as done before it is performed.
   // `member_init_rules`: what the StatefulSet gives member-init as --rules.
   ClusterAdapters(KubeClient& client, const Snapshot& snapshot, const MemberEndpoints* members,
                   std::vector<std::string> member_init_rules = {});
@@ -39,8 +42,8 @@ class ClusterAdapters {
 
  private:
   KubernetesAdapter kubernetes_;
+  std::unique_ptr<EtcdClient> members_;  // before sidecar_, which is given it
   BackupSidecarAdapter sidecar_;
-  std::unique_ptr<EtcdClient> members_;
   std::unique_ptr<EtcdAdapter> etcd_;
   AdapterSet set_;
 };

@@ -101,7 +101,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
 
   auto plan = MakePlan(rule_sets_, *snapshot, options_.evaluation, catalogue_);
   if (!plan.ok()) return plan.error();
-  if (!members && PlansEtcdSteps(*plan)) members = ResolveMembers(snapshot->document);
+  if (!members && PlansMemberCalls(*plan)) members = ResolveMembers(snapshot->document);
   const std::string digest = PlanDigest(*plan);
   ExecutionReport report;
   report.state = "succeeded";

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "adapters/etcd/etcd_client.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/request.h"
 #include "engine/common/error.h"
@@ -27,6 +28,8 @@ struct BackupSidecarActionContext {
   const Value& document;  // the EtcdClusterSnapshot's document
   KubeClient& kube;
   std::chrono::milliseconds timeout;  // per request; a full snapshot is answered when it is uploaded
+  // The members, asked for their revision now; null when they cannot be reached.
+  EtcdClient* members = nullptr;
 
   // The leading member's Pod when a Lease names a leader, else the first Pod
   // with an IP: http://<Pod IP>:<spec.backup.port>, or with TLS

@@ -11,9 +11,9 @@ Error UnknownAction(const PlanStep& step) {
 
 }  // namespace
 
-BackupSidecarAdapter::BackupSidecarAdapter(const Snapshot& snapshot, KubeClient& kube,
+BackupSidecarAdapter::BackupSidecarAdapter(const Snapshot& snapshot, KubeClient& kube, EtcdClient* members,
                                            std::chrono::milliseconds timeout)
-    : context_{snapshot.document, kube, timeout} {}
+    : context_{snapshot.document, kube, timeout, members} {}
 
 std::optional<std::chrono::milliseconds> BackupSidecarAdapter::PollInterval(const PlanStep& step) const {
   const BackupSidecarActionHandler* handler = FindActionHandler(BackupSidecarActionHandlers(), step.action);

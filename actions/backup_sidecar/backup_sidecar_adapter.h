@@ -28,8 +28,9 @@ namespace ruleplane {
 class BackupSidecarAdapter : public Adapter {
  public:
   // `timeout`: per request; a full snapshot is answered when it is uploaded.
-  // `kube` reads the CA Secret of an Etcd with spec.backup.tls.
-  BackupSidecarAdapter(const Snapshot& snapshot, KubeClient& kube,
+  // `kube` reads the CA Secret of an Etcd with spec.backup.tls. `members`
+  // (may be null) tells the revision the cluster holds now.
+  BackupSidecarAdapter(const Snapshot& snapshot, KubeClient& kube, EtcdClient* members = nullptr,
                        std::chrono::milliseconds timeout = std::chrono::minutes(5));
 
   std::string_view kind() const override { return "backup-sidecar"; }

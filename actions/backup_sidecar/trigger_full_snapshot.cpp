@@ -1,8 +1,10 @@
 // TriggerFullSnapshot (maxAttempts, default 1): POST /snapshot/full on the
 // leading member's sidecar (any other member forwards it to the leader);
 // done when the store's latest full snapshot (GET /snapshot/latest) reaches
-// the revision the members held when observed (their Leases'
-// ruleplane.dev/revision). A sidecar that answers 429 (a snapshot was taken on
+// the revision the members hold now, as they answer (the highest of those
+// that answer; none answering is an error, retried). Not the revision their
+// agents recorded on their Leases at the last heartbeat: the writes after it
+// would not be in the final snapshot of a hibernation. A sidecar that answers 429 (a snapshot was taken on
 // request within its --snapshot-request-interval) fails the step retryably,
 // spending no attempt. A snapshot that fails maxAttempts times fails the
 // step for good: a plan that scales to 0 after it stops there, with the last
@@ -10,25 +12,37 @@
 #include <algorithm>
 
 #include "actions/backup_sidecar/backup_sidecar_action_handler.h"
-#include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/object_fields.h"
 #include "engine/common/json_value.h"
 
 namespace ruleplane {
 namespace {
 
-// The highest revision a member's agent recorded on its Lease; 0 when none did.
-int64_t ObservedRevision(const Value& document) {
+// The highest revision the members answer with now.
+Result<int64_t> LiveRevision(EtcdClient& members, RequestLog& log) {
   int64_t revision = 0;
-  for (const Value& lease : FieldList(document, {"leases"}))
-    revision = std::max(revision, RecordedRevision(lease));
+  Error last{ErrorCode::kUnavailable, "no member endpoint is known", {}};
+  for (const std::string& endpoint : members.config().endpoints) {
+    auto status = members.MemberStatus(endpoint, log);
+    if (status.ok()) {
+      revision = std::max(revision, status->revision);
+    } else {
+      last = status.error();
+    }
+  }
+  if (revision == 0)
+    return Error{
+        last.code,
+        "no member answered with its revision, so no snapshot is known to be recent enough: " + last.message,
+        {}};
   return revision;
 }
 
 Result<bool> IsDone(const PlanStep& /*step*/, BackupSidecarActionContext& context, RequestLog& log) {
-  const int64_t observed = ObservedRevision(context.document);
-  // Without a recorded revision nothing says a snapshot is recent enough: take one.
-  if (observed == 0) return false;
+  // Members that cannot be reached: nothing says a snapshot is recent enough, take one.
+  if (context.members == nullptr) return false;
+  auto observed = LiveRevision(*context.members, log);
+  if (!observed.ok()) return observed.error();
   auto sidecar = context.Connect(log);
   if (!sidecar.ok()) return sidecar.error();
   const std::string latest_url = sidecar->url + "/snapshot/latest";
@@ -40,7 +54,7 @@ Result<bool> IsDone(const PlanStep& /*step*/, BackupSidecarActionContext& contex
   if (!latest.ok())
     return Error{ErrorCode::kUnavailable, "GET " + latest_url + ": " + latest.error().message, {}};
   const Value* full = ValueAt(*latest, {"fullSnapshot"});
-  return full != nullptr && !full->is_null() && FieldInt(*full, {"lastRevision"}, 0) >= observed;
+  return full != nullptr && !full->is_null() && FieldInt(*full, {"lastRevision"}, 0) >= *observed;
 }
 
 Status Perform(const PlanStep& step, BackupSidecarActionContext& context, RequestLog& log) {
