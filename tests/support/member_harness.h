@@ -100,7 +100,9 @@ class MemberHarness {
   // during the replay first) and the others join; every acknowledged key up
   // to the last backup is there, with the hash the lost cluster had.
   // `a_delta_goes_missing` (Local store only): a delta in the middle is
-  // hidden first, and the replay stops until it is back.
+  // hidden first, and the replay stops until it is back. With a Local store,
+  // then a second loss after a new backup: the first incident's marker
+  // re-creates nothing.
   void RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing = false);
   // Every member: the configured number of voters, none a learner, the same
   // hashkv at one revision.
