@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/local/data_dir.h"
 #include "engine/common/time_util.h"
 #include "engine/rule_file/yaml_value.h"
@@ -213,9 +214,7 @@ Result<std::vector<std::string>> ClientEndpointsOfConfig(const std::string& conf
       dash + 1 == member_name.size())
     return endpoints;
   const std::string domain = own_host.substr(member_name.size());
-  // Bounded: an Etcd's spec is input, and no etcd cluster has more members than this.
-  constexpr int64_t kMostMembers = 16;
-  const int64_t largest = std::min(LargestClusterSize(*config, etcd), kMostMembers);
+  const int64_t largest = std::min(LargestClusterSize(*config, etcd), kMostEtcdMembers);
   for (int64_t ordinal = 0; ordinal < largest; ++ordinal)
     add(member_name.substr(0, dash + 1) + std::to_string(ordinal) + domain);
   return endpoints;

@@ -713,6 +713,23 @@ TEST(EtcdTemplates, TheMembersServiceAccountRoleAndBindingAreNamedAsEtcdDruidNam
   }
   EXPECT_EQ(grants, (std::vector<std::string>{"leases get", "leases patch", "etcds get", "etcds/status patch",
                                               "pods get"}));
+  // Every rule names its objects: this Etcd's, each member's by ordinal.
+  const std::string name = FieldText(etcd, {"metadata", "name"});
+  std::map<std::string, std::vector<std::string>> names;
+  for (const Value& rule : ValueAt((*access)[1], {"rules"})->list_value()) {
+    const Value* listed = ValueAt(rule, {"resourceNames"});
+    ASSERT_NE(listed, nullptr) << FormatJson(rule);
+    for (const Value& object : listed->list_value())
+      names[ValueAt(rule, {"resources"})->list_value()[0].string_value()].push_back(object.string_value());
+  }
+  EXPECT_EQ(names["etcds"], std::vector<std::string>{name});
+  EXPECT_EQ(names["etcds/status"], std::vector<std::string>{name});
+  ASSERT_EQ(names["leases"].size(), 2 + static_cast<size_t>(kMostEtcdMembers));
+  EXPECT_EQ(names["leases"][0], name + "-full-snap");
+  EXPECT_EQ(names["leases"][1], name + "-delta-snap");
+  EXPECT_EQ(names["leases"].back(), name + "-15");
+  EXPECT_EQ(names["pods"].front(), name + "-0");
+  EXPECT_EQ(std::count(names["leases"].begin(), names["leases"].end(), "ruleplane-controller"), 0);
 }
 
 // spec.etcd.clientService's labels and annotations go on the client

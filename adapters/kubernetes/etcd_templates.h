@@ -26,6 +26,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 #include "engine/common/error.h"
@@ -59,6 +60,11 @@ Result<Value::List> EtcdServices(const Value& etcd);
 // so that a key the spec drops later is taken off (ApplyEtcdServices) while
 // the labels and annotations others set stay.
 inline constexpr const char* kClientServiceKeysAnnotation = "ruleplane.dev/client-service-keys";
+
+// The most members an Etcd's cluster can have (etcd advises at most 7): the
+// ordinals the members' Role names and member-init asks, bounded because
+// spec.replicas is input. A member beyond them cannot renew its Lease.
+inline constexpr int64_t kMostEtcdMembers = 16;
 
 // The member Pods' and the compaction Job's ServiceAccount: <etcd>, as
 // etcd-druid names it.

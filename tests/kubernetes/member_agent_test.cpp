@@ -199,6 +199,24 @@ class MemberAgentTest : public ::testing::Test {
 };
 
 TEST_F(MemberAgentTest, RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady) {
+  // The members' Role names this Etcd's objects (issue 41, hazard 4): the
+  // controller's leader-election Lease and another Etcd's snapshot Lease,
+  // from which an approver reads a data-loss bound, are refused.
+  KubeClient member(kube_->ConfigFor("member"));
+  for (const std::string& other :
+       {std::string("ruleplane-controller"), std::string("etcd-other-full-snap")}) {
+    auto created =
+        admin_->Create({"coordination.k8s.io/v1", "leases", "default", "", ""},
+                       Json(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":")" +
+                            other + R"("},"spec":{"holderIdentity":"its-holder"}})"),
+                       log_);
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    auto patched = member.MergePatch({"coordination.k8s.io/v1", "leases", "default", other, ""},
+                                     Json(R"({"spec":{"holderIdentity":"999999"}})"), log_);
+    ASSERT_FALSE(patched.ok()) << other << " patched by a member";
+    EXPECT_EQ(patched.error().code, ErrorCode::kPermissionDenied) << patched.error().message;
+    EXPECT_EQ(TextAt(Get("leases", other), {"spec", "holderIdentity"}), "its-holder");
+  }
   EtcdClient client = etcd_->Client();
   int leader = -1;
   std::string full;

@@ -14,15 +14,35 @@ std::string MemberRoleName(const Value& etcd) {
 Result<Value::List> EtcdMemberAccess(const Value& etcd) {
   if (FieldText(etcd, {"metadata", "uid"}).empty()) return Missing(etcd, "metadata.uid", "is not set");
   const std::string role = MemberRoleName(etcd);
+  const std::string name = FieldText(etcd, {"metadata", "name"});
   // What member-agent and `ruleplane compact` do with the API: renew the
   // member and snapshot Leases, read the Etcd and write its BackupReady
   // condition, read a surplus member's Pod. etcd-druid's Role also lists,
   // watches and updates StatefulSets, which ruleplane's members never touch.
+  // Each rule names its objects: this Etcd's, not the controller's
+  // leader-election Lease nor another Etcd's snapshot Leases and status (an
+  // approver reads the data-loss bound from them). The members and their
+  // Pods by every ordinal an etcd cluster can have, so that a scale needs no
+  // new Role.
+  Json members = Json::array(), leases = Json::array({name + "-full-snap", name + "-delta-snap"});
+  for (int64_t ordinal = 0; ordinal < kMostEtcdMembers; ++ordinal) {
+    members.push_back(name + "-" + std::to_string(ordinal));
+    leases.push_back(name + "-" + std::to_string(ordinal));
+  }
   const Json rules = Json::array(
-      {{{"apiGroups", {"coordination.k8s.io"}}, {"resources", {"leases"}}, {"verbs", {"get", "patch"}}},
-       {{"apiGroups", {"druid.gardener.cloud"}}, {"resources", {"etcds"}}, {"verbs", {"get"}}},
-       {{"apiGroups", {"druid.gardener.cloud"}}, {"resources", {"etcds/status"}}, {"verbs", {"patch"}}},
-       {{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get"}}}});
+      {{{"apiGroups", {"coordination.k8s.io"}},
+        {"resources", {"leases"}},
+        {"resourceNames", leases},
+        {"verbs", {"get", "patch"}}},
+       {{"apiGroups", {"druid.gardener.cloud"}},
+        {"resources", {"etcds"}},
+        {"resourceNames", {name}},
+        {"verbs", {"get"}}},
+       {{"apiGroups", {"druid.gardener.cloud"}},
+        {"resources", {"etcds/status"}},
+        {"resourceNames", {name}},
+        {"verbs", {"patch"}}},
+       {{"apiGroups", {""}}, {"resources", {"pods"}}, {"resourceNames", members}, {"verbs", {"get"}}}});
   const Json objects[] = {
       {{"apiVersion", "v1"},
        {"kind", "ServiceAccount"},
