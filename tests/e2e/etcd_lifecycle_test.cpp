@@ -502,13 +502,15 @@ TEST_F(EtcdLifecycle, WithTlsAndAnS3StoreAWipedMemberAndALostQuorumAreRestoredFr
   ASSERT_TRUE(objects.ok()) << objects.error().message;
   auto listing = BackupStore(std::move(*objects)).List();
   ASSERT_TRUE(listing.ok()) << listing.error().message;
-  // The full snapshot the backups started with and the one taken after the
-  // restore; the deltas the restore replayed (every key up to the bound is
-  // there, and no other store existed) were garbage-collected once a newer
-  // full snapshot stood (LimitBased, etcd-druid's default policy).
+  // Full snapshots, the one taken after the restore among them; the deltas
+  // the restore replayed (every key up to the bound is there, and no other
+  // store existed) were garbage-collected once a newer full snapshot stood
+  // (LimitBased, etcd-druid's default policy). LimitBased counts periods of
+  // the hourly schedule: the full the backups started with is replaced by
+  // the newer one when both fall in one hour, so at least one is left.
   int fulls = 0;
   for (const StoredSnapshot& snapshot : listing->snapshots) fulls += snapshot.kind == "Full";
-  EXPECT_GE(fulls, 2) << FormatJson(listing->ToValue());
+  EXPECT_GE(fulls, 1) << FormatJson(listing->ToValue());
   EXPECT_FALSE(fs::exists(dir_->path() + "/node/hostpath/etc/gardener")) << "nothing went to a local store";
 }
 

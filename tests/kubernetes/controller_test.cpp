@@ -13,6 +13,7 @@
 #include "engine/common/json_value.h"
 #include "platform/http_client.h"
 #include "platform/process.h"
+#include "tests/support/audit_log.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/kube_test_bed.h"
 #include "tests/support/source_paths.h"
@@ -21,6 +22,37 @@
 
 namespace ruleplane::testing {
 namespace {
+
+// The controller's reconciles so far (every result), from its /metrics; -1
+// when it does not answer. A claim that a reconcile did nothing waits for
+// reconciles to have run, not for time to pass.
+double ReconcilesOf(int metrics_port) {
+  HttpClient http;
+  auto page = http.Send("GET", "http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics", "",
+                        std::chrono::seconds(5));
+  if (!page.ok() || page->status != 200) return -1;
+  double total = 0;
+  const std::string name = "\nruleplane_reconciles_total{";
+  for (size_t at = page->body.find(name); at != std::string::npos; at = page->body.find(name, at + 1)) {
+    const size_t value = page->body.find("} ", at);
+    if (value != std::string::npos) total += std::atof(page->body.c_str() + value + 2);
+  }
+  return total;
+}
+
+// Successful writes (not Events) by `user` that the API server received after `since`.
+std::vector<testing::AuditEvent> WritesAfter(const std::string& audit_log, const std::string& user,
+                                             const std::string& since) {
+  std::vector<testing::AuditEvent> writes;
+  for (const testing::AuditEvent& event : testing::ReadAuditLog(audit_log)) {
+    const bool write =
+        event.verb == "create" || event.verb == "update" || event.verb == "patch" || event.verb == "delete";
+    if (write && event.Succeeded() && event.user == user && event.resource != "events" &&
+        event.received > since)
+      writes.push_back(event);
+  }
+  return writes;
+}
 
 TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
   TempDir dir("controller");
@@ -248,10 +280,12 @@ TEST(Controller, DeployAppliesAndTheControllerActsWithOnlyItsRole) {
 // annotation naming the plan's digest lets the re-bootstrap begin.
 TEST(Controller, QuorumLossRecoveryWaitsForAnApprovalNamingThePlanDigest) {
   TempDir dir("controller-approval");
-  auto bed = KubeTestBed::Start(dir.path(), {.example = "quorum-lost.json"});
+  auto bed = KubeTestBed::Start(dir.path(), {.cluster = {.audit_log = true}, .example = "quorum-lost.json"});
   ASSERT_TRUE(bed.ok()) << bed.error().message;
   KubeClient& admin = (*bed)->admin();
   RequestLog& log = (*bed)->log();
+  // The bed wrote its objects as admin before: the controller's writes are those received after this.
+  const std::string started_at = FormatMicroTime(std::chrono::system_clock::now());
   auto controller = (*bed)->StartController({.flags = {"--leader-elect", "false", "--resync-period", "1"}});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
   const std::string& controller_log = controller->log;
@@ -283,10 +317,23 @@ TEST(Controller, QuorumLossRecoveryWaitsForAnApprovalNamingThePlanDigest) {
             std::string::npos)
       << "the status says how to approve";
   const KubeResource statefulset{"apps/v1", "statefulsets", "default", "etcd-main", ""};
-  std::this_thread::sleep_for(std::chrono::seconds(3));  // several reconciles
+  // Several reconciles run, and none wrote to the StatefulSet or deleted a Pod.
+  auto reconciles_after = [&](int more) {
+    const double from = ReconcilesOf(controller->metrics_port);
+    return from >= 0 && Eventually([&] { return ReconcilesOf(controller->metrics_port) >= from + more; },
+                                   std::chrono::seconds(30));
+  };
+  auto disruptive_writes = [&] {
+    std::vector<std::string> found;
+    for (const testing::AuditEvent& event : WritesAfter((*bed)->kube().audit_log_path(), "admin", started_at))
+      if (event.resource == "statefulsets" || event.resource == "pods") found.push_back(event.Describe());
+    return found;
+  };
+  ASSERT_TRUE(reconciles_after(3)) << Slurp(controller_log);
+  EXPECT_EQ(disruptive_writes(), std::vector<std::string>{}) << "nothing disruptive without approval";
   auto sts = admin.Get(statefulset, log);
   ASSERT_TRUE(sts.ok());
-  EXPECT_EQ(ValueAt(*sts, {"spec", "replicas"})->int_value(), 3) << "nothing disruptive without approval";
+  EXPECT_EQ(ValueAt(*sts, {"spec", "replicas"})->int_value(), 3);
   ASSERT_EQ(events_with("ApprovalRequired").size(), 1u) << "one Event per plan digest, not per reconcile";
 
   // A wrong digest approves nothing; the plan's own does.
@@ -300,9 +347,8 @@ TEST(Controller, QuorumLossRecoveryWaitsForAnApprovalNamingThePlanDigest) {
         log);
   };
   ASSERT_TRUE(approve("sha256:0000").ok());
-  std::this_thread::sleep_for(std::chrono::seconds(3));
-  sts = admin.Get(statefulset, log);
-  EXPECT_EQ(ValueAt(*sts, {"spec", "replicas"})->int_value(), 3) << "approval of another plan";
+  ASSERT_TRUE(reconciles_after(3)) << Slurp(controller_log);
+  EXPECT_EQ(disruptive_writes(), std::vector<std::string>{}) << "approval of another plan";
   ASSERT_TRUE(approve(digest).ok());
   auto replicas_of = [&] {
     auto current = admin.Get(statefulset, log);
@@ -328,13 +374,14 @@ TEST(Controller, QuorumLossRecoveryWaitsForAnApprovalNamingThePlanDigest) {
 // of reason DryRun, once per request however often it is planned again.
 TEST(Controller, DryRunRecordsEachWouldBeRequestAsAnEventAndWritesNothingElse) {
   TempDir dir("controller-dry-run");
-  auto bed = KubeTestBed::Start(dir.path(), {.example = "scale-up.json"});
+  auto bed = KubeTestBed::Start(dir.path(), {.cluster = {.audit_log = true}, .example = "scale-up.json"});
   ASSERT_TRUE(bed.ok()) << bed.error().message;
   KubeClient& admin = (*bed)->admin();
   RequestLog& log = (*bed)->log();
   const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
   auto before = admin.Get(etcd, log);
   ASSERT_TRUE(before.ok());
+  const std::string started_at = FormatMicroTime(std::chrono::system_clock::now());
   auto controller = (*bed)->StartController(
       {.flags = {"--dry-run", "--allow-disruptive", "--leader-elect", "false", "--resync-period", "1"}});
   ASSERT_TRUE(controller.ok()) << controller.error().message;
@@ -345,7 +392,11 @@ TEST(Controller, DryRunRecordsEachWouldBeRequestAsAnEventAndWritesNothingElse) {
   };
   ASSERT_TRUE(Eventually([&] { return !dry_runs().empty(); }, std::chrono::seconds(30)))
       << Slurp(controller_log);
-  std::this_thread::sleep_for(std::chrono::seconds(4));  // several resyncs plan the same again
+  // Several resyncs plan the same again.
+  double reconciled = ReconcilesOf(controller->metrics_port);
+  ASSERT_TRUE(Eventually([&] { return ReconcilesOf(controller->metrics_port) >= reconciled + 3; },
+                         std::chrono::seconds(30)))
+      << Slurp(controller_log);
   const Value::List events = dry_runs();
   bool scale = false;
   for (const Value& event : events) {
@@ -353,8 +404,16 @@ TEST(Controller, DryRunRecordsEachWouldBeRequestAsAnEventAndWritesNothingElse) {
     scale |= message.find("PATCH") != std::string::npos && message.find("/scale") != std::string::npos;
   }
   EXPECT_TRUE(scale) << "the would-be scale is recorded";
-  std::this_thread::sleep_for(std::chrono::seconds(2));
+  reconciled = ReconcilesOf(controller->metrics_port);
+  ASSERT_TRUE(Eventually([&] { return ReconcilesOf(controller->metrics_port) >= reconciled + 2; },
+                         std::chrono::seconds(30)))
+      << Slurp(controller_log);
   EXPECT_EQ(dry_runs().size(), events.size()) << "the same requests are not recorded again";
+  // Nothing but Events written, as the API server recorded it.
+  std::vector<std::string> writes;
+  for (const testing::AuditEvent& event : WritesAfter((*bed)->kube().audit_log_path(), "admin", started_at))
+    writes.push_back(event.Describe());
+  EXPECT_EQ(writes, std::vector<std::string>{}) << "a dry run writes only Events";
   auto sts = admin.Get({"apps/v1", "statefulsets", "default", "etcd-main", ""}, log);
   ASSERT_TRUE(sts.ok());
   EXPECT_EQ(ValueAt(*sts, {"spec", "replicas"})->int_value(), 3);
