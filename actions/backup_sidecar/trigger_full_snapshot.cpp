@@ -4,11 +4,12 @@
 // the revision the members hold now, as they answer (the highest of those
 // that answer; none answering is an error, retried). Not the revision their
 // agents recorded on their Leases at the last heartbeat: the writes after it
-// would not be in the final snapshot of a hibernation. A sidecar that answers 429 (a snapshot was taken on
-// request within its --snapshot-request-interval) fails the step retryably,
-// spending no attempt. A snapshot that fails maxAttempts times fails the
-// step for good: a plan that scales to 0 after it stops there, with the last
-// backup untouched (etcd-druid's hibernation).
+// would not be in the final snapshot of a hibernation. A sidecar that answers
+// 429 (a snapshot was taken on request within its
+// --snapshot-request-interval) fails the step retryably, spending no
+// attempt. A snapshot that fails maxAttempts times fails the step for good:
+// a plan that scales to 0 after it stops there, with the last backup
+// untouched (etcd-druid's hibernation).
 #include <algorithm>
 
 #include "actions/backup_sidecar/backup_sidecar_action_handler.h"
