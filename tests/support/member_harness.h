@@ -100,10 +100,10 @@ class MemberHarness {
   // during the replay first) and the others join; every acknowledged key up
   // to the last backup is there, with the hash the lost cluster had.
   // `a_delta_goes_missing` (Local store only): a delta in the middle is
-  // hidden first, and the replay stops until it is back. With a Local store,
-  // then a second loss after a new backup: the first incident's marker
-  // re-creates nothing.
-  void RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing = false);
+  // hidden first, and the replay stops until it is back. `lose_again`: then
+  // a new backup and every member lost a second time: the first incident's
+  // marker re-creates nothing (the cluster is left stopped).
+  void RebuildAfterQuorumLoss(int deltas, bool a_delta_goes_missing = false, bool lose_again = false);
   // Every member: the configured number of voters, none a learner, the same
   // hashkv at one revision.
   void ExpectHealthyCluster() const;
