@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "engine/extensions/cron_schedule.h"
@@ -93,16 +94,14 @@ std::vector<size_t> ExponentialCollects(const std::vector<const StoredSnapshot*>
   return doomed;
 }
 
-// Whether fulls[index] and the next newer full fall in one period of the
-// cron `schedule`: the same first activation after their creation. An
-// unreadable schedule, or one that never fires again, shares nothing.
+// Whether fulls[index] and the next newer full fall in one period of
+// `schedule`: the same first activation after their creation. A schedule
+// that never fires again shares nothing.
 bool SharesPeriodWithNext(const std::vector<const StoredSnapshot*>& fulls, size_t index,
-                          const std::string& schedule) {
-  if (schedule.empty() || index + 1 >= fulls.size()) return false;
-  auto cron = expr::CronSchedule::Parse(schedule);
-  if (!cron.ok()) return false;
-  auto period = cron->Next(Timestamp{fulls[index]->created_on, 0});
-  auto next_period = cron->Next(Timestamp{fulls[index + 1]->created_on, 0});
+                          const std::optional<expr::CronSchedule>& schedule) {
+  if (!schedule || index + 1 >= fulls.size()) return false;
+  auto period = schedule->Next(Timestamp{fulls[index]->created_on, 0});
+  auto next_period = schedule->Next(Timestamp{fulls[index + 1]->created_on, 0});
   return period.ok() && next_period.ok() && period->seconds == next_period->seconds;
 }
 
@@ -183,9 +182,14 @@ Result<std::vector<StoredSnapshot>> SnapshotsToCollect(const std::vector<StoredS
   } else {
     // Every full but the newest max_backups counted ones; never the newest,
     // as max_backups >= 1 and the newest is counted.
+    // Parsed once; an unreadable schedule counts files, as without one.
+    std::optional<expr::CronSchedule> schedule;
+    if (!options.schedule.empty()) {
+      if (auto parsed = expr::CronSchedule::Parse(options.schedule); parsed.ok()) schedule = *parsed;
+    }
     std::vector<size_t> counted;
     for (size_t index = 0; index < fulls.size(); ++index) {
-      if (SharesPeriodWithNext(fulls, index, options.schedule)) {
+      if (SharesPeriodWithNext(fulls, index, schedule)) {
         collect[full_positions[index]] = true;
       } else {
         counted.push_back(index);
