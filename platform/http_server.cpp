@@ -95,6 +95,17 @@ void Close(Connection& connection) {
   connection.fd = -1;
 }
 
+// Drops a client that ran out of time with a reset: the kernel frees the
+// unsent part of its answer at once instead of holding it for a reader that
+// may never come.
+void Abort(Connection& connection) {
+  if (connection.fd >= 0) {
+    const linger reset{1, 0};
+    setsockopt(connection.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+  }
+  Close(connection);
+}
+
 enum class Io { kDone, kAgain, kEnd };  // some bytes moved; none now (poll); the connection ended
 
 // After a TLS call that moved nothing: what it waits for, or the end.
@@ -338,7 +349,7 @@ void HttpServer::Serve() {
     const Clock::time_point now = Clock::now();
     std::erase_if(connections, [&](Connection& connection) {
       if (now < connection.deadline) return false;
-      Close(connection);  // too slow a client
+      Abort(connection);  // too slow a client
       return true;
     });
     std::vector<pollfd> fds = {{listener_, POLLIN, 0}, {wake_, POLLIN, 0}};
