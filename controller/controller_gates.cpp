@@ -164,4 +164,27 @@ GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, con
   return decision;
 }
 
+Value RetiredRecoveryAnnotations(const Value& etcd) {
+  Value::Map removed;
+  for (const char* annotation : {kApprovePlanAnnotation, kRebootstrapAnnotation}) {
+    if (ValueAt(etcd, {"metadata", "annotations", annotation}) != nullptr)
+      removed.emplace_back(Value::String(annotation), Value::Null());
+  }
+  if (removed.empty()) return Value();
+  for (const char* condition : {"Ready", "AllMembersReady"}) {
+    const Value::List& conditions = ListAt(etcd, {"status", "conditions"});
+    const bool holds = std::any_of(conditions.begin(), conditions.end(), [&](const Value& entry) {
+      return TextAt(entry, {"type"}) == condition && TextAt(entry, {"status"}) == "True";
+    });
+    if (!holds) return Value();
+  }
+  const Value* desired = ValueAt(etcd, {"spec", "replicas"});
+  const Value::List& members = ListAt(etcd, {"status", "members"});
+  const auto ready = std::count_if(members.begin(), members.end(),
+                                   [](const Value& member) { return TextAt(member, {"status"}) == "Ready"; });
+  if (desired == nullptr || !desired->is_int() || desired->int_value() <= 0 || ready != desired->int_value())
+    return Value();
+  return Value::MakeMap(std::move(removed));
+}
+
 }  // namespace ruleplane

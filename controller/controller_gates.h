@@ -16,6 +16,9 @@
 //   - A disruptive step waits until `min_disruptive_interval` has passed since
 //     the last one, whose time the Etcd's status.lastOperation keeps (so a
 //     restarted or new leader keeps to it too).
+//   - Once a recovery has completed, its approval and marker are retired
+//     (RetiredRecoveryAnnotations): neither approves nor re-creates a later
+//     incident whose plan happens to have the same digest.
 //
 // A gate that says wait pauses the plan before the step; the next reconcile
 // decides again.
@@ -66,5 +69,12 @@ bool IsQuorumLossRecovery(const PlanStep& step, const Value& etcd);
 
 GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, const std::string& plan_digest,
                                 Timestamp now, const ControllerGateOptions& options);
+
+// The metadata.annotations merge patch ({name: null}) that removes the
+// approval and the re-bootstrap marker from the Etcd object `etcd` once the
+// cluster is healthy again (conditions Ready and AllMembersReady True, each of
+// spec.replicas members Ready in status.members); null when it is not, or
+// when neither annotation is there.
+Value RetiredRecoveryAnnotations(const Value& etcd);
 
 }  // namespace ruleplane

@@ -167,13 +167,22 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   }
   Status written;
   if (!options_.dry_run) {
-    Value::Map fields;
-    for (const Value& part : {LastOperationStatus(etcd, *plan, digest, report,
-                                                  DataLossBoundOf(snapshot->document), *now, intent, run_id),
-                              StatefulSetStatus(etcd, snapshot->document.Find("statefulSet"))}) {
-      if (part.is_map()) fields.insert(fields.end(), part.map_value().begin(), part.map_value().end());
+    const DataLossBound bound = DataLossBoundOf(snapshot->document);
+    written = PatchFromLive(namespace_name, name, "status", etcd, [&](const Value& of) {
+      Value::Map fields;
+      for (const Value& part : {LastOperationStatus(of, *plan, digest, report, bound, *now, intent, run_id),
+                                StatefulSetStatus(of, snapshot->document.Find("statefulSet"))}) {
+        if (part.is_map()) fields.insert(fields.end(), part.map_value().begin(), part.map_value().end());
+      }
+      return fields.empty() ? Value() : Value::MakeMap(std::move(fields));
+    });
+    // A recovery that has completed leaves no approval or marker behind.
+    if (report.ok() && written.ok()) {
+      written = PatchFromLive(namespace_name, name, "metadata", etcd, [](const Value& of) {
+        const Value retired = RetiredRecoveryAnnotations(of);
+        return retired.is_null() ? retired : Value::MakeMap({{Value::String("annotations"), retired}});
+      });
     }
-    if (!fields.empty()) written = WriteStatus(namespace_name, name, Value::MakeMap(std::move(fields)));
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!report.ok() || !written.ok()) {
@@ -274,19 +283,23 @@ void EtcdReconciler::RecordEvent(const Value& etcd, const PlanStep& planned, con
   }
 }
 
-Status EtcdReconciler::WriteStatus(const std::string& namespace_name, const std::string& name,
-                                   const Value& fields) {
+Status EtcdReconciler::PatchFromLive(const std::string& namespace_name, const std::string& name,
+                                     const std::string& field, const Value& cached,
+                                     const std::function<Value(const Value& etcd)>& content_of) {
+  if (content_of(cached).is_null()) return {};  // a steady state costs no request
   const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, name, ""};
-  KubeResource status = etcd;
-  status.subresource = "status";
+  KubeResource patched_resource = etcd;
+  if (field == "status") patched_resource.subresource = "status";
   Status written;
   // A conflict is a write by a step or a member agent in between: read again (at most three times).
   for (int attempt = 0; attempt < 3; ++attempt) {
     RequestLog log;
     auto current = client_.Get(etcd, log);
     if (!current.ok()) return current.error();
-    auto patched =
-        client_.MergePatch(status, FencedMergePatch(ResourceVersionOf(*current), "status", fields), log);
+    const Value content = content_of(*current);
+    if (content.is_null()) return {};
+    auto patched = client_.MergePatch(patched_resource,
+                                      FencedMergePatch(ResourceVersionOf(*current), field, content), log);
     if (patched.ok()) return {};
     written = patched.error();
     if (written.error().code != ErrorCode::kConflict) break;

@@ -87,7 +87,14 @@ class EtcdReconciler {
   // approval, or in a dry run each request it would send.
   void RecordEvent(const Value& etcd, const PlanStep& planned, const std::string& digest,
                    const StepReport& step, Timestamp now);
-  Status WriteStatus(const std::string& namespace_name, const std::string& name, const Value& fields);
+  // `field` ("status", "metadata") of the Etcd patched with what
+  // `content_of` computes from an Etcd (null: nothing to write): computed
+  // first from the cache's Etcd and, when that asks for a write, again from
+  // the Etcd as the API server has it now, then written fenced on its
+  // resourceVersion. The cache may lag behind a write of this or another run
+  // (the intent of a disruptive step): what is written never rolls it back.
+  Status PatchFromLive(const std::string& namespace_name, const std::string& name, const std::string& field,
+                       const Value& cached, const std::function<Value(const Value& etcd)>& content_of);
   ControllerGateOptions GateOptions() const;
 
   const ObjectCache& cache_;

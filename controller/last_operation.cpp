@@ -1,6 +1,7 @@
 #include "controller/last_operation.h"
 
 #include <cctype>
+#include <optional>
 
 #include "engine/common/time_util.h"
 
@@ -35,6 +36,15 @@ std::string ErrorCodeText(ErrorCode code) {
     text += static_cast<char>(std::toupper(static_cast<unsigned char>(name[i])));
   }
   return text;
+}
+
+// When the lastOperation `operation` says its last disruptive step began;
+// nullopt when it does not say (or not as RFC 3339).
+std::optional<Timestamp> DisruptiveStepTimeOf(const Value* operation) {
+  const Value* time = operation != nullptr ? ValueAt(*operation, {"lastDisruptiveStepTime"}) : nullptr;
+  if (time == nullptr || !time->is_string()) return std::nullopt;
+  auto parsed = ParseRfc3339(time->string_value());
+  return parsed.ok() ? std::optional<Timestamp>(*parsed) : std::nullopt;
 }
 
 }  // namespace
@@ -80,13 +90,15 @@ Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string
                           {String("ruleSets"), Value::MakeList(std::move(rule_sets))},
                           {String("steps"), Value::MakeMap(std::move(steps))}};
   if (recovery) operation.emplace_back(String("dataLossBound"), bound.ToValue());
-  // The last disruptive step: as its intent recorded it, else as the status had it.
+  // The last disruptive step: the later of what this run's intent recorded
+  // and what the status says (a step of another run may have begun since
+  // this run observed it); one done without an intent began now.
+  const Value* begun = intent.is_map() ? ValueAt(intent, {"lastOperation"}) : nullptr;
+  const Value* latest = DisruptiveStepTimeOf(previous) > DisruptiveStepTimeOf(begun) ? previous : begun;
+  if (latest == nullptr) latest = previous;
   for (const char* field : {"lastDisruptiveStepTime", "lastDisruptiveStep"}) {
-    const Value* begun = intent.is_map() ? ValueAt(intent, {"lastOperation", field}) : nullptr;
-    const Value* kept = previous != nullptr ? ValueAt(*previous, {field}) : nullptr;
-    if (begun != nullptr) {
-      operation.emplace_back(String(field), *begun);
-    } else if (disruptive_done && std::string_view(field) == "lastDisruptiveStepTime") {
+    const Value* kept = latest != nullptr ? ValueAt(*latest, {field}) : nullptr;
+    if (disruptive_done && begun == nullptr && std::string_view(field) == "lastDisruptiveStepTime") {
       operation.emplace_back(String(field), String(time));
     } else if (kept != nullptr) {
       operation.emplace_back(String(field), *kept);

@@ -76,6 +76,17 @@ bool IsEqualitySelector(std::string_view selector) {
   }
 }
 
+std::vector<CachedKind> WatchedKinds(const std::string& namespace_name, const std::string& etcd_selector,
+                                     bool policy_v1) {
+  return {{{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, "", ""}, etcd_selector},
+          {{"apps/v1", "statefulsets", namespace_name, "", ""}, ""},
+          {{"coordination.k8s.io/v1", "leases", namespace_name, "", ""}, ""},
+          {{"v1", "pods", namespace_name, "", ""}, ""},
+          {{"v1", "persistentvolumeclaims", namespace_name, "", ""}, ""},
+          {{policy_v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", namespace_name, "", ""}, ""},
+          {{"batch/v1", "jobs", namespace_name, "", ""}, ""}};
+}
+
 Status RunManager(const ManagerOptions& options, const std::atomic<bool>& stop, std::ostream& log) {
   const std::string& namespace_name = options.namespace_name;
   auto owns = [&](const std::string& key) { return !options.shard || options.shard->Owns(key); };
@@ -134,20 +145,11 @@ Status RunManager(const ManagerOptions& options, const std::atomic<bool>& stop, 
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (stop) return {};
   }
-  cache.emplace(
-      options.kube,
-      std::vector<CachedKind>{
-          {{"druid.gardener.cloud/v1alpha1", "etcds", namespace_name, "", ""}, options.etcd_selector},
-          {{"apps/v1", "statefulsets", namespace_name, "", ""}, ""},
-          {{"coordination.k8s.io/v1", "leases", namespace_name, "", ""}, ""},
-          {{"v1", "pods", namespace_name, "", ""}, ""},
-          {{"v1", "persistentvolumeclaims", namespace_name, "", ""}, ""},
-          {{*policy_v1 ? "policy/v1" : "policy/v1beta1", "poddisruptionbudgets", namespace_name, "", ""}, ""},
-          {{"batch/v1", "jobs", namespace_name, "", ""}, ""}},
-      [&](const std::string& plural, const Value& object) {
-        const std::string key = EtcdKeyOf(plural, object);
-        if (!key.empty() && owns(key)) queue.Add(key);
-      });
+  cache.emplace(options.kube, WatchedKinds(namespace_name, options.etcd_selector, *policy_v1),
+                [&](const std::string& plural, const Value& object) {
+                  const std::string key = EtcdKeyOf(plural, object);
+                  if (!key.empty() && owns(key)) queue.Add(key);
+                });
   cache_made = true;
 
   // Leader election: the cache fills on every replica; only the one holding

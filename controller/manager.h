@@ -18,6 +18,7 @@
 
 #include "adapters/kubernetes/kube_config.h"
 #include "adapters/kubernetes/leader_election.h"
+#include "adapters/kubernetes/object_cache.h"
 #include "controller/controller_shard.h"
 #include "controller/etcd_reconciler.h"
 #include "engine/match/compiled_rule_set.h"
@@ -46,6 +47,12 @@ struct ManagerOptions {
 // "" or LABEL=VALUE terms separated by commas: what an Etcd selector may be
 // (the API server would answer anything else with 400 on every list).
 bool IsEqualitySelector(std::string_view selector);
+
+// What the controller's cache follows in `namespace_name` ("" = all): the
+// Etcds `etcd_selector` selects and everything of theirs the rules observe
+// (PodDisruptionBudgets as policy/v1 when the API server serves it).
+std::vector<CachedKind> WatchedKinds(const std::string& namespace_name, const std::string& etcd_selector,
+                                     bool policy_v1);
 
 // Runs until `stop` is set (SIGTERM): finishes the reconciles in progress,
 // then gives the Lease up. Logs one JSON line per event to `log`. An error

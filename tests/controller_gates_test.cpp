@@ -240,5 +240,61 @@ TEST_F(ControllerGatesTest, TheStatusSaysWhatWaitsAndIsNotWrittenAgainWhenItAlre
   EXPECT_EQ(ValueAt(errors[0], {"code"})->string_value(), "ERR_CONFLICT");
 }
 
+// The status after a plan keeps the later of this run's own intent and the
+// last disruptive step the status names (another run's, begun after this
+// one observed), never rolling the time back: the minimum interval between
+// disruptive steps is read from it.
+TEST_F(ControllerGatesTest, TheStatusAfterAPlanKeepsTheLaterOfItsIntentAndTheStatussDisruptiveStep) {
+  nlohmann::json document = Example("scale-up.json");
+  const Snapshot snapshot = Parsed(document);
+  const Plan plan = PlanFor(snapshot);
+  const PlanStep& scale = StepOf(plan, "ScaleStatefulSet");
+  const std::string digest = PlanDigest(plan);
+  ExecutionReport report;
+  report.state = "succeeded";
+  auto at = [](const char* text) { return *ParseRfc3339(text); };
+  const Value intent = DisruptiveStepIntent(scale, digest, at("2024-05-01T10:00:00Z"));
+  auto kept_with_status_at = [&](const char* status_time) {
+    document["etcd"]["status"]["lastOperation"]["lastDisruptiveStepTime"] = status_time;
+    document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"] = {{"id", "other"}};
+    const Value status = LastOperationStatus(*Parsed(document).document.Find("etcd"), plan, digest, report,
+                                             DataLossBound{}, at("2024-05-01T10:00:30Z"), intent);
+    return ValueAt(status, {"lastOperation", "lastDisruptiveStepTime"})->string_value() + " " +
+           ValueAt(status, {"lastOperation", "lastDisruptiveStep", "id"})->string_value();
+  };
+  EXPECT_EQ(kept_with_status_at("2024-05-01T10:00:20Z"), "2024-05-01T10:00:20Z other")
+      << "a step begun after this run's intent is not rolled back";
+  EXPECT_EQ(kept_with_status_at("2024-05-01T09:50:00Z"), "2024-05-01T10:00:00Z " + scale.id)
+      << "an older time on a stale status gives way to the intent";
+}
+
+// A completed recovery's approval and marker are retired once the cluster is
+// healthy: left in place, the approval approved a second quorum loss whose
+// plan had the same digest (same pods, same backup revision) and the marker
+// passed MarkRebootstrap's gate with the first incident's recorded scale.
+TEST_F(ControllerGatesTest, TheApprovalAndTheMarkerAreRetiredOnceTheClusterIsHealthyAgain) {
+  auto retired = [](nlohmann::json document) {
+    return RetiredRecoveryAnnotations(*Parsed(document).document.Find("etcd"));
+  };
+  nlohmann::json healthy = Example("pink-of-health.json");
+  EXPECT_TRUE(retired(healthy).is_null()) << "nothing to retire";
+  healthy["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = "sha256:first";
+  healthy["etcd"]["metadata"]["annotations"]["ruleplane.dev/rebootstrap"] = "1051874:sha256:first";
+  healthy["etcd"]["metadata"]["annotations"]["kept"] = "yes";
+  EXPECT_EQ(FormatJson(retired(healthy)),
+            R"({"ruleplane.dev/approve-plan":null,"ruleplane.dev/rebootstrap":null})");
+
+  nlohmann::json one_down = healthy;
+  one_down["etcd"]["status"]["members"][2]["status"] = "NotReady";
+  EXPECT_TRUE(retired(one_down).is_null()) << "a member not Ready yet";
+  nlohmann::json not_ready = healthy;
+  not_ready["etcd"]["status"]["conditions"][1]["status"] = "False";
+  EXPECT_TRUE(retired(not_ready).is_null()) << "AllMembersReady not True";
+
+  nlohmann::json lost = Example("quorum-lost.json");
+  lost["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = "sha256:first";
+  EXPECT_TRUE(retired(lost).is_null()) << "the incident is not over";
+}
+
 }  // namespace
 }  // namespace ruleplane

@@ -114,6 +114,59 @@ TEST_F(DataDirWithoutVerdict, ADatabaseLockedByAnotherProcessIsNotCheckedAndSays
   EXPECT_EQ(check.error().code, ErrorCode::kDeadlineExceeded) << check.error().message;
 }
 
+// Could not read is not missing and not corrupt (issue 41, hazard 7): an I/O
+// error reading the WAL, or a stat that fails for another reason than "no
+// such file", leaves the directory alone (kUnavailable). Before, the EIO read
+// as a WAL without its metadata record (corrupt: moved aside and restored,
+// which on a single member rolls writes back to the last backup), and a path
+// that could not be stat'ed read as missing.
+class DataDirUnreadable : public DataDirWithoutVerdict {
+ protected:
+  void ExpectCouldNotRead(const std::string& path, const std::string& why) {
+    auto facts = InspectDataDir(data_, 0, "");
+    ASSERT_FALSE(facts.ok()) << "read as a verdict: corrupt=" << facts->corrupt << " ("
+                             << facts->verification_error << ")";
+    EXPECT_EQ(facts.error().code, ErrorCode::kUnavailable) << facts.error().message;
+    EXPECT_NE(facts.error().message.find("could not read " + path), std::string::npos)
+        << facts.error().message;
+    EXPECT_NE(facts.error().message.find(why), std::string::npos) << facts.error().message;
+  }
+};
+
+TEST_F(DataDirUnreadable, AnIoErrorReadingTheWalIsNotACorruptWal) {
+  fs::create_directories(data_ + "/member/wal");
+  // Reading /proc/self/mem at offset 0 fails with EIO: a real I/O error from the kernel.
+  const std::string segment = data_ + "/member/wal/0000000000000000-0000000000000000.wal";
+  fs::create_symlink("/proc/self/mem", segment);
+  ExpectCouldNotRead(segment, "Input/output error");
+}
+
+TEST_F(DataDirUnreadable, AWalDirectoryOrDataDirectoryThatCannotBeStatedIsNotMissing) {
+  // A symbolic link loop: stat fails with ELOOP, not ENOENT.
+  fs::create_symlink(data_ + "/member/wal", data_ + "/member/wal");
+  ExpectCouldNotRead(data_ + "/member/wal", "symbolic links");
+  fs::remove(data_ + "/member/wal");
+  fs::remove_all(data_);
+  fs::create_symlink(data_, data_);
+  ExpectCouldNotRead(data_, "symbolic links");
+}
+
+TEST_F(DataDirUnreadable, AShortOrGarbledSegmentIsStillCorruptAndNoSegmentIsStillMissing) {
+  fs::remove(data_ + "/member/snap/db");  // the WAL alone decides here
+  fs::create_directories(data_ + "/member/wal");
+  auto facts = InspectDataDir(data_, 0, "");
+  ASSERT_TRUE(facts.ok()) << facts.error().message;
+  EXPECT_FALSE(facts->corrupt) << "no segment at all: missing, not corrupt";
+  EXPECT_EQ(facts->verification_error, "the WAL directory has no segment");
+
+  std::ofstream(data_ + "/member/wal/0000000000000000-0000000000000000.wal") << "\x10\x00garbled";
+  facts = InspectDataDir(data_, 0, "");
+  ASSERT_TRUE(facts.ok()) << facts.error().message;
+  EXPECT_TRUE(facts->corrupt) << facts->verification_error;
+  EXPECT_NE(facts->verification_error.find("has no metadata record"), std::string::npos)
+      << facts->verification_error;
+}
+
 TEST(DatabaseCheckTimeout, TwoMinutesPlusTenSecondsPerHundredMegabytesBegun) {
   using std::chrono::seconds;
   EXPECT_EQ(DatabaseCheckTimeout(0), seconds(120));

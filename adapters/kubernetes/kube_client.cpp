@@ -291,6 +291,11 @@ Result<Value> KubeClient::Create(const KubeResource& collection, const Value& ob
 }
 
 Value FencedMergePatch(const std::string& resource_version, std::string_view field, Value content) {
+  if (field == "metadata" && content.is_map()) {
+    Value::Map metadata = content.map_value();
+    metadata.emplace_back(Value::String("resourceVersion"), Value::String(resource_version));
+    return Value::MakeMap({{Value::String("metadata"), Value::MakeMap(std::move(metadata))}});
+  }
   return Value::MakeMap({{Value::String("metadata"), Value::MakeMap({{Value::String("resourceVersion"),
                                                                       Value::String(resource_version)}})},
                          {Value::String(std::string(field)), std::move(content)}});

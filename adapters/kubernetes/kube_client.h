@@ -66,7 +66,8 @@ struct KubeResource {
 
 // A merge patch that sets `field` to `content`, fenced by the resourceVersion
 // the change was decided on: the server answers 409 Conflict when the object
-// changed since (the caller re-observes).
+// changed since (the caller re-observes). `field` "metadata" takes the
+// resourceVersion into `content` (a map).
 Value FencedMergePatch(const std::string& resource_version, std::string_view field, Value content);
 
 // A time as the API server's MicroTime wants it (a Lease's renewTime):

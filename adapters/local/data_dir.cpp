@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <vector>
@@ -68,36 +69,49 @@ struct WalMetadata {
   uint64_t cluster_id = 0;
 };
 
+// Not readable is not missing or corrupt: the caller must not act on the
+// directory (an I/O error, a permission, a symbolic link loop).
+Error CouldNotRead(const std::string& path, const std::string& why) {
+  return Error{ErrorCode::kUnavailable,
+               "could not read " + path + " (not known to be missing or corrupt): " + why,
+               {}};
+}
+
 // The metadata record of the first WAL segment: each record is a
 // little-endian 64-bit length word (low 56 bits the length; padding in the
 // top byte) followed by a walpb.Record {type = 1, crc = 2, data = 3}; the
 // metadata record's data is an etcdserverpb.Metadata {NodeID = 1, ClusterID = 2}.
-std::optional<WalMetadata> ReadWalMetadata(const std::string& wal_dir, std::string& problem) {
+// nullopt with `problem` only on evidence (no segment, a segment that ends
+// short or does not parse); an error (kUnavailable) when the directory or the
+// segment could not be read: an I/O error is not a missing or corrupt WAL.
+Result<std::optional<WalMetadata>> ReadWalMetadata(const std::string& wal_dir, std::string& problem) {
+  const std::optional<WalMetadata> kNoMetadata;
   std::vector<std::string> segments;
   std::error_code error;
-  for (const auto& entry : fs::directory_iterator(wal_dir, error)) {
-    if (entry.path().extension() == ".wal") segments.push_back(entry.path().string());
+  for (fs::directory_iterator entry(wal_dir, error), end; !error && entry != end; entry.increment(error)) {
+    if (entry->path().extension() == ".wal") segments.push_back(entry->path().string());
   }
+  if (error) return CouldNotRead(wal_dir, error.message());
   if (segments.empty()) {
     problem = "the WAL directory has no segment";
-    return std::nullopt;
+    return kNoMetadata;
   }
   std::sort(segments.begin(), segments.end());
   // Opened as a regular file only (a FIFO would block, a device never end);
   // at most 16 records of at most 1 MiB are read.
   auto opened = OpenRegularFile(segments.front());
-  if (!opened.ok()) {
-    problem = "the first WAL segment: " + opened.error().message;
-    return std::nullopt;
-  }
+  if (!opened.ok()) return CouldNotRead(segments.front(), opened.error().message);
   struct Closer {
     int fd;
     ~Closer() { close(fd); }
   } closer{*opened};
+  int read_error = 0;
+  // False at the end of the segment, or on a read error (read_error).
   auto read_exactly = [&](char* into, size_t size) {
     while (size > 0) {
       const ssize_t got = read(closer.fd, into, size);
       if (got < 0 && errno == EINTR) continue;
+      if (got < 0) read_error = errno;
       if (got <= 0) return false;
       into += got;
       size -= static_cast<size_t>(got);
@@ -133,12 +147,13 @@ std::optional<WalMetadata> ReadWalMetadata(const std::string& wal_dir, std::stri
     }
     if (metadata.member_id == 0 || metadata.cluster_id == 0) {
       problem = "the WAL's metadata record has no member or cluster ID";
-      return std::nullopt;
+      return kNoMetadata;
     }
-    return metadata;
+    return std::optional<WalMetadata>(metadata);
   }
+  if (read_error != 0) return CouldNotRead(segments.front(), std::strerror(read_error));
   problem = "the first WAL segment " + segments.front() + " has no metadata record";
-  return std::nullopt;
+  return kNoMetadata;
 }
 
 std::string Trimmed(std::string text) {
@@ -187,6 +202,7 @@ Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_back
     facts.safe_guard = content.ok() ? Trimmed(*content) : "";
   }
   facts.exists = fs::is_directory(path, error);
+  if (error && error != std::errc::no_such_file_or_directory) return CouldNotRead(path, error.message());
   if (!facts.exists) {
     facts.verification_error = "the data directory does not exist";
     return facts;
@@ -196,14 +212,18 @@ Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_back
     return Error{ErrorCode::kIo, "cannot read the data directory " + path + ": " + error.message(), {}};
 
   std::string wal_problem = "the data directory has no member/wal directory";
-  if (fs::is_directory(path + "/member/wal", error)) {
-    if (auto metadata = ReadWalMetadata(path + "/member/wal", wal_problem)) {
+  const std::string wal_dir = path + "/member/wal";
+  const bool has_wal_dir = fs::is_directory(wal_dir, error);
+  if (error && error != std::errc::no_such_file_or_directory) return CouldNotRead(wal_dir, error.message());
+  if (has_wal_dir) {
+    auto metadata = ReadWalMetadata(wal_dir, wal_problem);
+    if (!metadata.ok()) return metadata.error();
+    if (*metadata) {
       facts.wal_has_metadata = true;
-      facts.member_id = MemberIdHex(metadata->member_id);
-      facts.cluster_id = MemberIdHex(metadata->cluster_id);
-    } else if (wal_problem.find("segment") != std::string::npos &&
-               wal_problem.find("no segment") == std::string::npos) {
-      facts.corrupt = true;
+      facts.member_id = MemberIdHex((*metadata)->member_id);
+      facts.cluster_id = MemberIdHex((*metadata)->cluster_id);
+    } else if (wal_problem.find("no segment") == std::string::npos) {
+      facts.corrupt = true;  // a segment that ends short or does not parse
     }
   }
 

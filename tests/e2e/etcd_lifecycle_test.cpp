@@ -839,6 +839,16 @@ void EtcdLifecycle::LoseQuorumAndRecoverAfterAnApproval(const std::string& store
       std::chrono::seconds(300), std::chrono::seconds(1)))
       << Slurp(first_init) << Describe();
   ExpectNoKeyLostAndMembersAgree(writer, 3, backup_revision);
+  // The recovery is over: its approval and marker are retired, so that
+  // neither approves nor re-creates a later incident.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        const Value etcd = Etcd();
+        return ValueAt(etcd, {"metadata", "annotations", "ruleplane.dev/approve-plan"}) == nullptr &&
+               ValueAt(etcd, {"metadata", "annotations", "ruleplane.dev/rebootstrap"}) == nullptr;
+      },
+      std::chrono::seconds(60), std::chrono::seconds(1)))
+      << Describe();
 }
 
 }  // namespace
