@@ -110,6 +110,17 @@ Result<CompactionOutcome> CompactBackups(BackupStore& store, const CompactionOpt
                          true})) {
     if (Status written = WriteSnapshotStream(data_dir + "/member/snap/db", snapshot); !written.ok())
       return written.error();
+    // Verified as every other full snapshot is before it is stored: a
+    // database the defragmentation or the copy damaged is never published
+    // (the next garbage collection would delete the deltas it replaced).
+    if (Status verified = VerifyFullSnapshot(snapshot, last_revision, options.command_timeout);
+        !verified.ok()) {
+      std::error_code ignored;
+      fs::remove(snapshot, ignored);
+      Error error = verified.error();
+      error.message = "the compacted snapshot was not published: " + error.message;
+      return error;
+    }
   }
   auto stored = store.WriteFull(snapshot, last_revision, std::chrono::system_clock::now(),
                                 options.compression_suffix, log);

@@ -130,6 +130,18 @@ Result<int64_t> SnapshotFileRevision(const std::string& path, std::chrono::milli
   return check->revision;
 }
 
+Status VerifyFullSnapshot(const std::string& path, int64_t revision, std::chrono::milliseconds timeout) {
+  auto held = SnapshotFileRevision(path, timeout);
+  if (!held.ok()) return held.error();
+  if (*held > revision) {
+    return Error{ErrorCode::kIo,
+                 "the snapshot " + path + " holds revision " + std::to_string(*held) + ", past " +
+                     std::to_string(revision),
+                 {}};
+  }
+  return {};
+}
+
 Status WriteSnapshotStream(const std::string& database, const std::string& destination) {
   // A regular file only: a device or a FIFO in the data directory would copy
   // without end or block.

@@ -40,6 +40,12 @@ std::chrono::milliseconds DatabaseCheckTimeout(uintmax_t bytes);
 // CheckDatabaseFile's errors when it could not check.
 Result<int64_t> SnapshotFileRevision(const std::string& path, std::chrono::milliseconds timeout);
 
+// A full snapshot checked before it is published: etcdctl opens it and the
+// revision it holds is not past `revision` (it may be below: a compaction
+// removes a delete's tombstone). kIo naming what is wrong, and
+// CheckDatabaseFile's errors when it could not check.
+Status VerifyFullSnapshot(const std::string& path, int64_t revision, std::chrono::milliseconds timeout);
+
 // Writes `database` (a stopped member's member/snap/db) followed by its
 // SHA-256 to `destination`: the snapshot stream etcd would send.
 Status WriteSnapshotStream(const std::string& database, const std::string& destination);

@@ -5,10 +5,12 @@
 // nothing, and the next run compacts.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 
 #include "actions/local/local_adapter.h"
 #include "adapters/local/loopback_etcd.h"
+#include "adapters/local/snapshot_file.h"
 #include "member/backup_taker.h"
 #include "platform/failure_point.h"
 #include "tests/run_ruleplane.h"
@@ -155,6 +157,33 @@ TEST_F(BackupCompaction, AStoreWithoutAFullSnapshotIsAnErrorNamingIt) {
   auto run = Ruleplane(CompactArgs());
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_TRUE(testing_support::Contains(run.err, "has no full snapshot")) << run.err;
+}
+
+// What the compaction publishes is verified first, as every full snapshot
+// taken from a member is: one etcdctl cannot open, or one past the revision
+// the deltas end at, is refused (the compaction stored its copy of the
+// database unchecked before, and the next garbage collection deleted the
+// deltas it replaced).
+TEST_F(BackupCompaction, AFullSnapshotIsVerifiedBeforeItIsPublished) {
+  Put("/registry/a", "1");
+  const std::string stream = dir_.path() + "/taken.snapshot";
+  auto taken = client_->Snapshot(cluster_->ClientUrls()[0], stream, log_);
+  ASSERT_TRUE(taken.ok()) << taken.error().message;
+  auto revision = SnapshotFileRevision(stream, std::chrono::seconds(20));
+  ASSERT_TRUE(revision.ok()) << revision.error().message;
+  EXPECT_TRUE(VerifyFullSnapshot(stream, *revision, std::chrono::seconds(20)).ok());
+  const Status past = VerifyFullSnapshot(stream, *revision - 1, std::chrono::seconds(20));
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.error().message.find("past " + std::to_string(*revision - 1)), std::string::npos)
+      << past.error().message;
+
+  const std::string garbled_db = dir_.path() + "/garbled.db";
+  std::ofstream(garbled_db) << std::string(1 << 16, 'g');
+  ASSERT_TRUE(WriteSnapshotStream(garbled_db, dir_.path() + "/garbled.snapshot").ok());
+  const Status garbled =
+      VerifyFullSnapshot(dir_.path() + "/garbled.snapshot", *revision, std::chrono::seconds(20));
+  ASSERT_FALSE(garbled.ok()) << "a stream whose SHA-256 trailer matches, of a database that does not open";
+  EXPECT_EQ(garbled.error().code, ErrorCode::kIo) << garbled.error().message;
 }
 
 }  // namespace
