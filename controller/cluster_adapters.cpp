@@ -18,6 +18,10 @@ ClusterAdapters::ClusterAdapters(KubeClient& client, const Snapshot& snapshot, c
   set_.Add(&kubernetes_);
   set_.Add(&sidecar_);
   if (members_ != nullptr) {
+    // Fenced as the Kubernetes client is: nothing reaches a member once the
+    // Lease is gone, and a call in flight ends.
+    members_->set_guard(client.guard());
+    members_->set_cancel(client.cancel());
     etcd_ = std::make_unique<EtcdAdapter>(*members_);
     set_.Add(etcd_.get());
   }

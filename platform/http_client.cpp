@@ -237,6 +237,9 @@ Result<long> HttpClient::Stream(const std::string& method, const std::string& ur
       return Error{
           ErrorCode::kInvalidArgument, "a request header holds a line break (refused, not sent)", {}};
   }
+  if (guard_) {
+    if (Status allowed = guard_(); !allowed.ok()) return allowed.error();
+  }
   curl_easy_reset(curl);
   StreamState state{on_data, collected, &limits};
   state.exchange = exchange;

@@ -107,6 +107,12 @@ class HttpClient {
   // While `*cancel` is true, a transfer in progress (an idle watch included)
   // ends within about a second, as if `on_data` had returned false.
   void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
+  const std::atomic<bool>* cancel() const { return cancel_; }
+  // Asked right before each request goes out: an error means it is not
+  // sent, and the call fails with that error (a controller that lost its
+  // Lease sends nothing more).
+  void set_guard(std::function<Status()> guard) { guard_ = std::move(guard); }
+  const std::function<Status()>& guard() const { return guard_; }
   // "HOST:PORT:ADDRESS:PORT" each: a request to HOST:PORT connects to
   // ADDRESS:PORT instead, and the server's certificate is still verified for
   // HOST (libcurl's CONNECT_TO): a Pod reached at its IP, its certificate
@@ -144,6 +150,7 @@ class HttpClient {
                       const HttpLimits& limits, const HttpExchange* exchange = nullptr);
   TlsConfig tls_;
   const std::atomic<bool>* cancel_ = nullptr;
+  std::function<Status()> guard_;
   std::vector<std::string> connect_to_;
   void* curl_ = nullptr;  // CURL*, reused between calls (keep-alive)
 };

@@ -7,6 +7,17 @@
 
 namespace ruleplane {
 
+namespace {
+
+// Fenced as the Kubernetes client `kube` is (its guard and cancellation).
+Sidecar Fenced(std::string base_url, std::unique_ptr<HttpClient> client, const KubeClient& kube) {
+  client->set_guard(kube.guard());
+  client->set_cancel(kube.cancel());
+  return Sidecar{std::move(base_url), std::move(client)};
+}
+
+}  // namespace
+
 Result<Sidecar> BackupSidecarActionContext::Connect(RequestLog& log) const {
   std::string leader;
   for (const Value& lease : FieldList(document, {"leases"})) {
@@ -28,7 +39,7 @@ Result<Sidecar> BackupSidecarActionContext::Connect(RequestLog& log) const {
   const std::string port = std::to_string(FieldInt(document, {"etcd", "spec", "backup", "port"}, 8080));
   const Value* tls = ValueAt(document, {"etcd", "spec", "backup", "tls"});
   if (tls == nullptr || tls->is_null())
-    return Sidecar{"http://" + PodUrlHost(ip) + ":" + port, std::make_unique<HttpClient>()};
+    return Fenced("http://" + PodUrlHost(ip) + ":" + port, std::make_unique<HttpClient>(), kube);
 
   auto ca = ReadSecretKey(kube, FieldText(document, {"etcd", "metadata", "namespace"}),
                           FieldText(*tls, {"tlsCASecretRef", "name"}),
@@ -41,7 +52,7 @@ Result<Sidecar> BackupSidecarActionContext::Connect(RequestLog& log) const {
   const std::string host = MemberDnsName(etcd != nullptr ? *etcd : Value::Null(), pod_name);
   auto client = std::make_unique<HttpClient>(verify);
   client->set_connect_to({ConnectToPod(host, port, ip)});
-  return Sidecar{"https://" + host + ":" + port, std::move(client)};
+  return Fenced("https://" + host + ":" + port, std::move(client), kube);
 }
 
 }  // namespace ruleplane

@@ -235,7 +235,10 @@ EtcdClient::EtcdClient(EtcdClientConfig config) : config_(std::move(config)), ht
   http_.set_connect_to(config_.connect_to);
 }
 
-EtcdClient::EtcdClient(const EtcdClient& other) : EtcdClient(other.config_) {}
+EtcdClient::EtcdClient(const EtcdClient& other) : EtcdClient(other.config_) {
+  http_.set_cancel(other.http_.cancel());
+  http_.set_guard(other.http_.guard());
+}
 
 Result<std::vector<EtcdMember>> EtcdClient::MemberList(RequestLog& log) {
   auto reply = Call("", "/v3/cluster/member/list", "{}", false, log);

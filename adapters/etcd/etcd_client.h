@@ -105,13 +105,15 @@ struct EtcdEvent {
 class EtcdClient {
  public:
   explicit EtcdClient(EtcdClientConfig config);
-  EtcdClient(const EtcdClient& other);  // the same configuration, a connection of its own
+  EtcdClient(const EtcdClient& other);  // the same configuration, guard and cancel; a connection of its own
   EtcdClient& operator=(const EtcdClient&) = delete;
 
   const EtcdClientConfig& config() const { return config_; }
   // While `*cancel` is true, a call in progress (a snapshot, a watch) ends
   // within about a second, as if the connection had ended.
   void set_cancel(const std::atomic<bool>* cancel) { http_.set_cancel(cancel); }
+  // Asked right before each request goes out (HttpClient::set_guard).
+  void set_guard(std::function<Status()> guard) { http_.set_guard(std::move(guard)); }
 
   // The members as a voter sees them when one answers (a learner's view of
   // its own promotion lags).

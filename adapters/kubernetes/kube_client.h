@@ -90,6 +90,10 @@ class KubeClient {
   // it is not sent, and the call fails with that error. A controller's
   // workers send nothing once their leadership is gone.
   void set_guard(std::function<Status()> guard) { guard_ = std::move(guard); }
+  // What the other clients of the same worker (the members', the sidecars')
+  // take over, so that they too send nothing once the leadership is gone.
+  const std::function<Status()>& guard() const { return guard_; }
+  const std::atomic<bool>* cancel() const { return http_.cancel(); }
   // Items per page of a List (the API server's `limit`; 500 by default).
   void set_page_size(int64_t items) { page_size_ = items; }
 

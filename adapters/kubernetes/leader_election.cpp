@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "adapters/request.h"
+#include "platform/failure_point.h"
 
 namespace ruleplane {
 namespace {
@@ -207,6 +208,7 @@ Status LeaderElector::Run(const std::function<bool()>& should_stop,
 
     // The deadline counts from before the write: the others count the lease
     // from when they see it, after the write.
+    if (leading) FailPoint("leader-election:renew");  // "=hang": the deadline alone must stop the workers
     const steady_clock::time_point started = steady_clock::now();
     auto round = TryAcquireOrRenew(std::chrono::system_clock::now());
     const steady_clock::time_point finished = steady_clock::now();

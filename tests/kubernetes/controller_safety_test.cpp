@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "engine/common/json_value.h"
+#include "engine/common/time_util.h"
 #include "platform/http_client.h"
 #include "platform/process.h"
 #include "tests/support/audit_log.h"
@@ -289,6 +290,69 @@ TEST(ControllerSafety, ADryRunReplicaTakesNoPartInLeaderElectionAndWritesOnlyEve
   for (const AuditEvent& event : WritesBy(kube.audit_log_path(), "dry-run"))
     if (event.resource != "events") not_events += event.Describe() + "\n";
   EXPECT_EQ(not_events, "") << "written by the dry-run replica";
+}
+
+// The per-request guard alone: the elector hangs before its first renewal
+// (a failure point), so it neither renews nor exits the process, and the
+// workers go on reconciling. Once the renew deadline (2 s) has passed since
+// the last renewal, their plans are cancelled before a step and any request
+// is refused before it is sent (both ask whether the Lease was renewed within
+// the deadline): the controller's log has the refusals, the process still runs, and the
+// API server's audit log has no write of the controller after that deadline.
+TEST(ControllerSafety, WithItsElectorHungTheWorkersSendNothingPastTheRenewDeadline) {
+  TempDir dir("controller-guard");
+  auto bed = KubeTestBed::Start(
+      dir.path(), {.cluster = {.users = {"controller"}, .audit_log = true}, .example = "quorum-lost.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeCluster& kube = (*bed)->kube();
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
+  ASSERT_TRUE(BindController(admin, kube, log).ok());
+  ControllerOptions options{.name = "controller",
+                            .user = "controller",
+                            .flags = {"--resync-period", "1", "--leader-elect-resource-namespace", "default",
+                                      "--leader-elect-lease-duration", "3", "--leader-elect-renew-deadline",
+                                      "2", "--leader-elect-retry-period", "1", "--auto-recover-quorum-loss"},
+                            .environment = {"RULEPLANE_FAILPOINT=leader-election:renew=hang"}};
+  auto controller = (*bed)->StartController(options);
+  ASSERT_TRUE(controller.ok()) << controller.error().message;
+  // A plan is cancelled between steps, and each request asks the guard: both read the renew deadline.
+  auto refusals = [&] {
+    const std::string text = Slurp(controller->log);
+    size_t count = 0;
+    for (const std::string refused : {"does not hold the lease", "cancelled before step"}) {
+      for (size_t at = text.find(refused); at != std::string::npos; at = text.find(refused, at + 1)) ++count;
+    }
+    return count;
+  };
+  ASSERT_TRUE(Eventually([&] { return refusals() > 0; }, std::chrono::seconds(60))) << Slurp(controller->log);
+  // More work, which would write (the pods the recovery waits for are gone): refused as well.
+  const size_t before = refusals();
+  for (const char* pod : {"etcd-main-0", "etcd-main-1", "etcd-main-2"})
+    ASSERT_TRUE(admin.Delete({"v1", "pods", "default", pod, ""}, {}, 0, log).ok());
+  ASSERT_TRUE(Eventually([&] { return refusals() > before + 2; }, std::chrono::seconds(30)))
+      << Slurp(controller->log);
+  EXPECT_TRUE(controller->process.running()) << "the elector exited: the guard was not alone";
+  controller->process.Stop();
+
+  // The controller's last Lease write is its last renewal; nothing of its
+  // reached the API server later than the renew deadline after it (plus a
+  // second for a request let through just before the deadline).
+  std::string renewed;
+  const std::vector<AuditEvent> writes = WritesBy(kube.audit_log_path(), "controller");
+  for (const AuditEvent& event : writes) {
+    if (event.resource == "leases" && event.name == "ruleplane-controller") renewed = event.received;
+  }
+  ASSERT_FALSE(renewed.empty()) << "the controller never held the Lease";
+  auto renewed_at = ParseRfc3339(renewed);
+  ASSERT_TRUE(renewed_at.ok()) << renewed;
+  std::string late;
+  for (const AuditEvent& event : writes) {
+    auto at = ParseRfc3339(event.received);
+    ASSERT_TRUE(at.ok()) << event.received;
+    if (at->seconds - renewed_at->seconds > 3) late += event.Describe() + "\n";
+  }
+  EXPECT_EQ(late, "") << "written after the renew deadline, at the last renewal " << renewed;
 }
 
 }  // namespace
