@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "adapters/local/atomic_file.h"
 #include "adapters/local/delta_file.h"
 #include "adapters/local/snapshot_file.h"
 #include "engine/common/time_util.h"
@@ -42,8 +43,14 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
                  "cannot create the backup store's scratch directory: " + scratch.error().message,
                  {}};
   }
-  // Under a name that is not a snapshot's (a local store's own directory).
-  const std::string download = *scratch + "/.full-download." + std::to_string(getpid());
+  // Under a name that is not a snapshot's (a local store's own directory),
+  // created only when something is written.
+  std::string download = *scratch + "/.full-download";
+  if (!log.dry_run()) {
+    auto created = CreateScratchFile(*scratch, "full-download");
+    if (!created.ok()) return created.error();
+    download = *created;
+  }
   auto taken = client.Snapshot(status->endpoint, download, log);
   if (!taken.ok()) return taken.error();
   TakenBackup backup;

@@ -17,11 +17,15 @@ Error IoError(const std::string& what, const std::string& path) {
   return Error{ErrorCode::kIo, what + " " + path + ": " + std::strerror(errno), {}};
 }
 
-std::string TemporaryName(const std::string& path) {
-  const fs::path target(path);
-  // A dot file whose name is not a snapshot's: listings never take it for one.
-  return (target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(getpid())))
-      .string();
+// A new file "<directory>/.<stem>.XXXXXX", its name unique among processes
+// and threads (mkostemp): two containers are both PID 1, and two threads of
+// one process share a PID. A dot file whose name is not a snapshot's:
+// listings never take it for one. Returns its descriptor and fills `path`.
+int CreateUnique(const std::string& directory, const std::string& stem, std::string& path) {
+  std::string pattern = (fs::path(directory) / ("." + stem + ".XXXXXX")).string();
+  const int fd = mkostemp(pattern.data(), O_CLOEXEC);
+  path = pattern;
+  return fd;
 }
 
 Status WriteAll(int fd, const char* data, size_t size, const std::string& path) {
@@ -40,8 +44,9 @@ Status WriteAll(int fd, const char* data, size_t size, const std::string& path) 
 // Writes through `fill` into a temporary file, fsyncs it and renames it over `path`.
 template <typename Fill>
 Status ReplaceFile(const std::string& path, Fill fill) {
-  const std::string temporary = TemporaryName(path);
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  std::string temporary;
+  const int fd = CreateUnique(fs::path(path).parent_path().string(),
+                              fs::path(path).filename().string() + ".tmp", temporary);
   if (fd < 0) return IoError("cannot create", temporary);
   Status status = fill(fd, temporary);
   if (status.ok() && fsync(fd) != 0) status = IoError("cannot fsync", temporary);
@@ -55,6 +60,14 @@ Status ReplaceFile(const std::string& path, Fill fill) {
 }
 
 }  // namespace
+
+Result<std::string> CreateScratchFile(const std::string& directory, const std::string& stem) {
+  std::string path;
+  const int fd = CreateUnique(directory, stem, path);
+  if (fd < 0) return IoError("cannot create", path);
+  close(fd);
+  return path;
+}
 
 Status WriteFileAtomically(const std::string& path, std::string_view content, RequestLog& log) {
   if (!log.Record(Request{

@@ -13,7 +13,8 @@
 
 namespace ruleplane {
 
-// Writes `content` to path + ".tmp.<pid>", fsyncs it, renames it over `path`
+// Writes `content` to a new file ".<name>.tmp.XXXXXX" beside `path` (unique
+// among writers: mkostemp), fsyncs it, renames it over `path`
 // and fsyncs the directory. Records one Request (kFile "write", path, body =
 // "<n> bytes"); in a dry run nothing is written. kIo naming the path on failure.
 Status WriteFileAtomically(const std::string& path, std::string_view content, RequestLog& log);
@@ -24,6 +25,12 @@ Status WriteFileAtomically(const std::string& path, std::string_view content, Re
 using StreamProducer = std::function<Status(const std::function<Status(std::string_view)>& sink)>;
 Status WriteStreamAtomically(const std::string& path, const StreamProducer& produce, const std::string& what,
                              RequestLog& log);
+
+// A new empty file "<directory>/.<stem>.XXXXXX" whose name no other process
+// or thread gets (mkostemp): a download or a staged upload in a scratch
+// directory that two members' containers (each PID 1) may share. kIo naming
+// it when it cannot be created.
+Result<std::string> CreateScratchFile(const std::string& directory, const std::string& stem);
 
 // Copies `source` the same way (temporary file, fsync, rename, directory
 // fsync), streaming: for snapshots of any size.

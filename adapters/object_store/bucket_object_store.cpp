@@ -102,7 +102,9 @@ Status BucketObjectStore::Write(const std::string& key, const ObjectProducer& pr
   if (!scratch.ok()) return scratch.error();
   // Produced into a local file first: the upload then knows its size and
   // hashes each part, and memory stays at one piece whatever the size.
-  const std::string staged = *scratch + "/.upload." + std::to_string(getpid());
+  auto created = CreateScratchFile(*scratch, "upload");
+  if (!created.ok()) return created.error();
+  const std::string staged = *created;
   RequestLog inner;
   if (Status written = WriteStreamAtomically(staged, produce, key, inner); !written.ok()) return written;
   const Status moved = MoveFileIn(staged, key);
