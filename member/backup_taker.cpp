@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/delta_file.h"
@@ -46,10 +47,12 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
   // Under a name that is not a snapshot's (a local store's own directory),
   // created only when something is written.
   std::string download = *scratch + "/.full-download";
+  std::optional<RemovedAtExit> removed;
   if (!log.dry_run()) {
     auto created = CreateScratchFile(*scratch, "full-download");
     if (!created.ok()) return created.error();
     download = *created;
+    removed.emplace(download);
   }
   auto taken = client.Snapshot(status->endpoint, download, log);
   if (!taken.ok()) return taken.error();
@@ -58,18 +61,12 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
     // Writes between the status call and the snapshot land in the file: the
     // revision it holds names it, so that deltas continue exactly after it.
     auto revision = SnapshotFileRevision(download, options.timeout);
-    if (!revision.ok()) {
-      std::error_code ignored;
-      std::filesystem::remove(download, ignored);
-      return revision.error();
-    }
+    if (!revision.ok()) return revision.error();
     // etcd starts at revision 1; a database that never held a key says 0.
     backup.revision = std::max<int64_t>(*revision, 1);
   }
   auto name = store.WriteFull(download, backup.revision, std::chrono::system_clock::now(),
                               options.compression_suffix, log, options.final);
-  std::error_code ignored;
-  std::filesystem::remove(download, ignored);
   if (!name.ok()) return name.error();
   backup.name = *name;
   return backup;

@@ -69,6 +69,11 @@ Result<std::string> CreateScratchFile(const std::string& directory, const std::s
   return path;
 }
 
+RemovedAtExit::~RemovedAtExit() {
+  std::error_code ignored;
+  fs::remove(path_, ignored);
+}
+
 Status WriteFileAtomically(const std::string& path, std::string_view content, RequestLog& log) {
   if (!log.Record(Request{
           Request::Kind::kFile, "write", path, {}, std::to_string(content.size()) + " bytes", true})) {

@@ -32,6 +32,19 @@ Status WriteStreamAtomically(const std::string& path, const StreamProducer& prod
 // it when it cannot be created.
 Result<std::string> CreateScratchFile(const std::string& directory, const std::string& stem);
 
+// Removes the file at `path`, if there is one, when it goes out of scope: a
+// scratch file is not left behind, whichever way its user returns.
+class RemovedAtExit {
+ public:
+  explicit RemovedAtExit(std::string path) : path_(std::move(path)) {}
+  ~RemovedAtExit();
+  RemovedAtExit(const RemovedAtExit&) = delete;
+  RemovedAtExit& operator=(const RemovedAtExit&) = delete;
+
+ private:
+  std::string path_;
+};
+
 // Copies `source` the same way (temporary file, fsync, rename, directory
 // fsync), streaming: for snapshots of any size.
 Status CopyFileAtomically(const std::string& source, const std::string& destination, RequestLog& log);

@@ -105,11 +105,10 @@ Status BucketObjectStore::Write(const std::string& key, const ObjectProducer& pr
   auto created = CreateScratchFile(*scratch, "upload");
   if (!created.ok()) return created.error();
   const std::string staged = *created;
+  const RemovedAtExit removed(staged);
   RequestLog inner;
   if (Status written = WriteStreamAtomically(staged, produce, key, inner); !written.ok()) return written;
-  const Status moved = MoveFileIn(staged, key);
-  if (!moved.ok()) std::remove(staged.c_str());
-  return moved;
+  return MoveFileIn(staged, key);
 }
 
 Status BucketObjectStore::MoveFileIn(const std::string& path, const std::string& key) {
