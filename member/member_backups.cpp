@@ -167,7 +167,10 @@ BackupRound MemberBackups::Run(std::chrono::system_clock::time_point now) {
   // Only the leader backs up; an unanswering member is the heartbeat's to report.
   auto status = cluster_.MemberStatus(options_.client_url, reads);
   round.leads = status.ok() && status->leader != 0 && status->leader == status->member_id;
-  if (!round.leads) return round;
+  if (!round.leads) {
+    unreported_readiness_.reset();  // the leader's reports are newer than this member's
+    return round;
+  }
   auto backup = TakeDueBackup(now);
   if (!backup.ok() && stopping_ != nullptr && stopping_->load()) {
     round.error = "backup: interrupted by shutdown";  // not an upload that failed
@@ -212,10 +215,12 @@ Result<TakenBackup> MemberBackups::Take(const std::string& kind, const BackupOpt
 void MemberBackups::Report(const Result<TakenBackup>& taken, const std::string& lease, BackupRound& round) {
   // A snapshot can take minutes: what it did is recorded at the time it ended.
   const auto ended = std::chrono::system_clock::now();
-  Status reported;
+  // With nothing new to report, a report the API server refused before is
+  // made again: otherwise a quiet cluster (no delta) never shows its backup.
+  std::optional<Readiness> readiness = unreported_readiness_;
   if (!taken.ok()) {
     AppendError(round, "backup: " + taken.error().message);
-    reported = SetBackupReady(false, taken.error().message, ended);
+    readiness = Readiness{false, taken.error().message, ended};
   } else if (!taken->name.empty()) {
     round.backup = taken->name;
     const std::string revision = std::to_string(taken->revision);
@@ -225,8 +230,11 @@ void MemberBackups::Report(const Result<TakenBackup>& taken, const std::string& 
           !renewed.ok())
         AppendError(round, "snapshot lease: " + renewed.error().message);
     }
-    reported = SetBackupReady(true, "the last snapshot upload succeeded", ended);
+    readiness = Readiness{true, "the last snapshot upload succeeded", ended};
   }
+  if (!readiness) return;
+  const Status reported = SetBackupReady(readiness->succeeded, readiness->message, readiness->at);
+  unreported_readiness_ = reported.ok() ? std::nullopt : readiness;
   if (!reported.ok()) AppendError(round, "BackupReady: " + reported.error().message);
 }
 

@@ -129,6 +129,15 @@ class MemberBackups {
   Status SetBackupReady(bool succeeded, const std::string& message,
                         std::chrono::system_clock::time_point now);
 
+  // A BackupReady report: how the snapshot ended, and when.
+  struct Readiness {
+    bool succeeded = false;
+    std::string message;
+    std::chrono::system_clock::time_point at;
+  };
+  // The last report, while the API server has not taken it (made again each round).
+  std::optional<Readiness> unreported_readiness_;
+
   MemberAgentOptions options_;
   EtcdClient& cluster_;
   KubeClient& kube_;

@@ -37,7 +37,7 @@ HttpAnswer Answer(const std::string& path) {
 
 // A connected client socket whose reads and writes give up after `timeout`,
 // so that a server that never answers fails the test instead of hanging it.
-int Connect(int port, std::chrono::milliseconds timeout = std::chrono::seconds(3)) {
+int Connect(int port, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   timeval limit{static_cast<time_t>(timeout.count() / 1000),
                 static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
@@ -67,7 +67,7 @@ std::string ReadAll(int fd) {
   return text;
 }
 
-// The whole response to a GET, "" when none came within the client's 3 s.
+// The whole response to a GET, "" when none came within the client's 20 s.
 std::string Get(int port, const std::string& path) {
   const int fd = Connect(port);
   std::string response;
@@ -76,9 +76,11 @@ std::string Get(int port, const std::string& path) {
   return response;
 }
 
-// /healthz answered within the 3 s the client waits. The other client of each
-// test that calls it holds on longer (a 5 s read timeout, a blocked slow
-// reply, a minute's write timeout), so a server that waited for it fails here.
+// /healthz answered within the 20 s the client waits. The other client of each
+// test that calls it holds the server far longer if it waited (a minute's
+// read timeout, a slow reply blocked until /healthz answered, a client gone
+// for good), so a server that waited for it fails here; the margin is wide
+// enough for a sanitizer build beside other tests.
 void ExpectHealthz(int port) {
   const std::string healthz = Get(port, "/healthz");
   EXPECT_EQ(healthz.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << "/healthz waited for another client";
@@ -103,7 +105,9 @@ bool ResetByServer(int fd) {
 }
 
 TEST(HttpServer, AClientSendingHalfARequestDoesNotHoldUpHealthz) {
-  auto server = HttpServer::Start("127.0.0.1:0", Answer);
+  HttpServerOptions options;
+  options.read_timeout = std::chrono::minutes(1);
+  auto server = HttpServer::Start("127.0.0.1:0", Answer, options);
   ASSERT_TRUE(server.ok()) << server.error().message;
   const int port = (*server)->port();
   const int silent = Connect(port);
@@ -139,7 +143,8 @@ TEST(HttpServer, AClientThatDoesNotReadItsAnswerDoesNotHoldUpHealthz) {
   const int slow = Connect(port);
   ASSERT_GE(slow, 0);
   ASSERT_TRUE(SendAll(slow, "GET /big HTTP/1.1\r\n\r\n"));
-  ASSERT_NE(PollFor(slow, POLLIN, std::chrono::seconds(30)) & POLLIN, 0) << "the server never started answering";
+  ASSERT_NE(PollFor(slow, POLLIN, std::chrono::seconds(30)) & POLLIN, 0)
+      << "the server never started answering";
   const std::string healthz = Get(port, "/healthz");
   EXPECT_EQ(healthz.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << "/healthz waited for the slow client";
   EXPECT_EQ(PollFor(slow, kHungUp, std::chrono::milliseconds(0)), 0) << "the slow client was dropped early";
@@ -208,10 +213,10 @@ TEST(HttpServer, ASlowReplyDoesNotHoldUpHealthz) {
                                   }));
   ASSERT_TRUE(server.ok()) << server.error().message;
   const int port = (*server)->port();
-  const int slow = Connect(port, std::chrono::seconds(10));
+  const int slow = Connect(port);
   ASSERT_GE(slow, 0);
   ASSERT_TRUE(SendAll(slow, "POST /slow?final=true HTTP/1.1\r\nContent-Length: 0\r\n\r\n"));
-  ASSERT_EQ(started.get_future().wait_for(std::chrono::seconds(3)), std::future_status::ready);
+  ASSERT_EQ(started.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
   ExpectHealthz(port);
   ExpectHealthz(port);
   release.set_value();

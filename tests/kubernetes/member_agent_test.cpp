@@ -548,6 +548,44 @@ TEST_F(MemberAgentTest, ACompactionPastTheLastBackupBringsAFullSnapshotAtOnce) {
   EXPECT_EQ(TextAt(BackupReady(), {"status"}), "True");
 }
 
+// The API server refuses the leader's BackupReady (its agent's binding is
+// gone while its first full snapshot is taken); once it may write again, the
+// next heartbeat writes it, though no write to etcd brings a delta to report.
+TEST_F(MemberAgentTest, ABackupReadyTheApiServerRefusedIsWrittenAtALaterHeartbeat) {
+  ASSERT_TRUE(admin_
+                  ->Delete({"rbac.authorization.k8s.io/v1", "rolebindings", "default", "member-member", ""},
+                           {}, std::nullopt, log_)
+                  .ok());
+  KubeClient member(kube_->ConfigFor("member"));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        RequestLog reads;
+        auto etcd = member.Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, reads);
+        return !etcd.ok() && Contains(etcd.error().message, "HTTP 403");
+      },
+      std::chrono::seconds(10)))
+      << "the authorizer never saw the binding go";
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const std::string log = dir_->path() + "/agent.log";
+  ChildProcess agent = StartAgent(
+      leader, endpoints_, store_, "agent.log",
+      {"--k8s-heartbeat-duration", "1s", "--delta-snapshot-period", "1s", "--schedule", "0 0 1 1 *"});
+  ASSERT_TRUE(Eventually([&] { return Contains(Slurp(log), "BackupReady: "); }, std::chrono::seconds(30)))
+      << Slurp(log);
+  ASSERT_EQ(StoreFiles(store_).size(), 1u) << Slurp(log);
+  ASSERT_TRUE(bed_->BindToMemberRole("member").ok());
+  EXPECT_TRUE(
+      Eventually([&] { return TextAt(BackupReady(), {"message"}) == "the last snapshot upload succeeded"; },
+                 std::chrono::seconds(30)))
+      << Slurp(log);
+  agent.Stop();
+  EXPECT_EQ(TextAt(BackupReady(), {"status"}), "True");
+  const std::vector<std::string> files = StoreFiles(store_);
+  ASSERT_EQ(files.size(), 1u) << "only the first full snapshot: nothing new was taken to report";
+  EXPECT_EQ(files[0].rfind("v2/Full-", 0), 0u) << files[0];
+}
+
 TEST_F(MemberAgentTest, TheLeaderCollectsLimitBasedAllButTheNewestFullsKeepingAFinalOne) {
   NumberedWriter writer(etcd_->ClientUrls(), "gc/");
   ASSERT_TRUE(writer.WriteSome(60).ok());
