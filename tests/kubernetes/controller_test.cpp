@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "adapters/kubernetes/manifests.h"
+#include "adapters/kubernetes/object_fields.h"
 #include "engine/common/json_value.h"
 #include "platform/http_client.h"
 #include "platform/process.h"
@@ -160,6 +161,75 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
   EXPECT_EQ(controller->process.Stop(std::chrono::seconds(10)), 0) << Slurp(controller_log);
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(5))
       << "SIGTERM ends watches promptly";
+}
+
+// A member whose node's clock is 5 minutes behind renews its Lease every
+// second: the renewTime it writes is always 5 minutes old, and the status
+// rules (renewTime + leaseDurationSeconds against the controller's clock)
+// would mark it LeaseExpired. The controller judges the Lease by the
+// renewals it saw (LeaseRenewals): the member stays Ready while renewals
+// come, and is LeaseExpired once they stop.
+TEST(Controller, AMemberLeaseRenewedFromANodeWhoseClockIsBehindStaysFreshUntilRenewalsStop) {
+  TempDir dir("controller-skew");
+  auto bed = KubeTestBed::Start(dir.path(), {.example = "pink-of-health.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
+  auto controller = (*bed)->StartController({.flags = {"--leader-elect", "false", "--resync-period", "1"}});
+  ASSERT_TRUE(controller.ok()) << controller.error().message;
+  const std::string& controller_log = controller->log;
+  const int port = controller->metrics_port;
+
+  const std::chrono::minutes behind(5);
+  // One renewal of every member Lease, etcd-main-1's from the skewed node.
+  auto renew = [&](bool skewed_one_too) {
+    for (const char* member : {"etcd-main-0", "etcd-main-1", "etcd-main-2"}) {
+      const bool skewed = std::string(member) == "etcd-main-1";
+      if (skewed && !skewed_one_too) continue;
+      const auto written = std::chrono::system_clock::now() - (skewed ? behind : std::chrono::minutes(0));
+      auto patched = admin.MergePatch(
+          {"coordination.k8s.io/v1", "leases", "default", member, ""},
+          Value::MakeMap(
+              {{Value::String("spec"),
+                Value::MakeMap({{Value::String("renewTime"), Value::String(FormatMicroTime(written))}})}}),
+          log);
+      EXPECT_TRUE(patched.ok()) << member << ": " << patched.error().message;
+    }
+  };
+  const KubeResource etcd{"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""};
+  auto member_status = [&](const std::string& name) {
+    auto object = admin.Get(etcd, log);
+    if (!object.ok()) return std::string("(no Etcd)");
+    for (const Value& member : FieldList(*object, {"status", "members"})) {
+      if (TextAt(member, {"name"}) == name)
+        return TextAt(member, {"status"}) + " " + TextAt(member, {"reason"});
+    }
+    return std::string("(not listed)");
+  };
+
+  ASSERT_TRUE(Eventually([&] { return ReconcilesOf(port) >= 1; }, std::chrono::seconds(30)))
+      << Slurp(controller_log);
+  // Renewals, with reconciles in between: each renewTime written is 5 minutes past its lease duration (40 s).
+  const double reconciles_before = ReconcilesOf(port);
+  for (int second = 0; second < 15; ++second) {
+    renew(true);
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // the renewal period
+    ASSERT_EQ(member_status("etcd-main-1"), "Ready LeaseSucceeded") << "after " << second << " s\n"
+                                                                    << Slurp(controller_log);
+  }
+  EXPECT_GE(ReconcilesOf(port), reconciles_before + 10) << "the controller judged the Lease several times";
+
+  // Its renewals stop (the others go on): it expires one lease duration later.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        renew(false);
+        return member_status("etcd-main-1") == "Unknown LeaseExpired";
+      },
+      std::chrono::seconds(120), std::chrono::seconds(1)))
+      << member_status("etcd-main-1") << "\n"
+      << Slurp(controller_log);
+  EXPECT_EQ(member_status("etcd-main-0"), "Ready LeaseSucceeded");
+  EXPECT_EQ(controller->process.Stop(std::chrono::seconds(10)), 0) << Slurp(controller_log);
 }
 
 // Two replicas: only the one holding the Lease writes; killed, the other
