@@ -294,6 +294,17 @@ int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
     both.files.insert(both.files.end(), side->library->files.begin(), side->library->files.end());
   }
   if (!OverridesAreDeclared(both, overrides, err)) return kExitUsage;
+  // The snapshots are read before the rule sets are compared over their
+  // whole domains (seconds, and a GB for the bundled ones): a path that is
+  // not a journal or a directory of snapshots is an error at once.
+  std::vector<std::pair<std::string, std::vector<SnapshotText>>> inputs;
+  for (const bool from_journal : {false, true}) {
+    const std::string& where = from_journal ? journal_path : snapshots_dir;
+    if (where.empty()) continue;
+    auto snapshots = from_journal ? JournalSnapshots(where, err) : ReadSnapshots(where, err);
+    if (!snapshots) return kExitUsage;
+    inputs.emplace_back(where, std::move(*snapshots));
+  }
 
   bool failed = false;
   int differences = 0;
@@ -328,12 +339,8 @@ int RunDiff(const Args& args, std::ostream& out, std::ostream& err) {
       differences += finding.kind == Finding::Kind::kChanged ? 1 : 0;
     }
   }
-  for (const bool from_journal : {false, true}) {
-    const std::string& where = from_journal ? journal_path : snapshots_dir;
-    if (where.empty()) continue;
-    const auto snapshots = from_journal ? JournalSnapshots(where, err) : ReadSnapshots(where, err);
-    if (!snapshots) return kExitUsage;
-    differences += DiffSnapshots(where, *snapshots, *old_side, *new_side, overrides,
+  for (const auto& [where, snapshots] : inputs) {
+    differences += DiffSnapshots(where, snapshots, *old_side, *new_side, overrides,
                                  static_cast<int>(max_regions), out, err, failed);
   }
   if (failed) return kExitUsage;

@@ -99,6 +99,18 @@ TEST(DiffCommand, NeedsTwoSides) {
   EXPECT_EQ(Ruleplane("diff rules/etcd-druid/pdb.yaml no-such-rules@1").exit_code, 2);
 }
 
+// A --journal that is not a journal is refused before the rule sets are
+// compared over their domains: nothing of that comparison is printed.
+TEST(DiffCommand, AJournalThatIsNotOneIsRefusedBeforeAnyComparison) {
+  const std::string path = ::testing::TempDir() + "/not-a-journal.txt";
+  std::ofstream(path) << "not a journal\n";
+  CommandResult run =
+      Ruleplane("diff --journal " + path + " etcd-druid-status@1 etcd-druid-status@1.5 --rules rules");
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_TRUE(Contains(run.err, path)) << run.err;
+  EXPECT_EQ(run.out, "") << "the comparison ran first";
+}
+
 // Whole selections: rule sets paired by name, the others named, and the
 // snapshots of VERSIONS.md planned with each side as a whole.
 TEST(DiffCommand, TheOneAndTwoSelectionsDifferAsVersionsMdSays) {
