@@ -5,6 +5,7 @@
 
 #include "actions/local/local_adapter.h"
 #include "adapters/etcd/etcd_client.h"
+#include "adapters/local/atomic_file.h"
 #include "adapters/local/loopback_etcd.h"
 #include "adapters/local/snapshot_file.h"
 #include "platform/failure_point.h"
@@ -102,6 +103,7 @@ Result<CompactionOutcome> CompactBackups(BackupStore& store, const CompactionOpt
   // etcd is stopped: its database file is the snapshot, and etcd's snapshot
   // stream is that file followed by its SHA-256.
   const std::string snapshot = options.work_dir + "/compaction.snapshot";
+  const RemovedAtExit unpublished(snapshot);  // WriteFull takes it; on a failure it goes
   if (log.Record(Request{Request::Kind::kFile,
                          "copy",
                          data_dir + "/member/snap/db",
@@ -115,8 +117,6 @@ Result<CompactionOutcome> CompactBackups(BackupStore& store, const CompactionOpt
     // (the next garbage collection would delete the deltas it replaced).
     if (Status verified = VerifyFullSnapshot(snapshot, last_revision, options.command_timeout);
         !verified.ok()) {
-      std::error_code ignored;
-      fs::remove(snapshot, ignored);
       Error error = verified.error();
       error.message = "the compacted snapshot was not published: " + error.message;
       return error;
