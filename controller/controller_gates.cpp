@@ -184,6 +184,13 @@ Value RetiredRecoveryAnnotations(const Value& etcd) {
                                    [](const Value& member) { return TextAt(member, {"status"}) == "Ready"; });
   if (desired == nullptr || !desired->is_int() || desired->int_value() <= 0 || ready != desired->int_value())
     return Value();
+  // Right after the recovery's scale to 0 the members' Leases have not
+  // expired yet and, with no Pod left to be unready, the status rules still
+  // call them Ready: only Pods that are Ready again (the StatefulSet's
+  // readyReplicas, as the status reports it) end the incident.
+  const Value* pods_ready = ValueAt(etcd, {"status", "readyReplicas"});
+  if (pods_ready == nullptr || !pods_ready->is_int() || pods_ready->int_value() != desired->int_value())
+    return Value();
   return Value::MakeMap(std::move(removed));
 }
 

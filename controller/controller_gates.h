@@ -73,8 +73,9 @@ GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, con
 // The metadata.annotations merge patch ({name: null}) that removes the
 // approval and the re-bootstrap marker from the Etcd object `etcd` once the
 // cluster is healthy again (conditions Ready and AllMembersReady True, each of
-// spec.replicas members Ready in status.members); null when it is not, or
-// when neither annotation is there.
+// spec.replicas members Ready in status.members and their Pods Ready in
+// status.readyReplicas); null when it is not, or when neither annotation is
+// there.
 Value RetiredRecoveryAnnotations(const Value& etcd);
 
 }  // namespace ruleplane

@@ -291,6 +291,14 @@ TEST_F(ControllerGatesTest, TheApprovalAndTheMarkerAreRetiredOnceTheClusterIsHea
   not_ready["etcd"]["status"]["conditions"][1]["status"] = "False";
   EXPECT_TRUE(retired(not_ready).is_null()) << "AllMembersReady not True";
 
+  // Right after the recovery's scale to 0: the status still calls every member Ready (their Leases have
+  // not expired and no Pod is left to be unready), but no Pod is Ready (seen in the controller campaign).
+  nlohmann::json scaled_to_zero = healthy;
+  scaled_to_zero["etcd"]["status"]["readyReplicas"] = 0;
+  EXPECT_TRUE(retired(scaled_to_zero).is_null()) << "no member Pod is Ready";
+  scaled_to_zero["etcd"]["status"].erase("readyReplicas");
+  EXPECT_TRUE(retired(scaled_to_zero).is_null()) << "the Pods' readiness not reported";
+
   nlohmann::json lost = Example("quorum-lost.json");
   lost["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = "sha256:first";
   EXPECT_TRUE(retired(lost).is_null()) << "the incident is not over";

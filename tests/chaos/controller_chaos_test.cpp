@@ -10,19 +10,20 @@
 // continued; restarted), a member's etcd, member-agent or member-init
 // SIGKILLed (member-init several times in a row while its Pod comes back), a
 // member Pod deleted, the Etcd's status cleared, the dry-run replica
-// restarted. After each fault the cluster must settle (three Ready members in
-// the status, three started voters in etcd's own member list, the writer
-// acknowledged again) and then show every acknowledged key, one cluster ID
-// and one member list on every member, HashKV equal; and the API server's
-// audit log must show that every write by a controller replica (not Events,
-// not the controllers' Lease itself) came from the user holding the Lease at
-// the time (the holder after each Lease write, read from its body), and that
-// the dry-run replica wrote nothing but Events. The last step loses the
-// quorum (two members' Pods deleted and their data wiped): from the audit
-// log, no replica writes anything disruptive (the StatefulSet, a Pod
-// deletion, the Etcd's re-bootstrap annotation) until the admin approves the
-// plan's digest; approved, the cluster is re-bootstrapped from the backup
-// with every acknowledged key up to the stated data-loss bound.
+// restarted, a member's Lease renewed for 30 s as if its member agent ran on
+// a node whose clock is 5 minutes behind (the agent SIGSTOPped, the test
+// renewing in its place; from the audit log: nothing disruptive meanwhile; a
+// controller that read the written renewTime would find the member's Lease
+// expired and, past the grace periods, delete its Pod). After each fault the cluster must settle (three Ready
+// members in the status, three started voters in etcd's own member list, the writer acknowledged again) and
+// then show every acknowledged key, one cluster ID and one member list on every member, HashKV equal; and the
+// API server's audit log must show that every write by a controller replica (not Events, not the controllers'
+// Lease itself) came from the user holding the Lease at the time (the holder after each Lease write, read
+// from its body), and that the dry-run replica wrote nothing but Events. The last step loses the quorum (two
+// members' Pods deleted and their data wiped): from the audit log, no replica writes anything disruptive (the
+// StatefulSet, a Pod deletion, the Etcd's re-bootstrap annotation) until the admin approves the plan's
+// digest; approved, the cluster is re-bootstrapped from the backup with every acknowledged key up to the
+// stated data-loss bound.
 //
 // The kinds come in a seed-shuffled order, each once per round, so that a
 // short sequence covers every kind. A failing seed reproduces the same
@@ -72,9 +73,8 @@ constexpr seconds kSettle = seconds(180);
 constexpr seconds kLeaseDuration = seconds(6);
 constexpr seconds kPause = kLeaseDuration + seconds(3);
 
-// Two seeds with one round of every kind and the quorum loss each: about 3 minutes on 2 shared cores.
+// Two seeds with one round of every kind and the quorum loss each: about 4 minutes on 2 shared cores.
 const std::vector<uint64_t> kCiSeeds = {7, 11};
-constexpr int kCiFaults = 8;
 
 const std::string kControllerLease = "ruleplane-controller";
 // As the e2e quorum-loss scenario: a member NotReady or Unknown that long counts as lost.
@@ -91,11 +91,15 @@ enum Kind {
   kDeletePod,
   kClearStatus,    // the Etcd's status cleared by the admin (status subresource)
   kRestartDryRun,  // the --dry-run replica stopped and started again
+  kSkewLease,      // a member's Lease renewed for kSkewFor as from a node kSkewBehind behind
   kKinds
 };
-constexpr std::array<const char*, kKinds> kKindNames = {"kill-controller",   "pause-leader",     "kill-etcd",
-                                                        "kill-member-agent", "kill-member-init", "delete-pod",
-                                                        "clear-status",      "restart-dry-run"};
+constexpr int kCiFaults = kKinds;
+constexpr seconds kSkewFor = seconds(30);  // past unknownGracePeriod + notReadyGracePeriod
+constexpr std::chrono::minutes kSkewBehind{5};
+constexpr std::array<const char*, kKinds> kKindNames = {
+    "kill-controller", "pause-leader", "kill-etcd",       "kill-member-agent", "kill-member-init",
+    "delete-pod",      "clear-status", "restart-dry-run", "skew-lease"};
 
 struct Totals {
   int sequences = 0;
@@ -130,8 +134,10 @@ struct AuditFindings {
 
 // From the quorum loss to its approval (server times, RFC 3339 with six
 // fractional digits, so that text order is time order); empty: none yet.
+// `calm`: spans in which nothing justified a disruptive write (a skewed Lease).
 struct ApprovalWindow {
   std::string quorum_lost, approved;
+  std::vector<std::pair<std::string, std::string>> calm;
 };
 
 // A write of the quorum-loss recovery: the StatefulSet's scale (to 0 and
@@ -176,6 +182,11 @@ AuditFindings CheckAuditLog(const std::string& path, const ApprovalWindow& windo
       continue;
     }
     ++findings.checked_writes;
+    for (const auto& [from, to] : window.calm) {
+      if (IsDisruptive(event) && event.received >= from && event.received <= to)
+        findings.violations.push_back(event.Describe() +
+                                      ": disruptive while a member's Lease was written skewed");
+    }
     if (!window.quorum_lost.empty() && event.received >= window.quorum_lost && IsDisruptive(event)) {
       if (window.approved.empty() || event.received < window.approved)
         findings.violations.push_back(event.Describe() + ": disruptive before the approval");
@@ -434,6 +445,35 @@ class Sequence {
              ") stopped (SIGTERM) and started again");
         replica.process.Stop();
         return StartReplica(replica);
+      }
+      case kSkewLease: {
+        const int member = pick(3);
+        const int agent = PidOf(member, "member-agent");
+        if (agent == 0) return Fail(Pod(member) + "/member-agent does not run\n" + Describe());
+        Note("fault skew-lease: " + Pod(member) + "/member-agent (pid " + std::to_string(agent) +
+             ") SIGSTOPped, its Lease renewed every 500 ms for " + std::to_string(kSkewFor.count()) +
+             " s as from a node " + std::to_string(kSkewBehind.count()) + " min behind, then SIGCONT");
+        const auto begin = std::chrono::system_clock::now();
+        ::kill(agent, SIGSTOP);
+        const KubeResource lease{"coordination.k8s.io/v1", "leases", "default", Pod(member), ""};
+        Status renewed;
+        while (renewed.ok() && std::chrono::system_clock::now() - begin < kSkewFor) {
+          const std::string written = FormatMicroTime(std::chrono::system_clock::now() - kSkewBehind);
+          auto patched = world_->admin().MergePatch(
+              lease,
+              Value::MakeMap({{Value::String("spec"),
+                               Value::MakeMap({{Value::String("renewTime"), Value::String(written)}})}}),
+              log);
+          if (!patched.ok()) renewed = patched.error();
+          std::this_thread::sleep_for(milliseconds(500));
+        }
+        ::kill(agent, SIGCONT);
+        if (!renewed.ok())
+          return Fail("cannot write " + Pod(member) + "'s Lease: " + renewed.error().message);
+        // Until the member agent's next renewal (its heartbeat) the Lease still reads skewed.
+        window_.calm.emplace_back(FormatMicroTime(begin),
+                                  FormatMicroTime(std::chrono::system_clock::now() + seconds(5)));
+        return;
       }
       case kKinds:
         return;
