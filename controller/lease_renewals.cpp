@@ -27,9 +27,7 @@ Result<Snapshot> LeaseRenewals::Observed(const Snapshot& snapshot,
                                          std::chrono::steady_clock::time_point steady_now) {
   const std::string etcd_name = FieldText(snapshot.document, {"etcd", "metadata", "name"});
   const std::string namespace_name = FieldText(snapshot.document, {"etcd", "metadata", "namespace"});
-  const auto wall_now =
-      std::chrono::system_clock::time_point(std::chrono::seconds(snapshot.observed_at.seconds) +
-                                            std::chrono::nanoseconds(snapshot.observed_at.nanos));
+  const auto wall_now = WallTime(snapshot.observed_at);
   Value::List leases = FieldList(snapshot.document, {"leases"});
   bool rewritten = false;
   std::lock_guard lock(mutex_);
