@@ -49,67 +49,59 @@ std::string RenewTime(const Result<Snapshot>& snapshot, const std::string& name)
   return "(no lease)";
 }
 
-TEST(LeaseRenewals, AMemberLeaseIsAsFreshAsItsLastObservedRenewal) {
-  LeaseRenewals renewals;
-  const auto start = std::chrono::steady_clock::time_point() + std::chrono::hours(10);
+// One LeaseRenewals fed observations of one member Lease, `after` its first.
+class LeaseRenewalsTest : public ::testing::Test {
+ protected:
+  // The renewTime that Lease `name` (of `uid`, written `renew_time`) gets in an observation at `observed_at`.
+  std::string SeenAs(seconds after, const char* observed_at, const char* name, const char* uid,
+                     const char* renew_time) {
+    return RenewTime(renewals_.Observed(Observed(observed_at, {{name, uid, renew_time}}), start_ + after),
+                     name);
+  }
+
+  LeaseRenewals renewals_;
+  const std::chrono::steady_clock::time_point start_ =
+      std::chrono::steady_clock::time_point() + std::chrono::hours(10);
+};
+
+TEST_F(LeaseRenewalsTest, AMemberLeaseIsAsFreshAsItsLastObservedRenewal) {
   // Written by a node 5 minutes behind; first seen at 10:00:00: as old as written.
-  auto first = renewals.Observed(
-      Observed("2026-11-29T10:00:00Z", {{"etcd-main-1", "u1", "2026-11-29T09:55:00.000000Z"}}), start);
-  EXPECT_EQ(RenewTime(first, "etcd-main-1"), "2026-11-29T09:55:00.000000Z");
+  EXPECT_EQ(SeenAs(seconds(0), "2026-11-29T10:00:00Z", "etcd-main-1", "u1", "2026-11-29T09:55:00.000000Z"),
+            "2026-11-29T09:55:00.000000Z");
   // Not renewed since: it ages on the controller's clock.
-  auto unchanged = renewals.Observed(
-      Observed("2026-11-29T10:00:30Z", {{"etcd-main-1", "u1", "2026-11-29T09:55:00.000000Z"}}),
-      start + seconds(30));
-  EXPECT_EQ(RenewTime(unchanged, "etcd-main-1"), "2026-11-29T09:55:00.000000Z");
+  EXPECT_EQ(SeenAs(seconds(30), "2026-11-29T10:00:30Z", "etcd-main-1", "u1", "2026-11-29T09:55:00.000000Z"),
+            "2026-11-29T09:55:00.000000Z");
   // Renewed (a new renewTime, still 5 minutes behind): renewed when seen so.
-  auto renewed = renewals.Observed(
-      Observed("2026-11-29T10:00:35Z", {{"etcd-main-1", "u1", "2026-11-29T09:55:34.000000Z"}}),
-      start + seconds(35));
-  EXPECT_EQ(RenewTime(renewed, "etcd-main-1"), "2026-11-29T10:00:35.000000Z");
+  EXPECT_EQ(SeenAs(seconds(35), "2026-11-29T10:00:35Z", "etcd-main-1", "u1", "2026-11-29T09:55:34.000000Z"),
+            "2026-11-29T10:00:35.000000Z");
   // The controller's wall clock jumps an hour ahead: the renewal is still 10 s old.
-  auto jumped = renewals.Observed(
-      Observed("2026-11-29T11:00:45Z", {{"etcd-main-1", "u1", "2026-11-29T09:55:34.000000Z"}}),
-      start + seconds(45));
-  EXPECT_EQ(RenewTime(jumped, "etcd-main-1"), "2026-11-29T11:00:35.000000Z");
+  EXPECT_EQ(SeenAs(seconds(45), "2026-11-29T11:00:45Z", "etcd-main-1", "u1", "2026-11-29T09:55:34.000000Z"),
+            "2026-11-29T11:00:35.000000Z");
 }
 
-TEST(LeaseRenewals, ALeaseFirstSeenWithARenewTimeInTheFutureIsRenewedNow) {
-  LeaseRenewals renewals;
-  const auto start = std::chrono::steady_clock::time_point() + std::chrono::hours(10);
-  auto first = renewals.Observed(
-      Observed("2026-11-29T10:00:00Z", {{"etcd-main-0", "u0", "2026-11-29T10:05:00.000000Z"}}), start);
-  EXPECT_EQ(RenewTime(first, "etcd-main-0"), "2026-11-29T10:00:00.000000Z");
-  auto later = renewals.Observed(
-      Observed("2026-11-29T10:00:50Z", {{"etcd-main-0", "u0", "2026-11-29T10:05:00.000000Z"}}),
-      start + seconds(50));
-  EXPECT_EQ(RenewTime(later, "etcd-main-0"), "2026-11-29T10:00:00.000000Z")
+TEST_F(LeaseRenewalsTest, ALeaseFirstSeenWithARenewTimeInTheFutureIsRenewedNow) {
+  EXPECT_EQ(SeenAs(seconds(0), "2026-11-29T10:00:00Z", "etcd-main-0", "u0", "2026-11-29T10:05:00.000000Z"),
+            "2026-11-29T10:00:00.000000Z");
+  EXPECT_EQ(SeenAs(seconds(50), "2026-11-29T10:00:50Z", "etcd-main-0", "u0", "2026-11-29T10:05:00.000000Z"),
+            "2026-11-29T10:00:00.000000Z")
       << "expires 40 s on, not 5 min later";
 }
 
-TEST(LeaseRenewals, ALeaseOfTheSameNameButAnotherUidIsSeenAfresh) {
-  LeaseRenewals renewals;
-  const auto start = std::chrono::steady_clock::time_point() + std::chrono::hours(10);
-  (void)renewals.Observed(
-      Observed("2026-11-29T10:00:00Z", {{"etcd-main-0", "old", "2026-11-29T10:00:00.000000Z"}}), start);
-  auto renewed = renewals.Observed(
-      Observed("2026-11-29T10:00:20Z", {{"etcd-main-0", "old", "2026-11-29T10:00:10.000000Z"}}),
-      start + seconds(20));
-  EXPECT_EQ(RenewTime(renewed, "etcd-main-0"), "2026-11-29T10:00:20.000000Z");
+TEST_F(LeaseRenewalsTest, ALeaseOfTheSameNameButAnotherUidIsSeenAfresh) {
+  SeenAs(seconds(0), "2026-11-29T10:00:00Z", "etcd-main-0", "old", "2026-11-29T10:00:00.000000Z");
+  EXPECT_EQ(SeenAs(seconds(20), "2026-11-29T10:00:20Z", "etcd-main-0", "old", "2026-11-29T10:00:10.000000Z"),
+            "2026-11-29T10:00:20.000000Z");
   // Re-created with the old one's last renewTime: judged as written, not as a renewal seen.
-  auto replaced = renewals.Observed(
-      Observed("2026-11-29T10:00:30Z", {{"etcd-main-0", "new", "2026-11-29T10:00:10.000000Z"}}),
-      start + seconds(30));
-  EXPECT_EQ(RenewTime(replaced, "etcd-main-0"), "2026-11-29T10:00:10.000000Z");
+  EXPECT_EQ(SeenAs(seconds(30), "2026-11-29T10:00:30Z", "etcd-main-0", "new", "2026-11-29T10:00:10.000000Z"),
+            "2026-11-29T10:00:10.000000Z");
 }
 
-TEST(LeaseRenewals, SnapshotLeasesAndLeasesNeverRenewedAreLeftAsWritten) {
-  LeaseRenewals renewals;
-  const auto start = std::chrono::steady_clock::time_point() + std::chrono::hours(10);
-  auto observed = renewals.Observed(
+TEST_F(LeaseRenewalsTest, SnapshotLeasesAndLeasesNeverRenewedAreLeftAsWritten) {
+  auto observed = renewals_.Observed(
       Observed("2026-11-29T10:00:00Z", {{"etcd-main-full-snap", "f", "2026-11-29T01:00:00.000000Z"},
                                         {"etcd-main-2", "u2", ""},
                                         {"other-0", "o", "2026-11-29T09:00:00.000000Z"}}),
-      start);
+      start_);
   EXPECT_EQ(RenewTime(observed, "etcd-main-full-snap"), "2026-11-29T01:00:00.000000Z");
   EXPECT_EQ(RenewTime(observed, "etcd-main-2"), "");
   EXPECT_EQ(RenewTime(observed, "other-0"), "2026-11-29T09:00:00.000000Z");
