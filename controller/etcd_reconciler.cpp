@@ -208,7 +208,7 @@ Result<MemberEndpoints> EtcdReconciler::ResolveMembers(const Value& snapshot) {
 Result<Snapshot> EtcdReconciler::WithLiveReads(Result<Snapshot> observed,
                                                std::optional<Result<MemberEndpoints>>& members) {
   if (observed.ok())
-    observed = options_.lease_renewals->Observed(*observed, std::chrono::steady_clock::now());
+    observed = options_.observed_times->Observed(*observed, std::chrono::steady_clock::now());
   if (observed.ok() && reads_claim_warnings_) {
     RequestLog reads;
     observed = WithUnboundClaimWarnings(*observed, client_, reads);

@@ -35,7 +35,7 @@
 #include "adapters/kubernetes/object_cache.h"
 #include "controller/controller_gates.h"
 #include "controller/controller_metrics.h"
-#include "controller/lease_renewals.h"
+#include "controller/observed_times.h"
 #include "controller/reconcile_workers.h"
 #include "engine/match/compiled_rule_set.h"
 #include "engine/rule_file/action_catalogue.h"
@@ -60,8 +60,9 @@ struct ReconcilerOptions {
   std::function<bool()> cancelled;
   // What the StatefulSet gives member-init as --rules (MemberInitRules).
   std::vector<std::string> member_init_rules;
-  // When the member Leases were seen renewed (shared by the copies of these options).
-  std::shared_ptr<LeaseRenewals> lease_renewals = std::make_shared<LeaseRenewals>();
+  // When the member Leases were seen renewed and the last disruptive step
+  // written (shared by the copies of these options).
+  std::shared_ptr<ObservedTimes> observed_times = std::make_shared<ObservedTimes>();
 };
 
 class EtcdReconciler {
@@ -82,10 +83,10 @@ class EtcdReconciler {
   Status Recheck(const std::string& namespace_name, const std::string& name, const PlanStep& step);
   // How to reach the members of the Etcd the snapshot holds.
   Result<MemberEndpoints> ResolveMembers(const Value& snapshot);
-  // The observation with the member Leases' renewTime as this controller saw
-  // them renewed (LeaseRenewals), and with what the cache does not hold,
-  // read now where a rule set reads it: the unbound claims' Warning Events,
-  // and the members' maintenance status (resolving `members` to read it).
+  // The observation with the member Leases' renewTime and the last
+  // disruptive step's time as this controller saw them (ObservedTimes), and with what the cache does not
+  // hold, read now where a rule set reads it: the unbound claims' Warning Events, and the members'
+  // maintenance status (resolving `members` to read it).
   Result<Snapshot> WithLiveReads(Result<Snapshot> observed, std::optional<Result<MemberEndpoints>>& members);
   // The Event of a step that ended: performed, failed, waiting for an
   // approval, or in a dry run each request it would send.

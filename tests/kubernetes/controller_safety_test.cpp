@@ -8,6 +8,8 @@
 //   - killed right after a disruptive step (a failure point), the controller
 //     has already put the step's time on the Etcd's status, and a successor
 //     keeps it there;
+//   - a disruptive step's time written by a replica whose clock is behind
+//     holds the next disruptive step for a full interval all the same;
 //   - a --dry-run replica beside an acting one takes no part in leader
 //     election: it writes nothing but Events, and the acting one acts.
 #include <gtest/gtest.h>
@@ -253,6 +255,64 @@ TEST(ControllerSafety, KilledRightAfterADisruptiveStepTheStepsTimeIsAlreadyOnThe
       << Slurp(dir.path() + "/successor.log");
   EXPECT_EQ(Text(admin, kEtcd, {"status", "lastOperation", "lastDisruptiveStepTime"}), recorded)
       << Slurp(dir.path() + "/successor.log");
+}
+
+// --min-disruptive-interval across replicas whose clocks differ: the status
+// says the last disruptive step was 25 s ago by this machine's clock, as a
+// replica whose clock is 15 s behind writes it 10 s after its step. A
+// controller that starts now holds the next one (the scale-up) for a full
+// interval (20 s) from when it first saw that time, not for 20 - 25 s: from
+// the audit log, the StatefulSet is written no sooner than 20 s after the
+// controller started, and it is written.
+TEST(ControllerSafety, ADisruptiveStepTimeWrittenByAReplicaWhoseClockIsBehindHoldsTheNextForAFullInterval) {
+  TempDir dir("controller-interval-skew");
+  auto bed = KubeTestBed::Start(
+      dir.path(), {.cluster = {.users = {"controller"}, .audit_log = true}, .example = "scale-up.json"});
+  ASSERT_TRUE(bed.ok()) << bed.error().message;
+  KubeCluster& kube = (*bed)->kube();
+  KubeClient& admin = (*bed)->admin();
+  RequestLog& log = (*bed)->log();
+  ASSERT_TRUE(BindController(admin, kube, log).ok());
+  auto written = TimestampFromUnixSeconds(std::time(nullptr) - 25);
+  ASSERT_TRUE(written.ok());
+  auto status = admin.MergePatch(
+      {"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", "status"},
+      Value::MakeMap({{Value::String("status"),
+                       Value::MakeMap({{Value::String("lastOperation"),
+                                        Value::MakeMap({{Value::String("lastDisruptiveStepTime"),
+                                                         Value::String(FormatRfc3339(*written))}})}})}}),
+      log);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+
+  auto started = TimestampFromUnixSeconds(std::time(nullptr));
+  ASSERT_TRUE(started.ok());
+  auto controller =
+      StartReplica(**bed, "controller",
+                   {"--allow-disruptive", "--leader-elect", "false", "--min-disruptive-interval", "20"});
+  ASSERT_TRUE(controller.ok()) << controller.error().message;
+  const std::string controller_log = dir.path() + "/controller.log";
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Text(admin, kEtcd, {"status", "lastOperation", "description"}).find("the next not before") !=
+               std::string::npos;
+      },
+      std::chrono::seconds(15)))
+      << "the scale-up waits, and says so\n"
+      << Slurp(controller_log);
+  ASSERT_TRUE(Eventually([&] { return Replicas(admin, kStatefulSet) == 5; }, std::chrono::seconds(60)))
+      << Slurp(controller_log);
+
+  std::string scaled_at;
+  for (const AuditEvent& event : WritesBy(kube.audit_log_path(), "controller")) {
+    if (event.resource == "statefulsets" && event.subresource == "scale" && scaled_at.empty())
+      scaled_at = event.received;
+  }
+  ASSERT_FALSE(scaled_at.empty()) << "the audit log has the controller's scale";
+  auto scaled = ParseRfc3339(scaled_at);
+  ASSERT_TRUE(scaled.ok()) << scaled_at;
+  EXPECT_GE(scaled->seconds - started->seconds, 20)
+      << "scaled at " << scaled_at << ", the controller started at " << FormatRfc3339(*started) << "\n"
+      << Slurp(controller_log);
 }
 
 // A --dry-run replica started first, with leader election left on (its

@@ -167,7 +167,7 @@ TEST(Controller, ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing) {
 // second: the renewTime it writes is always 5 minutes old, and the status
 // rules (renewTime + leaseDurationSeconds against the controller's clock)
 // would mark it LeaseExpired. The controller judges the Lease by the
-// renewals it saw (LeaseRenewals): the member stays Ready while renewals
+// renewals it saw (ObservedTimes): the member stays Ready while renewals
 // come, and is LeaseExpired once they stop.
 TEST(Controller, AMemberLeaseRenewedFromANodeWhoseClockIsBehindStaysFreshUntilRenewalsStop) {
   TempDir dir("controller-skew");

@@ -1,7 +1,9 @@
-// LeaseRenewals: a member Lease's renewTime in the controller's snapshot is
+// ObservedTimes: a member Lease's renewTime in the controller's snapshot is
 // when the controller saw it renewed, on its own clock; other Leases and a
-// Lease never renewed are left as written.
-#include "controller/lease_renewals.h"
+// Lease never renewed are left as written. The last disruptive step's time
+// is when the controller saw it written, unless it was written over an hour
+// before it was first seen.
+#include "controller/observed_times.h"
 
 #include <gtest/gtest.h>
 
@@ -15,8 +17,10 @@ namespace {
 
 using std::chrono::seconds;
 
-// An Etcd etcd-main observed at `observed_at` with these Leases ({name, uid, renewTime}).
-Snapshot Observed(const std::string& observed_at, std::initializer_list<std::array<const char*, 3>> leases) {
+// An Etcd etcd-main observed at `observed_at` with these Leases ({name, uid, renewTime}) and, unless
+// "", this lastDisruptiveStepTime on its status.
+Snapshot Observed(const std::string& observed_at, std::initializer_list<std::array<const char*, 3>> leases,
+                  const std::string& last_disruptive_step_time = "") {
   Value::List items;
   for (const auto& [name, uid, renew_time] : leases) {
     Value::Map spec{{Value::String("holderIdentity"), Value::String("8e9e05c52164694d:Leader")}};
@@ -31,9 +35,17 @@ Snapshot Observed(const std::string& observed_at, std::initializer_list<std::arr
        {Value::String("kind"), Value::String("EtcdClusterSnapshot")},
        {Value::String("observedAt"), Value::String(observed_at)},
        {Value::String("etcd"),
-        Value::MakeMap({{Value::String("metadata"),
-                         Value::MakeMap({{Value::String("name"), Value::String("etcd-main")},
-                                         {Value::String("namespace"), Value::String("default")}})}})},
+        Value::MakeMap(
+            {{Value::String("metadata"),
+              Value::MakeMap({{Value::String("name"), Value::String("etcd-main")},
+                              {Value::String("namespace"), Value::String("default")},
+                              {Value::String("uid"), Value::String("e1")}})},
+             {Value::String("status"),
+              Value::MakeMap({{Value::String("lastOperation"),
+                               last_disruptive_step_time.empty()
+                                   ? Value::MakeMap({})
+                                   : Value::MakeMap({{Value::String("lastDisruptiveStepTime"),
+                                                      Value::String(last_disruptive_step_time)}})}})}})},
        {Value::String("leases"), Value::MakeList(std::move(items))}}));
   EXPECT_TRUE(snapshot.ok()) << snapshot.error().message;
   return snapshot.ok() ? *snapshot : Snapshot{};
@@ -49,22 +61,29 @@ std::string RenewTime(const Result<Snapshot>& snapshot, const std::string& name)
   return "(no lease)";
 }
 
-// One LeaseRenewals fed observations of one member Lease, `after` its first.
-class LeaseRenewalsTest : public ::testing::Test {
+// One ObservedTimes fed observations, `after` its first.
+class ObservedTimesTest : public ::testing::Test {
  protected:
   // The renewTime that Lease `name` (of `uid`, written `renew_time`) gets in an observation at `observed_at`.
   std::string SeenAs(seconds after, const char* observed_at, const char* name, const char* uid,
                      const char* renew_time) {
-    return RenewTime(renewals_.Observed(Observed(observed_at, {{name, uid, renew_time}}), start_ + after),
-                     name);
+    return RenewTime(times_.Observed(Observed(observed_at, {{name, uid, renew_time}}), start_ + after), name);
+  }
+  // The lastDisruptiveStepTime, written `written`, in an observation at `observed_at`.
+  std::string StepSeenAs(seconds after, const char* observed_at, const char* written) {
+    auto observed = times_.Observed(Observed(observed_at, {}, written), start_ + after);
+    EXPECT_TRUE(observed.ok()) << observed.error().message;
+    return observed.ok()
+               ? FieldText(observed->document, {"etcd", "status", "lastOperation", "lastDisruptiveStepTime"})
+               : "(error)";
   }
 
-  LeaseRenewals renewals_;
+  ObservedTimes times_;
   const std::chrono::steady_clock::time_point start_ =
       std::chrono::steady_clock::time_point() + std::chrono::hours(10);
 };
 
-TEST_F(LeaseRenewalsTest, AMemberLeaseIsAsFreshAsItsLastObservedRenewal) {
+TEST_F(ObservedTimesTest, AMemberLeaseIsAsFreshAsItsLastObservedRenewal) {
   // Written by a node 5 minutes behind; first seen at 10:00:00: as old as written.
   EXPECT_EQ(SeenAs(seconds(0), "2026-11-29T10:00:00Z", "etcd-main-1", "u1", "2026-11-29T09:55:00.000000Z"),
             "2026-11-29T09:55:00.000000Z");
@@ -79,7 +98,7 @@ TEST_F(LeaseRenewalsTest, AMemberLeaseIsAsFreshAsItsLastObservedRenewal) {
             "2026-11-29T11:00:35.000000Z");
 }
 
-TEST_F(LeaseRenewalsTest, ALeaseFirstSeenWithARenewTimeInTheFutureIsRenewedNow) {
+TEST_F(ObservedTimesTest, ALeaseFirstSeenWithARenewTimeInTheFutureIsRenewedNow) {
   EXPECT_EQ(SeenAs(seconds(0), "2026-11-29T10:00:00Z", "etcd-main-0", "u0", "2026-11-29T10:05:00.000000Z"),
             "2026-11-29T10:00:00.000000Z");
   EXPECT_EQ(SeenAs(seconds(50), "2026-11-29T10:00:50Z", "etcd-main-0", "u0", "2026-11-29T10:05:00.000000Z"),
@@ -87,7 +106,7 @@ TEST_F(LeaseRenewalsTest, ALeaseFirstSeenWithARenewTimeInTheFutureIsRenewedNow) 
       << "expires 40 s on, not 5 min later";
 }
 
-TEST_F(LeaseRenewalsTest, ALeaseOfTheSameNameButAnotherUidIsSeenAfresh) {
+TEST_F(ObservedTimesTest, ALeaseOfTheSameNameButAnotherUidIsSeenAfresh) {
   SeenAs(seconds(0), "2026-11-29T10:00:00Z", "etcd-main-0", "old", "2026-11-29T10:00:00.000000Z");
   EXPECT_EQ(SeenAs(seconds(20), "2026-11-29T10:00:20Z", "etcd-main-0", "old", "2026-11-29T10:00:10.000000Z"),
             "2026-11-29T10:00:20.000000Z");
@@ -96,8 +115,8 @@ TEST_F(LeaseRenewalsTest, ALeaseOfTheSameNameButAnotherUidIsSeenAfresh) {
             "2026-11-29T10:00:10.000000Z");
 }
 
-TEST_F(LeaseRenewalsTest, SnapshotLeasesAndLeasesNeverRenewedAreLeftAsWritten) {
-  auto observed = renewals_.Observed(
+TEST_F(ObservedTimesTest, SnapshotLeasesAndLeasesNeverRenewedAreLeftAsWritten) {
+  auto observed = times_.Observed(
       Observed("2026-11-29T10:00:00Z", {{"etcd-main-full-snap", "f", "2026-11-29T01:00:00.000000Z"},
                                         {"etcd-main-2", "u2", ""},
                                         {"other-0", "o", "2026-11-29T09:00:00.000000Z"}}),
@@ -105,6 +124,26 @@ TEST_F(LeaseRenewalsTest, SnapshotLeasesAndLeasesNeverRenewedAreLeftAsWritten) {
   EXPECT_EQ(RenewTime(observed, "etcd-main-full-snap"), "2026-11-29T01:00:00.000000Z");
   EXPECT_EQ(RenewTime(observed, "etcd-main-2"), "");
   EXPECT_EQ(RenewTime(observed, "other-0"), "2026-11-29T09:00:00.000000Z");
+}
+
+TEST_F(ObservedTimesTest, ARecentDisruptiveStepIsAsOldAsTheTimeSinceItWasFirstSeen) {
+  // Written 70 s ago by this machine's clock, by a replica whose clock may be
+  // 40 s behind: taken to be now, then aged on the monotonic clock.
+  EXPECT_EQ(StepSeenAs(seconds(0), "2026-11-29T10:00:00Z", "2026-11-29T09:58:50Z"), "2026-11-29T10:00:00Z");
+  EXPECT_EQ(StepSeenAs(seconds(30), "2026-11-29T10:00:30Z", "2026-11-29T09:58:50Z"), "2026-11-29T10:00:00Z");
+  // The wall clock jumps an hour ahead: the step is still 40 s old.
+  EXPECT_EQ(StepSeenAs(seconds(40), "2026-11-29T11:00:40Z", "2026-11-29T09:58:50Z"), "2026-11-29T11:00:00Z");
+  // Another step written (even with an older time, a rolled-back status): written when seen so.
+  EXPECT_EQ(StepSeenAs(seconds(50), "2026-11-29T11:00:50Z", "2026-11-29T09:58:40Z"), "2026-11-29T11:00:50Z");
+}
+
+TEST_F(ObservedTimesTest, ADisruptiveStepWrittenOverAnHourBeforeItWasFirstSeenIsAsOldAsWritten) {
+  EXPECT_EQ(StepSeenAs(seconds(0), "2026-11-29T10:00:00Z", "2026-11-29T08:30:00Z"), "2026-11-29T08:30:00Z");
+  EXPECT_EQ(StepSeenAs(seconds(10), "2026-11-29T10:00:10Z", "2026-11-29T08:30:00Z"), "2026-11-29T08:30:00Z");
+}
+
+TEST_F(ObservedTimesTest, AStepTimeThatDoesNotParseIsLeftForTheGateToName) {
+  EXPECT_EQ(StepSeenAs(seconds(0), "2026-11-29T10:00:00Z", "yesterday"), "yesterday");
 }
 
 }  // namespace
