@@ -121,7 +121,11 @@ GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, con
   } else if (step.action == "MarkRebootstrap") {
     // The marker makes ordinal 0 re-create the cluster from the backup: only
     // after this very decision's approved scale to 0, as the status recorded
-    // it before the scale acted (not after a hibernation or a hand-made scale).
+    // it before the scale acted (not after a hibernation or a hand-made
+    // scale), and only from the backup that approval covered or a newer one
+    // (a member's final snapshot as it stopped loses less). A plan that now
+    // names an older backup needs an approval of its own: the current plan's
+    // digest.
     const Value* scaled = ValueAt(snapshot, {"etcd", "status", "lastOperation", "lastDisruptiveStep"});
     const std::string scaled_by = scaled != nullptr ? TextAt(*scaled, {"id"}) : "";
     const std::string approval =
@@ -129,16 +133,27 @@ GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, con
     const bool this_decision =
         scaled != nullptr && TextAt(*scaled, {"action"}) == "ScaleStatefulSet" &&
         scaled_by.substr(0, scaled_by.rfind('/')) == step.id.substr(0, step.id.rfind('/'));
+    const Value* approved_backup = scaled != nullptr ? ValueAt(*scaled, {"backupRevision"}) : nullptr;
+    const bool backup_covered = approved_backup != nullptr && approved_backup->is_int() &&
+                                IntParam(step, "backupRevision") >= approved_backup->int_value();
     const bool approved =
-        scaled != nullptr && (options.auto_recover_quorum_loss ||
-                              (!approval.empty() && approval == TextAt(*scaled, {"planDigest"})));
+        options.auto_recover_quorum_loss ||
+        (!approval.empty() &&
+         ((backup_covered && approval == TextAt(*scaled, {"planDigest"})) || approval == plan_digest));
     if (!this_decision || !approved) {
       decision.wait = true;
       decision.reason =
           "the re-bootstrap marker waits for an approved scale to 0 of this decision (the last "
           "disruptive step on the status is " +
-          (scaled_by.empty() ? std::string("none") : scaled_by) + (this_decision ? ", not approved" : "") +
-          ")";
+          (scaled_by.empty() ? std::string("none") : scaled_by) + ")";
+      if (this_decision) {
+        decision.reason =
+            "the re-bootstrap marker waits for an approval of the backup it names (revision " +
+            std::to_string(IntParam(step, "backupRevision")) +
+            (backup_covered ? "" : ", older than the approved scale's or not recorded with it") +
+            "): " + DataLossBoundOf(snapshot).Describe() + "; approve with kubectl annotate etcd " + etcd +
+            " " + kApprovePlanAnnotation + "=" + plan_digest + " --overwrite";
+      }
       return decision;
     }
   } else if (step.action == "ScaleStatefulSet") {

@@ -9,8 +9,12 @@
 //     An approval runs the step without --allow-disruptive.
 //   - The re-bootstrap marker (MarkRebootstrap) waits until the last
 //     disruptive step on the Etcd's status is this rule's scale to 0, approved
-//     (its plan digest is the approval) or --auto-recover-quorum-loss: a
-//     StatefulSet at 0 for another reason never gets the marker.
+//     (its plan digest is the approval) for a backup at most as new as the one
+//     the marker names, or the approval names the current plan's digest, or
+//     --auto-recover-quorum-loss: a StatefulSet at 0 for another reason never
+//     gets the marker, and an older backup than the approved one needs an
+//     approval of its own. The controller re-checks it on a fresh observation
+//     right before it is written, as a disruptive step.
 //   - A membership change (a scale to another non-zero size) waits until
 //     every member that stays is Ready in the Etcd's status.members.
 //   - A disruptive step waits until `min_disruptive_interval` has passed since

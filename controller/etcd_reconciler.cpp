@@ -125,11 +125,16 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
     // Right before a disruptive step acts: the state it was decided on still
     // holds, and the intent is on the status first (fenced as the plan's
     // other writes), so that a crash after the step keeps its time.
-    options.recheck_disruptive = [&](const PlanStep& step) -> Status {
+    // The re-bootstrap marker is not disruptive itself, but ordinal 0
+    // re-creates the cluster from the backup on it: it rests on a fresh
+    // observation too.
+    options.recheck_also = [](const PlanStep& step) { return step.action == "MarkRebootstrap"; };
+    options.recheck = [&](const PlanStep& step) -> Status {
       if (Status holds = Recheck(namespace_name, name, step); !holds.ok()) return holds;
+      if (!step.disruptive) return {};
       auto at = TimestampFromUnixSeconds(std::time(nullptr));
       if (!at.ok()) return at.error();
-      const Value fields = DisruptiveStepIntent(step, digest, *at);
+      const Value fields = DisruptiveStepIntent(step, *plan, digest, *at);
       RequestLog log;
       if (Status written = kubernetes.PatchEtcdStatus(fields, log); !written.ok()) {
         Error error = written.error();

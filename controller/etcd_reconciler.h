@@ -78,7 +78,7 @@ class EtcdReconciler {
   Result<ReconcileResult> Reconcile(const std::string& key);
 
  private:
-  // The re-check before a disruptive step: kConflict when a fresh
+  // The re-check before a disruptive step (and the re-bootstrap marker): kConflict when a fresh
   // observation no longer plans it or a gate now holds it back.
   Status Recheck(const std::string& namespace_name, const std::string& name, const PlanStep& step);
   // How to reach the members of the Etcd the snapshot holds.

@@ -124,20 +124,25 @@ Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string
       {{String("lastOperation"), Value::MakeMap(std::move(operation))}, {String("lastErrors"), new_errors}});
 }
 
-Value DisruptiveStepIntent(const PlanStep& step, const std::string& digest, Timestamp now) {
+Value DisruptiveStepIntent(const PlanStep& step, const Plan& plan, const std::string& digest, Timestamp now) {
   const std::string time = FormatRfc3339(now);
+  Value::Map recorded = {{String("id"), String(step.id)},
+                         {String("action"), String(step.action)},
+                         {String("target"), String(step.target)},
+                         {String("planDigest"), String(digest)}};
+  for (const PlanStep& later : plan.steps) {
+    const Value* revision = later.params.is_map() ? later.params.Find("backupRevision") : nullptr;
+    if (later.action == "MarkRebootstrap" && revision != nullptr)
+      recorded.emplace_back(String("backupRevision"), *revision);
+  }
   return Value::MakeMap(
       {{String("lastOperation"),
-        Value::MakeMap(
-            {{String("state"), String(kOperationProcessing)},
-             {String("description"),
-              String("performing " + step.action + " " + step.target + " (step " + step.id + ")")},
-             {String("lastDisruptiveStepTime"), String(time)},
-             {String("lastDisruptiveStep"), Value::MakeMap({{String("id"), String(step.id)},
-                                                            {String("action"), String(step.action)},
-                                                            {String("target"), String(step.target)},
-                                                            {String("planDigest"), String(digest)}})},
-             {String("lastUpdateTime"), String(time)}})}});
+        Value::MakeMap({{String("state"), String(kOperationProcessing)},
+                        {String("description"),
+                         String("performing " + step.action + " " + step.target + " (step " + step.id + ")")},
+                        {String("lastDisruptiveStepTime"), String(time)},
+                        {String("lastDisruptiveStep"), Value::MakeMap(std::move(recorded))},
+                        {String("lastUpdateTime"), String(time)}})}});
 }
 
 }  // namespace ruleplane

@@ -35,9 +35,10 @@ Value LastOperationStatus(const Value& etcd, const Plan& plan, const std::string
 // The intent, written (fenced) right before a disruptive step acts: a merge
 // of lastOperation with state Processing, what is being performed,
 // lastDisruptiveStepTime `now` and lastDisruptiveStep (the step's id, action,
-// target and plan digest). The minimum interval between disruptive steps is
-// then kept even when the process dies between the step and the status
-// written after the plan.
-Value DisruptiveStepIntent(const PlanStep& step, const std::string& digest, Timestamp now);
+// target and plan digest, and when `plan` marks a re-bootstrap, the backup
+// revision its MarkRebootstrap names: what an approval of the plan covered).
+// The minimum interval between disruptive steps is then kept even when the
+// process dies between the step and the status written after the plan.
+Value DisruptiveStepIntent(const PlanStep& step, const Plan& plan, const std::string& digest, Timestamp now);
 
 }  // namespace ruleplane

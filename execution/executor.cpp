@@ -326,7 +326,8 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
   RequestLog log(options_.dry_run);
   std::mt19937_64 random(std::random_device{}());
   const auto deadline = Clock::now() + options_.retry.step_deadline;
-  bool rechecked = !step.disruptive || !options_.recheck_disruptive || options_.dry_run;
+  const bool rechecks = step.disruptive || (options_.recheck_also && options_.recheck_also(step));
+  bool rechecked = !rechecks || !options_.recheck || options_.dry_run;
   for (int attempt = 1;; ++attempt) {
     // Check before acting, on the first attempt and before every retry: a
     // request that timed out may still have taken effect.
@@ -352,7 +353,7 @@ Status Executor::RunStep(const PlanStep& step, const StepRecord* interrupted, St
     }
     if (status.ok() && !rechecked) {
       rechecked = true;
-      if (Status holds = options_.recheck_disruptive(step); !holds.ok()) {
+      if (Status holds = options_.recheck(step); !holds.ok()) {
         report.state = StepState::kFailed;
         report.message = holds.error().message;
         return holds;

@@ -98,10 +98,12 @@ struct ExecutorOptions {
   // found done); the plan pauses before a second one, which waits for the
   // next observation. The plan ends "paused".
   bool one_disruptive_step = false;
-  // Called right before a disruptive step acts (not when it is found done,
-  // not in a dry run): an error stops the plan there. A controller re-reads
-  // the state the step was decided on and checks that it still holds.
-  std::function<Status(const PlanStep&)> recheck_disruptive;
+  // Called right before a disruptive step, or one `recheck_also` names,
+  // acts (not when it is found done, not in a dry run): an error stops the
+  // plan there. A controller re-reads the state the step was decided on and
+  // checks that it still holds.
+  std::function<Status(const PlanStep&)> recheck;
+  std::function<bool(const PlanStep&)> recheck_also;
   // Called as each step ends (done, skipped, failed, or the one a pause
   // stopped before), while the plan goes on: logs and Events in real time.
   std::function<void(const PlanStep&, const StepReport&)> on_step;

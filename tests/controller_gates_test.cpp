@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "adapters/kubernetes/object_fields.h"
 #include "cli/rule_library.h"
 #include "controller/last_operation.h"
 #include "engine/common/json_value.h"
@@ -95,27 +96,66 @@ TEST_F(ControllerGatesTest, TheRebootstrapMarkerWaitsForThisDecisionsApprovedSca
   const std::string digest = PlanDigest(plan);
   const PlanStep& scale = StepOf(plan, "ScaleStatefulSet");
   const PlanStep& mark = StepOf(plan, "MarkRebootstrap");
+  // After the scale the plan has another digest (no pod left to wait for).
   auto gate = [&] {
     const Snapshot snapshot = Parsed(document);
-    return GateControllerStep(mark, snapshot.document, digest, snapshot.observed_at, {});
+    return GateControllerStep(mark, snapshot.document, "sha256:after-the-scale", snapshot.observed_at, {});
   };
   EXPECT_TRUE(gate().wait) << "no scale to 0 recorded";
 
-  document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"] = {
-      {"id", "etcd-druid-status-scaling/scale-to-zero/0"},
-      {"action", "ScaleStatefulSet"},
-      {"target", "etcd-main"},
-      {"planDigest", digest}};
+  // What the scale's intent records, the backup its MarkRebootstrap names included.
+  const Value intent = DisruptiveStepIntent(scale, plan, digest, Parsed(document).observed_at);
+  document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"] =
+      nlohmann::json::parse(FormatJson(*ValueAt(intent, {"lastOperation", "lastDisruptiveStep"})));
+  ASSERT_EQ(document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"]["backupRevision"], 1051874);
+  document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"]["id"] =
+      "etcd-druid-status-scaling/scale-to-zero/0";
   document["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = digest;
   EXPECT_TRUE(gate().wait) << "a hibernation's scale";
 
   document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"]["id"] = scale.id;
   document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"]["planDigest"] = "sha256:another";
   EXPECT_TRUE(gate().wait) << "this rule's scale, approved for another plan";
-  EXPECT_NE(gate().reason.find("not approved"), std::string::npos) << gate().reason;
 
   document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"]["planDigest"] = digest;
   EXPECT_FALSE(gate().wait) << gate().reason;
+}
+
+// The approval covered the plan as it stood before the scale, whose marker
+// named one backup. After the scale, a marker that names an older backup
+// (the newest snapshot Lease went back: a compaction, a stranger, a backup
+// store replaced) loses more than was approved: it waits for an approval of
+// the plan as it is now. A newer backup (a final snapshot as a member
+// stopped) loses less and needs none. Before, any backup passed on the
+// recorded scale's approval.
+TEST_F(ControllerGatesTest, TheRebootstrapMarkerNamingAnOlderBackupThanTheApprovedOneWaitsForANewApproval) {
+  nlohmann::json document = Example("quorum-lost.json");
+  const Plan plan = PlanFor(Parsed(document));
+  const std::string approved = PlanDigest(plan);
+  const PlanStep& scale = StepOf(plan, "ScaleStatefulSet");
+  const Value intent = DisruptiveStepIntent(scale, plan, approved, Parsed(document).observed_at);
+  document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"] =
+      nlohmann::json::parse(FormatJson(*ValueAt(intent, {"lastOperation", "lastDisruptiveStep"})));
+  document["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = approved;
+  PlanStep mark = StepOf(plan, "MarkRebootstrap");
+  const std::string now = "sha256:the-plan-after-the-scale";
+  auto gate_naming = [&](int64_t backup_revision) {
+    mark.params = WithField(mark.params, "backupRevision", Value::Int(backup_revision));
+    const Snapshot snapshot = Parsed(document);
+    return GateControllerStep(mark, snapshot.document, now, snapshot.observed_at, {});
+  };
+  EXPECT_FALSE(gate_naming(1051874).wait) << gate_naming(1051874).reason;
+  EXPECT_FALSE(gate_naming(1051900).wait) << "a newer backup loses less";
+  const GateDecision older = gate_naming(1051000);
+  EXPECT_TRUE(older.wait);
+  EXPECT_NE(older.reason.find("ruleplane.dev/approve-plan=" + now), std::string::npos) << older.reason;
+
+  document["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = now;
+  EXPECT_FALSE(gate_naming(1051000).wait) << "approved as it is now";
+
+  document["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = approved;
+  document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"].erase("backupRevision");
+  EXPECT_TRUE(gate_naming(1051874).wait) << "a scale recorded without the backup it covered";
 }
 
 TEST_F(ControllerGatesTest, HibernationIsAScaleToZeroWithoutApprovalOrDataLossBound) {
@@ -253,7 +293,7 @@ TEST_F(ControllerGatesTest, TheStatusAfterAPlanKeepsTheLaterOfItsIntentAndTheSta
   ExecutionReport report;
   report.state = "succeeded";
   auto at = [](const char* text) { return *ParseRfc3339(text); };
-  const Value intent = DisruptiveStepIntent(scale, digest, at("2024-05-01T10:00:00Z"));
+  const Value intent = DisruptiveStepIntent(scale, plan, digest, at("2024-05-01T10:00:00Z"));
   auto kept_with_status_at = [&](const char* status_time) {
     document["etcd"]["status"]["lastOperation"]["lastDisruptiveStepTime"] = status_time;
     document["etcd"]["status"]["lastOperation"]["lastDisruptiveStep"] = {{"id", "other"}};

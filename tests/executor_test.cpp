@@ -241,7 +241,7 @@ TEST_F(ExecutorTest, ADisruptiveStepIsReCheckedRightBeforeItActsAndAFailedCheckS
   ExecutorOptions options;
   options.allow_disruptive = true;
   std::vector<std::string> rechecked;
-  options.recheck_disruptive = [&](const PlanStep& step) -> Status {
+  options.recheck = [&](const PlanStep& step) -> Status {
     rechecked.push_back(step.action);
     return Error{ErrorCode::kConflict, "no longer planned", {}};
   };
@@ -258,6 +258,22 @@ TEST_F(ExecutorTest, ADisruptiveStepIsReCheckedRightBeforeItActsAndAFailedCheckS
   report = Run(Observe(true), options);
   ASSERT_TRUE(report.ok()) << report.error->message;
   EXPECT_TRUE(rechecked.empty()) << "a step found done is not re-checked";
+}
+
+TEST_F(ExecutorTest, AStepThatIsNotDisruptiveIsReCheckedWhenTheOptionsNameIt) {
+  ExecutorOptions options;
+  options.allow_disruptive = true;
+  std::vector<std::string> rechecked;
+  options.recheck = [&](const PlanStep& step) -> Status {
+    rechecked.push_back(step.action);
+    return step.action == "Prepare" ? Status(Error{ErrorCode::kConflict, "no longer planned", {}}) : Status();
+  };
+  options.recheck_also = [](const PlanStep& step) { return step.action == "Prepare"; };
+  ExecutionReport report = Run(Observe(true), options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error->code, ErrorCode::kConflict);
+  EXPECT_EQ(rechecked, (std::vector<std::string>{"Prepare"}));
+  EXPECT_TRUE(adapter_.performed.empty()) << "nothing acted on a check that failed";
 }
 
 TEST_F(ExecutorTest, RefusesADisruptiveStepWithoutPermissionAndSendsNothing) {
