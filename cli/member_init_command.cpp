@@ -81,8 +81,10 @@ changes nothing: it does not write (or create) the journal either.
 --wait-for-cluster SECONDS: when the rules abort the initialization to wait
 for the cluster (AbortInitialization: the first member is still restoring, no
 member answers), observe and plan again every 2 s for up to SECONDS before
-giving up (default 0: give up at once), or until SIGTERM. In a Pod this
-replaces the kubelet's restarts, whose back-off grows to 5 minutes.
+giving up (default 0: give up at once), or until SIGTERM. Each round reads the
+Etcd and the Lease again (from the API server, or the files; not standard
+input), so the re-bootstrap marker or a status that comes meanwhile counts. In
+a Pod this replaces the kubelet's restarts, whose back-off grows to 5 minutes.
 
 Exit codes: 0 the member may start, 1 the plan failed, was refused or aborted
 (the error is in the journal), or this member could not be observed (its
@@ -161,6 +163,28 @@ Status ReadFromApiServer(const Flags& flags, MemberContext& context) {
   return {};
 }
 
+// The Etcd and this member's Lease, from the API server (--etcd-name) or from
+// --etcd and --member-lease; the error names the flag.
+Status ReadEtcdAndLease(const Flags& flags, std::istream& in, MemberContext& context) {
+  auto named = [](const char* flag, const Error& error) {
+    return Error{error.code, std::string(flag) + ": " + error.message, error.position};
+  };
+  if (flags.Has("--etcd-name")) {
+    if (Status read = ReadFromApiServer(flags, context); !read.ok())
+      return named("--etcd-name", read.error());
+    return {};
+  }
+  auto etcd = ReadJsonInput(flags.Get("--etcd"), in);
+  if (!etcd.ok()) return named("--etcd", etcd.error());
+  context.etcd = *etcd;
+  if (flags.Has("--member-lease")) {
+    auto lease = ReadJsonInput(flags.Get("--member-lease"), in);
+    if (!lease.ok()) return named("--member-lease", lease.error());
+    context.lease = *lease;
+  }
+  return {};
+}
+
 std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream& in, std::ostream& err,
                                                 const char* usage) {
   if (!flags.Require({"--name", "--peer-url", "--data-dir", "--config-template"}, err, usage)) {
@@ -197,26 +221,9 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
     if (!flags.GetCount("--max-delta-bytes", max_delta_bytes, err)) return std::nullopt;
     context.store->set_max_delta_bytes(max_delta_bytes);
   }
-  if (flags.Has("--etcd-name")) {
-    if (Status read = ReadFromApiServer(flags, context); !read.ok()) {
-      err << "ruleplane: --etcd-name: " << read.error().message << "\n";
-      return std::nullopt;
-    }
-  } else {
-    auto etcd = ReadJsonInput(flags.Get("--etcd"), in);
-    if (!etcd.ok()) {
-      err << "ruleplane: --etcd: " << etcd.error().message << "\n";
-      return std::nullopt;
-    }
-    context.etcd = *etcd;
-    if (flags.Has("--member-lease")) {
-      auto lease = ReadJsonInput(flags.Get("--member-lease"), in);
-      if (!lease.ok()) {
-        err << "ruleplane: --member-lease: " << lease.error().message << "\n";
-        return std::nullopt;
-      }
-      context.lease = *lease;
-    }
+  if (Status read = ReadEtcdAndLease(flags, in, context); !read.ok()) {
+    err << "ruleplane: " << read.error().message << "\n";
+    return std::nullopt;
   }
   // Without --endpoints: every member the cluster could have, as the template and the Etcd name them.
   if (!flags.Has("--endpoints")) {
@@ -297,7 +304,7 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
 
   // Decided before the journal is opened: a member that cannot be observed changes nothing, not even the
   // journal.
-  const MemberObservationSources sources = context->Sources();
+  MemberObservationSources sources = context->Sources();
   auto decision = DecideMemberInit(sources, rule_sets, library->catalogue.get());
   if (!decision.ok()) {
     err << "ruleplane: member-init: " << decision.error().message << "\n";
@@ -337,6 +344,15 @@ int RunMemberInit(const Args& args, std::istream& in, std::ostream& out, std::os
     while (!stop_waiting && std::chrono::steady_clock::now() < next)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (stop_waiting) break;
+    // The Etcd and the Lease as they are now (the re-bootstrap marker, the
+    // status may have come meanwhile); standard input cannot be read again.
+    if (flags.Get("--etcd") != "-" && flags.Get("--member-lease") != "-") {
+      if (Status read = ReadEtcdAndLease(flags, in, *context); !read.ok()) {
+        err << "ruleplane: member-init: " << read.error().message << "; observing again in 2 s\n";
+        continue;
+      }
+      sources = context->Sources();
+    }
     decision = DecideMemberInit(sources, rule_sets, library->catalogue.get());
     if (!decision.ok()) {
       err << "ruleplane: member-init: " << decision.error().message << "\n";

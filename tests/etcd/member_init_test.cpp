@@ -354,6 +354,49 @@ TEST_F(MemberInit, WithoutQuorumAValidMemberRestartsAndALostOneWaits) {
   EXPECT_TRUE(fs::exists(moved)) << "the test's copy of the lost data is untouched";
 }
 
+// A first member waiting for the cluster (--wait-for-cluster) after every
+// member was lost reads the Etcd again each round: the re-bootstrap marker an
+// approved quorum-loss plan writes while it waits lets it restore without a
+// restart. Before, it planned every round on the Etcd it read at its start
+// and waited out its 40 s.
+TEST_F(MemberInit, AFirstMemberWaitingForTheClusterRestoresOnceTheMarkerComes) {
+  ASSERT_NO_FATAL_FAILURE(Bootstrap());
+  NumberedWriter writer(cluster_->ClientUrls(), "marker/");
+  ASSERT_TRUE(writer.WriteSome(30).ok());
+  const Outcome full = Backup("full");
+  ASSERT_EQ(full.exit_code, 0) << full.out << full.err;
+  auto listing = OpenStore()->List();
+  ASSERT_TRUE(listing.ok()) << listing.error().message;
+  ASSERT_EQ(listing->snapshots.size(), 1u);
+  const int64_t backup_revision = listing->snapshots[0].last_revision;
+  for (int i = 0; i < 3; ++i) {
+    cluster_->StopMember(i);
+    fs::rename(DataDir(i), DataDir(i) + ".lost-by-test");
+  }
+
+  // The Etcd it waits on, replaced whole (a rename) once the marker is on it.
+  const std::string etcd = Dir(0) + "/etcd.waiting.json";
+  fs::rename(WriteEtcd(0, {}), etcd);
+  const std::string waiting_log = Dir(0) + "/member-init.wait.log";
+  std::future<Outcome> waiting = std::async(std::launch::async, [&] {
+    return Shell("{ " + std::string(RuleplaneBinary()) + " " + MemberInitArgs(0, etcd) +
+                 " --wait-for-cluster=40 2>" + waiting_log + "; }");
+  });
+  ASSERT_TRUE(Eventually([&] { return Contains(Slurp(waiting_log), "observing again in 2 s"); },
+                         std::chrono::seconds(30)))
+      << Slurp(waiting_log);
+  EXPECT_TRUE(Contains(Slurp(waiting_log), "approved quorum-loss plan")) << Slurp(waiting_log);
+  EXPECT_FALSE(fs::exists(DataDir(0))) << "nothing changed while it waits";
+  fs::rename(WriteEtcd(0, {}, std::to_string(backup_revision) + ":auto"), etcd);
+
+  const Outcome waited = waiting.get();
+  ASSERT_EQ(waited.exit_code, 0) << waited.out << Slurp(waiting_log);
+  EXPECT_TRUE(Contains(waited.out, "first-member-restore")) << waited.out;
+  ASSERT_TRUE(cluster_->StartMemberWithConfig(0, Config(0)).ok());
+  ASSERT_TRUE(cluster_->WaitReady(0).ok());
+  ExpectNoKeyLost(writer, backup_revision);
+}
+
 // Two of three members down for longer than an election timeout: the member
 // left answers without a leader. Each restarting member has valid data of
 // that cluster and restarts on it. Found by the fault campaign (seed
