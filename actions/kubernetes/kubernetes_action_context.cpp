@@ -142,17 +142,20 @@ Result<KubernetesActionContext::LiveObject> KubernetesActionContext::FindRendere
 }
 
 Result<bool> KubernetesActionContext::RenderedCurrent(const Value::List& rendered,
-                                                      const RenderedCheck& current, RequestLog& log) {
+                                                      const RenderedCheck& current, RequestLog& log,
+                                                      const RenderedRefusal& refused) {
   for (const Value& object : rendered) {
     auto found = FindRendered(object, log);
     if (!found.ok()) return found.error();
-    if (!found->live || !current(object, *found->live)) return false;
+    if (!found->live || (refused && !refused(object, *found->live).empty()) || !current(object, *found->live))
+      return false;
   }
   return true;
 }
 
 Status KubernetesActionContext::ApplyRendered(const Value::List& rendered, const RenderedCheck& current,
-                                              const RenderedPatch& patch, RequestLog& log) {
+                                              const RenderedPatch& patch, RequestLog& log,
+                                              const RenderedRefusal& refused) {
   for (const Value& object : rendered) {
     auto found = FindRendered(object, log);
     if (!found.ok()) return found.error();
@@ -163,6 +166,10 @@ Status KubernetesActionContext::ApplyRendered(const Value::List& rendered, const
       continue;
     }
     const Value& live = *found->live;
+    if (refused) {
+      if (std::string why = refused(object, live); !why.empty())
+        return Error{ErrorCode::kFailedPrecondition, why, {}};
+    }
     if (current(object, live)) continue;
     // Fenced by the resourceVersion just read: an object changed since is read again.
     Value body = patch(object, live);

@@ -73,12 +73,16 @@ class KubernetesActionContext {
   // Rendered objects (apiVersion, kind, metadata.name) brought to what they
   // ask: each created when missing; one that `current` finds different gets
   // the merge patch `patch` makes of the two, fenced by the live one's
-  // resourceVersion. RenderedCurrent: whether each exists and is current.
+  // resourceVersion. A live object for which `refused` says why it is not
+  // this Etcd's to change stops it there (kFailedPrecondition, that reason).
+  // RenderedCurrent: whether each exists, is not refused and is current.
   using RenderedCheck = std::function<bool(const Value& rendered, const Value& live)>;
   using RenderedPatch = std::function<Value(const Value& rendered, const Value& live)>;
-  Result<bool> RenderedCurrent(const Value::List& rendered, const RenderedCheck& current, RequestLog& log);
+  using RenderedRefusal = std::function<std::string(const Value& rendered, const Value& live)>;
+  Result<bool> RenderedCurrent(const Value::List& rendered, const RenderedCheck& current, RequestLog& log,
+                               const RenderedRefusal& refused = nullptr);
   Status ApplyRendered(const Value::List& rendered, const RenderedCheck& current, const RenderedPatch& patch,
-                       RequestLog& log);
+                       RequestLog& log, const RenderedRefusal& refused = nullptr);
   // Whether the object observed with `observed_uid` is gone, replaced (another
   // uid) or on its way out (a deletionTimestamp).
   Result<bool> ObservedGone(const KubeResource& resource, const std::string& observed_uid, RequestLog& log);

@@ -505,6 +505,54 @@ TEST_F(ObserveCluster, AStatefulSetTheEtcdDoesNotOwnIsNotTakenOver) {
       << RunRuleplane(apply, exit_code);
 }
 
+// The members' RoleBinding, created first by someone else: it binds their
+// ServiceAccount to the members' Role (the members' Leases, the Etcd's
+// status). Not taken as the Etcd's own, nor patched: the plan stops there.
+// Handed over (an ownerReference to the Etcd), its subjects become the
+// members' ServiceAccount alone. Before, a RoleBinding of that name counted
+// as applied whatever it bound (only a Role's rules were compared).
+TEST_F(ObserveCluster, AMembersRoleBindingTheEtcdDoesNotOwnIsNotTakenOver) {
+  ASSERT_NO_FATAL_FAILURE(ApplyExampleEtcd());
+  const KubeResource binding{"rbac.authorization.k8s.io/v1", "rolebindings", "default",
+                             "druid.gardener.cloud:etcd:etcd-main", ""};
+  auto foreign = ParseJson(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",
+      "metadata":{"name":"druid.gardener.cloud:etcd:etcd-main"},
+      "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"druid.gardener.cloud:etcd:etcd-main"},
+      "subjects":[{"kind":"ServiceAccount","name":"stranger","namespace":"default"}]})");
+  ASSERT_TRUE(foreign.ok());
+  auto created =
+      client_->Create({"rbac.authorization.k8s.io/v1", "rolebindings", "default", "", ""}, *foreign, log_);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const std::string apply = "apply --cluster default/etcd-main --kubeconfig " + BindOperatorToShippedRole() +
+                            " --journal " + dir_->path() + "/journal.db -o json";
+  int exit_code = -1;
+  const std::string refused = RunRuleplane(apply, exit_code);
+  EXPECT_EQ(exit_code, 1) << refused;
+  EXPECT_TRUE(Contains(refused,
+                       "a RoleBinding druid.gardener.cloud:etcd:etcd-main exists that the Etcd does not own"))
+      << refused;
+  auto theirs = client_->Get(binding, log_);
+  ASSERT_TRUE(theirs.ok());
+  EXPECT_EQ(FieldText(*theirs, {"metadata", "resourceVersion"}),
+            FieldText(*created, {"metadata", "resourceVersion"}))
+      << "their RoleBinding was written";
+
+  auto etcd = client_->Get({"druid.gardener.cloud/v1alpha1", "etcds", "default", "etcd-main", ""}, log_);
+  ASSERT_TRUE(etcd.ok());
+  auto handed_over =
+      ParseJson(R"({"metadata":{"ownerReferences":[{"apiVersion":"druid.gardener.cloud/v1alpha1",)"
+                R"("kind":"Etcd","name":"etcd-main","uid":")" +
+                FieldText(*etcd, {"metadata", "uid"}) + R"("}]}})");
+  ASSERT_TRUE(handed_over.ok());
+  ASSERT_TRUE(client_->MergePatch(binding, *handed_over, log_).ok());
+  const std::string applied = RunRuleplane(apply, exit_code);
+  ASSERT_EQ(exit_code, 0) << applied;
+  auto ours = client_->Get(binding, log_);
+  ASSERT_TRUE(ours.ok());
+  EXPECT_EQ(FormatJson(*ValueAt(*ours, {"subjects"})),
+            R"([{"kind":"ServiceAccount","name":"etcd-main","namespace":"default"}])");
+}
+
 // The rest of what etcd-druid renders follows the spec too: the client
 // Service takes the labels and annotations given later, an affinity taken
 // out leaves the pod template (the merge patch names it null), and a changed
