@@ -78,15 +78,17 @@ class EtcdReconciler {
   Result<ReconcileResult> Reconcile(const std::string& key);
 
  private:
-  // The re-check before a disruptive step (and the re-bootstrap marker): kConflict when a fresh
-  // observation no longer plans it or a gate now holds it back.
+  // The re-check before a disruptive step (and the re-bootstrap marker):
+  // kConflict when a fresh observation no longer plans it or a gate now
+  // holds it back.
   Status Recheck(const std::string& namespace_name, const std::string& name, const PlanStep& step);
   // How to reach the members of the Etcd the snapshot holds.
   Result<MemberEndpoints> ResolveMembers(const Value& snapshot);
   // The observation with the member Leases' renewTime and the last
-  // disruptive step's time as this controller saw them (ObservedTimes), and with what the cache does not
-  // hold, read now where a rule set reads it: the unbound claims' Warning Events, and the members'
-  // maintenance status (resolving `members` to read it).
+  // disruptive step's time as this controller saw them (ObservedTimes), and
+  // with what the cache does not hold, read now where a rule set reads it:
+  // the unbound claims' Warning Events, and the members' maintenance status
+  // (resolving `members` to read it).
   Result<Snapshot> WithLiveReads(Result<Snapshot> observed, std::optional<Result<MemberEndpoints>>& members);
   // The Event of a step that ended: performed, failed, waiting for an
   // approval, or in a dry run each request it would send.
