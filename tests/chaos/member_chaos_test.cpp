@@ -92,6 +92,7 @@ struct Totals {
   int random_kills = 0;
   int orphans = 0;  // etcdctl still running after its member-init was killed (issue 23, hazard 19)
   int init_aborts = 0;
+  int stale_markers_refused = 0;  // a second total loss: the first incident's marker re-created nothing
   int backups = 0;
   int backups_failed = 0;
   int64_t acknowledged = 0;
@@ -374,6 +375,21 @@ class Sequence {
       harness_.cluster_->KillMember(i);
       MoveDataAside(i, fault);
     }
+    // A second total loss finds the first incident's marker still on the
+    // Etcd (nothing retires it here): with newer backups in the store it
+    // approves nothing, and the first member waits without changing anything.
+    if (!marker_.empty() && marker_.substr(0, marker_.find(':')) != std::to_string(revision)) {
+      const Outcome early = harness_.MemberInitOf(0, WriteEtcd(0, {}));
+      std::error_code error;
+      if (early.exit_code != 1 || fs::exists(harness_.DataDir(0), error)) {
+        Fail("the first incident's marker " + marker_ +
+             " re-created the cluster after the second loss (exit " + std::to_string(early.exit_code) +
+             "): " + Tail(early.out + early.err));
+      } else {
+        ++totals_.stale_markers_refused;
+        Note("the first incident's marker " + marker_ + " re-created nothing: " + FirstLine(early.err));
+      }
+    }
     marker_ = std::to_string(revision) + ":chaos-" + std::to_string(fault + 1);
     Note("SIGKILL every member, every data directory lost; the Etcd marked " + marker_);
     KillAtFailurePoints(0, StatusMode::kRebootstrap, random);
@@ -654,11 +670,12 @@ std::string Summary(const Totals& totals) {
     line << (kind > 0 ? ", " : "") << kKindNames[kind] << " " << totals.faults[kind];
   line << "), " << totals.failure_points_reached << " member-init runs killed at failure points and "
        << totals.random_kills << " at random times (" << totals.orphans << " etcdctl outlived them), "
-       << totals.init_aborts << " aborted initializations retried, " << totals.backups << " backups ("
-       << totals.backups_failed << " failed), " << totals.acknowledged << " acknowledged writes, "
-       << totals.lost << " writes lost, " << totals.split_clusters << " split clusters, longest outage "
-       << totals.longest_outage.count() << " ms (seed " << totals.longest_outage_seed << ", bound "
-       << kOutageBound.count() << " ms)";
+       << totals.init_aborts << " aborted initializations retried, " << totals.stale_markers_refused
+       << " second total losses on which the first marker re-created nothing, " << totals.backups
+       << " backups (" << totals.backups_failed << " failed), " << totals.acknowledged
+       << " acknowledged writes, " << totals.lost << " writes lost, " << totals.split_clusters
+       << " split clusters, longest outage " << totals.longest_outage.count() << " ms (seed "
+       << totals.longest_outage_seed << ", bound " << kOutageBound.count() << " ms)";
   if (!totals.failed_seeds.empty()) {
     line << "; failed seeds:";
     for (uint64_t seed : totals.failed_seeds) line << " " << seed;
