@@ -168,9 +168,15 @@ GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, con
       return decision;
     }
   }
-  if (step.disruptive && options.min_disruptive_interval.count() > 0) {
-    auto last = ParseRfc3339(TextAt(snapshot, {"etcd", "status", "lastOperation", "lastDisruptiveStepTime"}));
-    if (last.ok() && now.seconds - last->seconds < options.min_disruptive_interval.count()) {
+  const std::string last_text =
+      TextAt(snapshot, {"etcd", "status", "lastOperation", "lastDisruptiveStepTime"});
+  if (step.disruptive && options.min_disruptive_interval.count() > 0 && !last_text.empty()) {
+    auto last = ParseRfc3339(last_text);
+    if (!last.ok()) {
+      decision.wait = true;
+      decision.reason = "the last disruptive step's time on the status, \"" + last_text +
+                        "\", is not an RFC 3339 time: " + last.error().message;
+    } else if (now.seconds - last->seconds < options.min_disruptive_interval.count()) {
       decision.wait = true;
       decision.reason = "the last disruptive step was at " + FormatRfc3339(*last) + "; the next not before " +
                         std::to_string(options.min_disruptive_interval.count()) + " s after it";

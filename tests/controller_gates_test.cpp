@@ -228,6 +228,11 @@ TEST_F(ControllerGatesTest, ADisruptiveStepWaitsForTheMinimumIntervalKeptInTheSt
   };
   EXPECT_TRUE(gate_at("2024-05-01T09:59:01Z").wait) << "59 s before the observation";
   EXPECT_FALSE(gate_at("2024-05-01T09:59:00Z").wait) << "60 s before";
+  // A time that does not parse (a status edited by hand) holds the step and says why; before, it let it
+  // through.
+  const GateDecision garbled = gate_at("yesterday");
+  EXPECT_TRUE(garbled.wait);
+  EXPECT_NE(garbled.reason.find("\"yesterday\""), std::string::npos) << garbled.reason;
 }
 
 TEST_F(ControllerGatesTest, TheStatusSaysWhatWaitsAndIsNotWrittenAgainWhenItAlreadySaysIt) {
