@@ -1,9 +1,11 @@
 // Running the ruleplane binary from tests, as a user runs it: arguments in,
-// exit code and output out. Temporary files are named after the running test,
-// because ctest runs tests in parallel.
+// exit code and output out. Temporary files are named after the running test
+// and its process, because ctest runs tests in parallel, and the full run runs
+// the same test of the release and the sanitizer builds side by side.
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,10 +29,12 @@ struct CommandResult {
 using ruleplane::testing::Contains;
 using ruleplane::testing::Slurp;
 
-// A temporary file name of the running test's own.
+// A temporary file name of the running test's own (in this process: the
+// other build's run of the same test may write its own at the same time).
 inline std::string TempPath(const std::string& name) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  return ::testing::TempDir() + "/" + test->test_suite_name() + "_" + test->name() + "_" + name;
+  return ::testing::TempDir() + "/" + test->test_suite_name() + "_" + test->name() + "_" +
+         std::to_string(getpid()) + "_" + name;
 }
 
 inline std::string WriteTemp(const std::string& name, const std::string& content) {
