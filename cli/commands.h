@@ -20,7 +20,7 @@ enum ExitCode { kExitOk = 0, kExitFinding = 1, kExitUsage = 2 };
 bool HelpRequested(const Args& args);
 int PrintUsage(std::string_view usage, std::ostream& out);
 
-int RunEval(const Args& args, std::ostream& out, std::ostream& err);
+int RunEval(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 int RunLint(const Args& args, std::ostream& out, std::ostream& err);
 int RunTest(const Args& args, std::ostream& out, std::ostream& err);
 int RunPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);

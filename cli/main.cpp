@@ -49,7 +49,7 @@ Commands:
                      the newest full snapshot and its deltas as one new full snapshot (the compaction Job)
   history [--journal FILE] [--limit N] [-o table|json]
                      what was observed, decided and done, step by step
-  eval [--input FILE.json] [--] EXPR
+  eval [--input FILE.json] [--] EXPR | eval --batch < CASES.jsonl
                      evaluate one expression against a JSON document's top-level keys
   version            print the version
 
@@ -82,7 +82,7 @@ int Run(int argc, char** argv) {
   if (command == "backup") return RunBackup(args, std::cout, std::cerr);
   if (command == "compact") return RunCompact(args, std::cout, std::cerr);
   if (command == "history") return RunHistory(args, std::cout, std::cerr);
-  if (command == "eval") return RunEval(args, std::cout, std::cerr);
+  if (command == "eval") return RunEval(args, std::cin, std::cout, std::cerr);
   if (command == "version" || command == "--version") {
     std::cout << "ruleplane " << RULEPLANE_VERSION << "\n";
     return kExitOk;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 
@@ -16,9 +17,10 @@ struct Outcome {
   std::string err;
 };
 
-Outcome Eval(const Args& args) {
+Outcome Eval(const Args& args, const std::string& input = "") {
+  std::istringstream in(input);
   std::ostringstream out, err;
-  const int exit_code = RunEval(args, out, err);
+  const int exit_code = RunEval(args, in, out, err);
   return {exit_code, out.str(), err.str()};
 }
 
@@ -123,6 +125,46 @@ TEST(EvalCommandTest, BadUsageExitsTwo) {
   const Outcome help = Eval({"--help"});
   EXPECT_EQ(help.exit_code, kExitOk);
   EXPECT_NE(help.out.find("usage: ruleplane eval"), std::string::npos);
+}
+
+TEST(EvalCommandTest, BatchEvaluatesOneCasePerLineAndGoesOnPastAFailure) {
+  const Outcome outcome = Eval({"--batch"},
+                               "{\"expr\": \"x * 2\", \"input\": {\"x\": 21}}\n"
+                               "\n"
+                               "{\"expr\": \"1 / 0\"}\n"
+                               "{\"expr\": \"[1, 2].map(x, x * 10)\"}\n"
+                               "{\"expr\": \"1 +\"}\n"
+                               "not json\n"
+                               "{\"input\": {}}\n"
+                               "{\"expr\": \"x\", \"input\": [1]}");
+  EXPECT_EQ(outcome.exit_code, kExitFinding);
+  std::istringstream lines(outcome.out);
+  std::vector<std::string> line;
+  for (std::string text; std::getline(lines, text);) line.push_back(text);
+  ASSERT_EQ(line.size(), 7u) << outcome.out;
+  EXPECT_EQ(line[0], R"({"line":1,"value":42})");
+  EXPECT_EQ(line[1].substr(0, 19), R"({"line":3,"error":")") << line[1];
+  EXPECT_NE(line[1].find("division by zero"), std::string::npos) << line[1];
+  EXPECT_EQ(line[2], R"({"line":4,"value":[10,20]})");
+  EXPECT_EQ(line[3].substr(0, 28), R"({"line":5,"error":"column 4:)") << line[3];
+  EXPECT_EQ(line[4].substr(0, 19), R"({"line":6,"error":")") << line[4];
+  EXPECT_NE(line[5].find(R"(under \"expr\")"), std::string::npos) << line[5];
+  EXPECT_NE(line[6].find(R"(\"input\" to be a JSON object)"), std::string::npos) << line[6];
+  EXPECT_EQ(outcome.err, "ruleplane: 5 of 7 cases failed\n");
+  // Each case's value is what the same expression gives alone.
+  const Outcome alone = Eval({"1 / 0"});
+  EXPECT_EQ(alone.exit_code, kExitFinding);
+  EXPECT_NE(alone.err.find("division by zero"), std::string::npos) << alone.err;
+}
+
+TEST(EvalCommandTest, BatchTakesNoExpressionArgumentAndNoInputFile) {
+  EXPECT_EQ(Eval({"--batch", "1 + 1"}).exit_code, kExitUsage);
+  const Outcome with_input = Eval({"--batch", "--input", "x.json"});
+  EXPECT_EQ(with_input.exit_code, kExitUsage);
+  EXPECT_NE(with_input.err.find("not from --input"), std::string::npos) << with_input.err;
+  const Outcome all_passed = Eval({"--batch"}, "{\"expr\": \"true\"}\n");
+  EXPECT_EQ(all_passed.exit_code, kExitOk);
+  EXPECT_EQ(all_passed.out, "{\"line\":1,\"value\":true}\n");
 }
 
 }  // namespace

@@ -5,9 +5,11 @@ usage: run_conformance.py RULEPLANE CASES.jsonl [--min-percent P] [--failures] [
 
 Each case of CASES.jsonl (written by extract_cel_spec.py) is first classified, from the case alone and
 never from its outcome: it is in ruleplane's subset unless one of the rules of skip_reason() below
-applies. A case in the subset runs as `RULEPLANE eval [--input BINDINGS.json] -- EXPR` and passes when
-compare() accepts the result. Prints passed/failed/skipped per file and the pass rate of the subset;
-exits 1 when that rate is below --min-percent (default 0), 2 on bad usage.
+applies. The cases in the subset run through `RULEPLANE eval --batch` (a line per case with its bindings as
+the line's input, a process per core), and a case passes when compare() accepts its value. Prints
+passed/failed/skipped per file and the pass rate of the subset; exits 1 when that rate is below
+--min-percent (default 0) or when an eval process ends other than with exit 0 or 1 (a crash, a
+sanitizer's report), 2 on bad usage.
 
 How results compare, given that eval prints JSON, which loses some of CEL's types:
 - int and double stay apart: eval prints a double with a fraction or an exponent (2.0, 1e+100) and an
@@ -32,7 +34,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 # ruleplane's functions (rules/README.md, "Expressions" and "Extension functions"), and the macros.
 GLOBAL_FUNCTIONS = {"size", "int", "double", "string", "timestamp", "duration", "matches", "has", "cronNext",
@@ -238,39 +239,44 @@ def describe(value):
     return json.dumps(value)
 
 
-def run_case(binary, case):
-    """(passed, detail)."""
-    command = [binary, "eval"]
-    input_path = None
-    if case.get("bindings"):
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
-            json.dump({name: to_json_binding(v) for name, v in case["bindings"].items()}, f)
-            input_path = f.name
-        command += ["--input", input_path]
-    command += ["--", case["expr"]]
-    try:
-        result = subprocess.run(command, capture_output=True, timeout=30)
-    except subprocess.TimeoutExpired:
-        return False, "timed out"
-    finally:
-        if input_path:
-            os.unlink(input_path)
-    stdout = result.stdout.decode("utf-8", "replace")
-    stderr = result.stderr.decode("utf-8", "replace").strip()
-    stderr = stderr.splitlines()[0] if stderr else ""  # the message, without the caret lines
+def outcome(case, result):
+    """(passed, detail) of one case from its line of `eval --batch`: {"value": ...} or {"error": "..."}."""
     expected = case["expected"]
     if "eval_error" in expected:
-        if result.returncode == 1 and stderr.startswith("error:") and "unsupported:" not in stderr:
+        if "error" in result and "unsupported:" not in result["error"]:
             return True, ""
-        return False, f"expected an error, got exit {result.returncode}: {stdout.strip() or stderr}"
-    if result.returncode != 0:
-        return False, f"expected {describe(expected['value'])}, got exit {result.returncode}: {stderr}"
-    try:
-        actual = json.loads(stdout)
-    except ValueError:
-        return False, f"output is not JSON: {stdout!r}"
-    why = compare(expected["value"], actual)
+        got = f"error: {result['error']}" if "error" in result else describe(result["value"])
+        return False, f"expected an error, got {got}"
+    if "error" in result:
+        return False, f"expected {describe(expected['value'])}, got error: {result['error']}"
+    why = compare(expected["value"], result["value"])
     return why is None, why or ""
+
+
+class EvalCrashed(Exception):
+    pass
+
+
+def run_cases(binary, cases):
+    """(passed, detail) per case, in order: one `eval --batch` process for all of them. Raises EvalCrashed
+    when the process ends other than with 0 or 1, or leaves a case unanswered."""
+    lines = []
+    for case in cases:
+        line = {"expr": case["expr"]}
+        if case.get("bindings"):
+            line["input"] = {name: to_json_binding(v) for name, v in case["bindings"].items()}
+        lines.append(json.dumps(line, ensure_ascii=False))
+    text = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+    result = subprocess.run([binary, "eval", "--batch"], input=text, capture_output=True, timeout=600)
+    results = {}
+    for line in result.stdout.decode("utf-8", "replace").splitlines():
+        answer = json.loads(line)
+        results[answer["line"] - 1] = answer
+    if result.returncode not in (0, 1) or len(results) != len(cases):
+        stderr = result.stderr.decode("utf-8", "replace").strip()
+        raise EvalCrashed(f"eval --batch exited {result.returncode} after answering {len(results)} of "
+                          f"{len(cases)} cases:\n{stderr[-4000:]}")
+    return [outcome(case, results[i]) for i, case in enumerate(cases)]
 
 
 def main(argv):
@@ -306,8 +312,17 @@ def main(argv):
 
     reasons = [skip_reason(case) for case in cases]
     inside = [case for case, reason in zip(cases, reasons) if reason is None]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        outcomes = dict(zip(map(id, inside), pool.map(lambda case: run_case(binary, case), inside)))
+    # One batch per core, each in one process (a process per case spent most of its time starting).
+    workers = max(2, os.cpu_count() or 2)
+    chunks = [inside[k::workers] for k in range(workers)]
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(lambda chunk: run_cases(binary, chunk), chunks))
+    except EvalCrashed as crashed:
+        print(crashed)
+        return 1
+    outcomes = {id(case): result for chunk, chunk_results in zip(chunks, results)
+                for case, result in zip(chunk, chunk_results)}
 
     files = list(dict.fromkeys(case["file"] for case in cases))
     counts = {name: [0, 0, 0] for name in files}
