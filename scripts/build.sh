@@ -3,7 +3,8 @@
 #   release   optimised (-O2), warnings are errors (the default); tests and benchmarks
 #   tests     as release, without the benchmarks (what scripts/test.sh runs)
 #   quick     as release: the binary, the unit tests and the smoke tests only (scripts/test.sh --quick)
-#   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer at -O1 (assertions on), warnings are errors;
+#   sanitize  AddressSanitizer + UndefinedBehaviorSanitizer at -O1 (assertions on, line tables only: the
+#             sanitizers' reports still name file and line), warnings are errors;
 #             the unit tests and the real-component suites whose tests the sanitizer pass runs (etcd,
 #             kubernetes, objectstore)
 #   fuzz      clang + libFuzzer fuzz targets only, the engine instrumented too (fuzz/README.md)
@@ -31,7 +32,7 @@ case "$flavour" in
   quick)    options=("${optimised[@]}" -DRULEPLANE_TESTS=ON -DRULEPLANE_BENCHMARKS=OFF
                      "-DRULEPLANE_TEST_SUITES=$suites_without_worlds") ;;
   binary)   options=("${optimised[@]}" -DRULEPLANE_TESTS=OFF -DRULEPLANE_BENCHMARKS=OFF) ;;
-  sanitize) options=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" -DRULEPLANE_WERROR=ON -DRULEPLANE_SANITIZE=ON -DRULEPLANE_BENCHMARKS=OFF
+  sanitize) options=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DRULEPLANE_WERROR=ON -DRULEPLANE_SANITIZE=ON -DRULEPLANE_BENCHMARKS=OFF
                      "-DRULEPLANE_TEST_SUITES=$suites_without_worlds") ;;
   fuzz)     options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DRULEPLANE_LIBFUZZER=ON -DRULEPLANE_BENCHMARKS=OFF) ;;
   *) echo "usage: $0 [release|tests|quick|sanitize|fuzz|binary]" >&2; exit 2 ;;

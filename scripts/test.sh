@@ -40,8 +40,9 @@ phase() {
   record_phase "$name" $((SECONDS - start)) "$status"
   return "$status"
 }
-# At the end, also after a failure: the sanitizer work beside stopped, the table printed.
+# At the end, also after a failure: the work beside stopped, the table printed.
 report() {
+  [ -z "${kube_build:-}" ] || kill -- -"$kube_build" 2>/dev/null || true
   [ -z "${sanitize_beside:-}" ] || kill -- -"$sanitize_beside" 2>/dev/null || true
   python3 scripts/test-report.py "$report_dir" || true
 }
@@ -128,23 +129,31 @@ fi
 phase "dependencies" bash scripts/install-deps.sh
 # kube-apiserver 1.20.2 for the tests labelled `kubernetes`, and the node's kubelet, kube-scheduler, kube-proxy
 # and kubectl (label node): built once per machine from Debian's source package, cached outside the repository.
-phase "kubernetes binaries" bash -c 'bash scripts/build-kubernetes.sh --node > build/test-report/kube-bin.txt'
+# On a machine without them, beside the release build: the Go build leaves a core idle while its code generators
+# and linker run, and the C++ build fills it.
+kube_started=$SECONDS
+setsid bash -c 'bash scripts/build-kubernetes.sh --node > build/test-report/kube-bin.txt' &
+kube_build=$!
+phase "build release (tests, no benchmarks)" bash scripts/build.sh tests
+kube_status=0
+phase "kubernetes binaries beside the build: the rest" wait "$kube_build" || kube_status=$?
+kube_build=
+record_phase "kubernetes binaries (beside the release build)" $((SECONDS - kube_started)) "$kube_status" overlapped
+((kube_status == 0)) || exit "$kube_status"
 RULEPLANE_KUBE_BIN=$(tail -n 1 "$report_dir/kube-bin.txt")
 export RULEPLANE_KUBE_BIN
-
-phase "build release (tests, no benchmarks)" bash scripts/build.sh tests
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+# Beside the node's images and the release tests, which mostly wait for the network and for servers (they keep
+# about one core of two busy), at the lowest CPU and I/O priority so that it takes only what they leave: the
+# sanitizer build, then its tests that need no server. Those start nothing and wait for nothing, so being slowed
+# down changes only how long they take; their output goes to a log of their own, printed when they fail.
+sanitize_log=$report_dir/sanitize-beside.log
+setsid nice -n 19 ionice -c 3 bash scripts/test.sh --sanitizer-beside >"$sanitize_log" 2>&1 &
+sanitize_beside=$!
 # The node's images (label `node`), from the binary just built: cached, rebuilt when it changes.
 phase "node images" bash -c 'bash scripts/build-images.sh build/release/ruleplane > build/test-report/images.txt'
 RULEPLANE_IMAGES=$(tail -n 1 "$report_dir/images.txt")
 export RULEPLANE_IMAGES
-export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-# Beside the release tests, which mostly wait for servers (they keep about one core of two busy), at the lowest CPU
-# and I/O priority so that it takes only what the tests leave: the sanitizer build, then its tests that need no
-# server. Those start nothing and wait for nothing, so being slowed down changes only how long they take; their
-# output goes to a log of their own, printed when they fail.
-sanitize_log=$report_dir/sanitize-beside.log
-setsid nice -n 19 ionice -c 3 bash scripts/test.sh --sanitizer-beside >"$sanitize_log" 2>&1 &
-sanitize_beside=$!
 # Two at a time, of which at most 4 "worlds" (a real node counts 3, a fault campaign 2, an e2e world 1;
 # tests/ctest-resources.json). Three at a time was tried: under the load of a real
 # node beside an e2e world and a kube-apiserver test, a lease-renewal test and a peer-TLS move failed.
