@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "engine/common/sha256.h"
+
 namespace ruleplane {
 namespace {
 
@@ -97,6 +99,10 @@ bool IsQuorumLossRecovery(const PlanStep& step, const Value& etcd) {
   const Value* desired = ValueAt(etcd, {"spec", "replicas"});
   const bool hibernation = desired != nullptr && desired->is_int() && desired->int_value() == 0;
   return step.action == "ScaleStatefulSet" && IntParam(step, "replicas") == 0 && !hibernation;
+}
+
+std::string ApprovalDigest(const Plan& plan, const Value& etcd) {
+  return "sha256:" + Sha256Hex(PlanDigest(plan) + "\netcd uid " + TextAt(etcd, {"metadata", "uid"}));
 }
 
 GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, const std::string& plan_digest,

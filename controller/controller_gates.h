@@ -4,8 +4,9 @@
 //
 //   - Quorum-loss recovery (the StatefulSet scaled to 0, to re-bootstrap from
 //     the backup, while spec.replicas is not 0) waits for an approval: the annotation
-//     ruleplane.dev/approve-plan on the Etcd naming the plan's digest
-//     (PlanDigest), unless the controller runs with --auto-recover-quorum-loss.
+//     ruleplane.dev/approve-plan on the Etcd naming the plan's digest bound to
+//     the Etcd's uid (ApprovalDigest), unless the controller runs with
+//     --auto-recover-quorum-loss.
 //     An approval runs the step without --allow-disruptive.
 //   - The re-bootstrap marker (MarkRebootstrap) waits until the last
 //     disruptive step on the Etcd's status is this rule's scale to 0, approved
@@ -70,6 +71,12 @@ struct ControllerGateOptions {
 // Etcd object `etcd` still wants members. A scale to 0 that its spec.replicas
 // asks for is hibernation: the members keep their data, no approval is needed.
 bool IsQuorumLossRecovery(const PlanStep& step, const Value& etcd);
+
+// The digest an approval names and status.lastOperation.planDigest shows: the
+// plan's (PlanDigest) bound to the uid of the Etcd object `etcd`, so that an
+// approval carried onto a re-created Etcd of the same name (a manifest applied
+// again with its annotations) approves none of its plans.
+std::string ApprovalDigest(const Plan& plan, const Value& etcd);
 
 GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, const std::string& plan_digest,
                                 Timestamp now, const ControllerGateOptions& options);

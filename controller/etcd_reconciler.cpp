@@ -102,7 +102,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   auto plan = MakePlan(rule_sets_, *snapshot, options_.evaluation, catalogue_);
   if (!plan.ok()) return plan.error();
   if (!members && PlansMemberCalls(*plan)) members = ResolveMembers(snapshot->document);
-  const std::string digest = PlanDigest(*plan);
+  const std::string digest = ApprovalDigest(*plan, etcd);
   ExecutionReport report;
   report.state = "succeeded";
   Value intent;  // written before a disruptive step acted, when one did
@@ -242,8 +242,8 @@ Status EtcdReconciler::Recheck(const std::string& namespace_name, const std::str
                  "does not plan it)",
                  {}};
   }
-  const GateDecision gate =
-      GateControllerStep(*same, fresh->document, PlanDigest(*replanned), *now, GateOptions());
+  const GateDecision gate = GateControllerStep(
+      *same, fresh->document, ApprovalDigest(*replanned, *fresh->document.Find("etcd")), *now, GateOptions());
   if (gate.wait || gate.refuse) {
     return Error{ErrorCode::kConflict, "re-checked before acting: " + gate.reason, {}};
   }

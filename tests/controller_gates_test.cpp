@@ -87,6 +87,36 @@ TEST_F(ControllerGatesTest, QuorumLossRecoveryWaitsForAnApprovalOfThisVeryPlan) 
   EXPECT_EQ(PlanDigest(PlanFor(Parsed(document))), digest) << "an annotation does not change the decision";
 }
 
+// An Etcd deleted and created again under the same name (a manifest applied
+// again, its approval annotation with it) plans the same steps, so the plan's
+// own digest (PlanDigest) is the same: an approval of the first object's
+// recovery passed for the second one's.
+TEST_F(ControllerGatesTest, AnApprovalCarriedOntoAReCreatedEtcdOfTheSameNameApprovesNothing) {
+  nlohmann::json document = Example("quorum-lost.json");
+  const Snapshot first = Parsed(document);
+  const Plan first_plan = PlanFor(first);
+  const std::string approved = ApprovalDigest(first_plan, *first.document.Find("etcd"));
+  EXPECT_NE(approved, PlanDigest(first_plan));
+
+  document["etcd"]["metadata"]["uid"] = "0b1e7c55-9d1f-4c7e-8a3b-6f2d9e4a1c08";
+  document["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = approved;
+  const Snapshot again = Parsed(document);
+  const Plan plan = PlanFor(again);
+  ASSERT_EQ(PlanDigest(plan), PlanDigest(first_plan)) << "the same decision";
+  const std::string digest = ApprovalDigest(plan, *again.document.Find("etcd"));
+  EXPECT_NE(digest, approved);
+  const GateDecision gate =
+      GateControllerStep(StepOf(plan, "ScaleStatefulSet"), again.document, digest, again.observed_at, {});
+  EXPECT_TRUE(gate.wait) << "approved by the annotation of an Etcd that no longer exists";
+  EXPECT_NE(gate.reason.find("ruleplane.dev/approve-plan=" + digest), std::string::npos) << gate.reason;
+
+  document["etcd"]["metadata"]["annotations"]["ruleplane.dev/approve-plan"] = digest;
+  EXPECT_FALSE(GateControllerStep(StepOf(plan, "ScaleStatefulSet"), Parsed(document).document, digest,
+                                  again.observed_at, {})
+                   .wait)
+      << "its own approval";
+}
+
 // A StatefulSet at 0 replicas for another reason (a hibernation, a hand-made
 // scale) with the quorum-loss rule matching found the scale done and wrote the
 // marker, and ordinal 0 re-created the cluster from the backup unapproved.
