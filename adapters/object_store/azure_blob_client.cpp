@@ -1,6 +1,7 @@
 #include "adapters/object_store/azure_blob_client.h"
 
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -68,11 +69,24 @@ Result<std::string> RangeMd5(int fd, int64_t offset, int64_t size, const std::st
   return Base64Encode(std::string_view(reinterpret_cast<const char*>(digest), length));
 }
 
-// etcd-backup-restore's block IDs: the block's number as ten digits, in base64.
-std::string BlockId(int number) {
+// A block's ID: "<upload>-<number as ten digits>" in base64, where <upload> is 16 random hex digits of this
+// upload. etcd-backup-restore's IDs are the number alone; two uploaders of one blob name (two agents that
+// both think they lead) then stage blocks under the same IDs, and a commit could take the other's block 1
+// with its own blocks 2 to n: a blob that is neither snapshot, published as whole. With an upload's own IDs,
+// a block another commit discarded fails the commit instead. Every ID of a blob has the same length, as Azure
+// requires.
+std::optional<std::string> UploadNonce() {
+  unsigned char bytes[8];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) return std::nullopt;
+  char hex[17];
+  for (size_t i = 0; i < sizeof bytes; ++i) std::snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+  return hex;
+}
+
+std::string BlockId(const std::string& upload, int number) {
   char digits[16];
   std::snprintf(digits, sizeof digits, "%010d", number);
-  return Base64Encode(digits);
+  return Base64Encode(upload + "-" + digits);
 }
 
 }  // namespace
@@ -180,9 +194,12 @@ Status AzureBlobClient::PutBlocks(const std::string& blob, int fd, int64_t size)
                  {}};
   };
   std::string document = "<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>";
+  const std::optional<std::string> upload = UploadNonce();
+  if (!upload)
+    return Error{ErrorCode::kInternal, What("PutBlock", blob) + ": no random bytes for its block IDs", {}};
   int number = 1;
   for (int64_t offset = 0; offset < size; offset += block_size, ++number) {
-    const std::string id = BlockId(number);
+    const std::string id = BlockId(*upload, number);
     Status staged = PutBlock(blob, id, number, fd, offset, std::min(block_size, size - offset));
     if (!staged.ok()) return abandon(staged.error());
     document += "<Latest>" + id + "</Latest>";

@@ -15,8 +15,10 @@
 // changed on the way), then committed with Put Block List. Staged blocks
 // are never visible: until the commit no blob appears, and after a failed
 // upload none does (the service discards uncommitted blocks; the next
-// commit of the name replaces them). Block IDs are etcd-backup-restore's:
-// the base64 of the block's number as ten digits, from 1.
+// commit of the name replaces them). A block's ID is the base64 of
+// "<upload>-<number>": 16 random hex digits of this upload, and the block's
+// number as ten digits from 1 (etcd-backup-restore uses the number alone), so
+// that two uploaders of one name never commit each other's blocks.
 //
 // Errors, by what the caller should do (each names the container's URL and
 // the blob, and Azure's error code when the answer carries one): 401/403

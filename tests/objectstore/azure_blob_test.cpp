@@ -39,6 +39,16 @@ using testing::WritePatternFile;
 constexpr int64_t kMiB = 1 << 20;
 const std::string kContainer = "backups";
 
+// The block ID a PutBlock request line or target names, decoded ("3f2a...-0000000002"); "" for another
+// request.
+std::string BlockIdOf(const std::string& request) {
+  const size_t at = request.find("blockid=");
+  if (at == std::string::npos) return "";
+  std::string id = request.substr(at + 8, request.find_first_of("& ", at) - at - 8);
+  for (size_t escape; (escape = id.find("%3D")) != std::string::npos;) id.replace(escape, 3, "=");
+  return Base64Decode(id).value_or("not base64: " + id);
+}
+
 class AzureBlobTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -177,24 +187,31 @@ TEST_F(AzureBlobTest, ABlockUploadComesBackWholeAndHoldsAboutOneBlockInMemory) {
   // Holding the file (17 MiB) or even one block (5 MiB) would show here.
   EXPECT_TRUE(!kRssIsMeaningful || growth < 4 * kMiB) << growth << " bytes";
 
-  // The same file again through the proxy: the requests of a block upload,
-  // with etcd-backup-restore's block IDs (base64 of "0000000001", ...).
-  ASSERT_TRUE(client->PutBlobFromFile(blob, path).ok());
+  // The same file again through the proxy, twice: the requests of a block
+  // upload, each block's ID "<upload>-<number>" with the upload's own part.
   std::vector<std::string> block_ids;
   int commits = 0, single = 0;
+  for (int upload = 0; upload < 2; ++upload) {
+    ASSERT_TRUE(client->PutBlobFromFile(blob, path).ok());
+  }
   for (const std::string& request : (*proxy)->requests()) {
     if (request.rfind("PUT ", 0) != 0) continue;
-    if (const size_t at = request.find("blockid="); at != std::string::npos)
-      block_ids.push_back(request.substr(at + 8, request.find_first_of("& ", at) - at - 8));
+    if (const std::string id = BlockIdOf(request); !id.empty())
+      block_ids.push_back(id);
     else if (request.find("comp=blocklist") != std::string::npos)
       ++commits;
     else
       ++single;
   }
-  EXPECT_EQ(block_ids,
-            (std::vector<std::string>{"MDAwMDAwMDAwMQ%3D%3D", "MDAwMDAwMDAwMg%3D%3D", "MDAwMDAwMDAwMw%3D%3D",
-                                      "MDAwMDAwMDAwNA%3D%3D"}));  // 5+5+5+2 MiB
-  EXPECT_EQ(commits, 1);
+  ASSERT_EQ(block_ids.size(), 8u);  // 5+5+5+2 MiB, twice
+  const std::string first_upload = block_ids[0].substr(0, 17), second_upload = block_ids[4].substr(0, 17);
+  EXPECT_NE(first_upload, second_upload);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(block_ids[i], (i < 4 ? first_upload : second_upload) + "000000000" + std::to_string(i % 4 + 1));
+    EXPECT_EQ(block_ids[i].size(), 27u) << "every ID of a blob has the same length";
+  }
+  EXPECT_EQ(first_upload.back(), '-');
+  EXPECT_EQ(commits, 2);
   EXPECT_EQ(single, 0);
 
   // Read back to a file: the sink holds nothing either.
@@ -300,7 +317,7 @@ TEST_F(AzureBlobTest, AListingLongerThanAPageFollowsTheMarkers) {
 TEST_F(AzureBlobTest, AFailedBlockLeavesNoNewBlobAndTheOldOneWhole) {
   // Every attempt at block 2 fails as the service does when it cannot store one.
   auto proxy = S3FaultProxy::Start(server_->port(), [](const std::string& method, const std::string& target) {
-    return method == "PUT" && target.find("blockid=MDAwMDAwMDAwMg%3D%3D") != std::string::npos;
+    return method == "PUT" && BlockIdOf(target).ends_with("-0000000002");
   });
   ASSERT_TRUE(proxy.ok()) << proxy.error().message;
   AzureBlobConfig config = Config(Through(**proxy));
@@ -328,7 +345,7 @@ TEST_F(AzureBlobTest, AFailedBlockLeavesNoNewBlobAndTheOldOneWhole) {
   EXPECT_EQ((*proxy)->failed(), 4);  // both attempts, both uploads
   for (const std::string& request : (*proxy)->requests()) {
     EXPECT_EQ(request.find("comp=blocklist"), std::string::npos) << request;
-    EXPECT_EQ(request.find("blockid=MDAwMDAwMDAwMw"), std::string::npos) << "block 3 was sent: " << request;
+    EXPECT_FALSE(BlockIdOf(request).ends_with("-0000000003")) << "block 3 was sent: " << request;
   }
 
   auto direct = Client(Config());
@@ -350,6 +367,48 @@ TEST_F(AzureBlobTest, AFailedBlockLeavesNoNewBlobAndTheOldOneWhole) {
   auto whole = Get(*direct, fresh);
   ASSERT_TRUE(whole.ok()) << whole.error().message;
   EXPECT_EQ(whole->size(), static_cast<size_t>(12 * kMiB));
+}
+
+// Two uploaders of one blob name (two agents that both think they lead): the
+// second one's whole upload lands while the first is between its blocks 1
+// and 2. With etcd-backup-restore's block IDs (the number alone) the first
+// one's commit took the second one's block 1 with its own blocks 2 and 3, and
+// reported a blob that is neither file as stored.
+TEST_F(AzureBlobTest, TwoUploadersOfOneNameNeverPublishAMixOfTheirBlocks) {
+  const std::string blob = "etcd-main/v2/Full-00000000-00004000-1700000000";
+  const std::string mine = File("mine", 12 * kMiB, 21), theirs = File("theirs", 12 * kMiB, 22);
+  auto direct = Client(Config());
+  ASSERT_NE(direct, nullptr);
+  Status their_upload = Error{ErrorCode::kInternal, "never ran", {}};
+  // The proxy's hook runs before it passes the first uploader's block 2 on: the second uploader's whole
+  // upload.
+  auto proxy =
+      S3FaultProxy::Start(server_->port(), [&](const std::string& method, const std::string& target) {
+        if (method == "PUT" && BlockIdOf(target).ends_with("0000000002") && !their_upload.ok())
+          their_upload = direct->PutBlobFromFile(blob, theirs);
+        return false;
+      });
+  ASSERT_TRUE(proxy.ok()) << proxy.error().message;
+  AzureBlobConfig config = Config(Through(**proxy));
+  config.block_size_bytes = 5 * kMiB;
+  config.block_attempts = 1;
+  auto client = Client(config);
+  ASSERT_NE(client, nullptr);
+
+  const Status my_upload = client->PutBlobFromFile(blob, mine);
+  ASSERT_TRUE(their_upload.ok()) << their_upload.error().message;
+  auto stored = Get(*direct, blob);
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  const std::string my_bytes = testing::Slurp(mine), their_bytes = testing::Slurp(theirs);
+  if (my_upload.ok()) {
+    EXPECT_TRUE(*stored == my_bytes)
+        << "the first uploader was told its blob is stored, and it is not its file: "
+        << (stored->substr(0, 5 * kMiB) == their_bytes.substr(0, 5 * kMiB) ? "block 1 is the other uploader's"
+                                                                           : "another mix");
+  } else {
+    EXPECT_TRUE(*stored == their_bytes) << "a failed upload left a blob that is not the other one's whole";
+    EXPECT_NE(my_upload.error().message.find("abandoned"), std::string::npos) << my_upload.error().message;
+  }
 }
 
 TEST(AzureBlobConfigTest, UnusableConfigurationsAreRefusedWhereTheyEnter) {
