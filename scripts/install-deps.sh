@@ -8,12 +8,13 @@ binary=(
   libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libsimdjson-dev libsqlite3-dev
   zlib1g-dev
 )
+# ccache: the compiler cache scripts/build.sh uses for every flavour (kept under /var/cache/ruleplane/ccache).
 # libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (only recommended by clang).
 # python3-boto3: the independent S3 client the object-store tests (label objectstore) check against.
 # The node (scripts/node.sh, label node): containerd, runc, the CNI plugins, dnsmasq for the cluster DNS,
 # iptables and conntrack for kube-proxy; debootstrap for the image (scripts/build-images.sh).
 everything=(
-  clang clang-format libclang-rt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev python3 etcd-server
+  ccache clang clang-format libclang-rt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev python3 etcd-server
   etcd-client containerd runc containernetworking-plugins dnsmasq-base iptables conntrack iproute2 procps debootstrap
   python3-boto3
 )
