@@ -477,6 +477,34 @@ TEST(EtcdTemplates, MemberInitAndMemberAgentPresentTheMountedClientSecret) {
         EXPECT_NE(mount["name"], other) << name;
 }
 
+// The members' ServiceAccount may patch their Leases, whose revisions make
+// the data-loss bound an approver reads. The etcd container calls no API
+// server: before, the admission plugin mounted the token into it as into the
+// others.
+TEST(EtcdTemplates, OnlyMemberInitAndTheAgentGetTheServiceAccountToken) {
+  const std::string token_path = "/var/run/secrets/kubernetes.io/serviceaccount";
+  const nlohmann::json pod = PodSpec(EtcdStatefulSet(ExampleEtcd(), 3));
+  // What the admission plugin skips a container for: any mount at the token's path.
+  auto mount_at_token_path = [&](const std::string& name) -> const nlohmann::json* {
+    for (const nlohmann::json& mount : Container(pod, name)["volumeMounts"])
+      if (mount["mountPath"] == token_path) return &mount;
+    return nullptr;
+  };
+  const nlohmann::json* hidden = mount_at_token_path("etcd");
+  ASSERT_NE(hidden, nullptr) << Container(pod, "etcd")["volumeMounts"];
+  EXPECT_EQ((*hidden)["readOnly"], true);
+  int empty_dirs = 0;
+  for (const nlohmann::json& volume : pod["volumes"]) {
+    if (volume["name"] != (*hidden)["name"]) continue;
+    EXPECT_EQ(volume["emptyDir"], nlohmann::json::object()) << volume;
+    ++empty_dirs;
+  }
+  EXPECT_EQ(empty_dirs, 1) << pod["volumes"];
+  EXPECT_EQ(pod.value("automountServiceAccountToken", true), true) << "member-init and the agent need it";
+  for (const std::string name : {"member-init", "member-agent"})
+    EXPECT_EQ(mount_at_token_path(name), nullptr) << name;
+}
+
 TEST(EtcdTemplates, APlaintextEtcdMountsNoTlsSecretAndProbesTheClientPort) {
   const Value etcd = Edited(ExampleEtcd(), [](auto& json) {
     json["spec"]["etcd"].erase("clientUrlTls");

@@ -203,6 +203,15 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas,
     init_args.push_back(arg);
     agent_args.push_back(arg);
   }
+  // The etcd container gets no ServiceAccount token: it calls no API server, and with the token anything that
+  // runs in it could act as the members (patch their Leases, whose revisions make the data-loss bound an
+  // approver reads). A mount at the token's path keeps the ServiceAccount admission plugin from adding one
+  // (kube-apiserver 1.20, plugin/pkg/admission/serviceaccount/admission.go); member-init and the agent keep
+  // it.
+  volumes.push_back({{"name", "no-service-account-token"}, {"emptyDir", Json::object()}});
+  etcd_mounts.push_back({{"name", "no-service-account-token"},
+                         {"mountPath", "/var/run/secrets/kubernetes.io/serviceaccount"},
+                         {"readOnly", true}});
   // Plain HTTP: /health on the client URL; with client TLS, which asks for a
   // client certificate the kubelet does not have, /health on the metrics
   // listener the ConfigMap adds for it (kEtcdMetricsPort). etcd-druid
