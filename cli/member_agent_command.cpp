@@ -27,7 +27,9 @@ constexpr const char* kMemberAgentUsage =
                              [--delta-snapshot-retention-period DURATION]
                              [--k8s-heartbeat-duration DURATION] [--once]
                              [--server-port PORT [--server-host IP]
-                              [--server-cert FILE --server-key FILE [--server-ca FILE]]
+                              [--server-cert FILE --server-key FILE [--server-ca FILE]
+                               [--server-client-ca FILE
+                                [--server-client-cert FILE --server-client-key FILE]]]
                               [--snapshot-request-interval DURATION]]
 
 Beside an etcd member, every heartbeat (--k8s-heartbeat-duration, default 10s):
@@ -68,7 +70,10 @@ per --snapshot-request-interval, default 30s, 0 = no limit, else 429),
 /snapshot/latest, and /metrics (etcdbr_* metrics). With --server-cert and --server-key (etcd-backup-
 restore's flags, etcd-druid's spec.backup.tls), over HTTPS only; a forwarded
 request then verifies the leader's agent against --server-ca (ruleplane's
-own flag; default: the system's CAs).
+own flag; default: the system's CAs). With --server-client-ca (ruleplane's), the
+snapshot routes answer only a client certificate of that CA (403 without one;
+/healthz and /metrics stay open), and a forwarded request presents
+--server-client-cert and --server-client-key.
 )";
 
 // etcd-backup-restore's --compression-policy names; its "lzw" is read
@@ -124,6 +129,9 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
                               {"--server-cert"},
                               {"--server-key"},
                               {"--server-ca"},
+                              {"--server-client-ca"},
+                              {"--server-client-cert"},
+                              {"--server-client-key"},
                               {"--snapshot-request-interval"},
                               {"--once", false}}));
   if (!flags.Parse(args, err, usage)) return kExitUsage;
@@ -146,9 +154,23 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
     err << "ruleplane: give --server-cert and --server-key together\n" << usage;
     return kExitUsage;
   }
-  if (flags.Has("--server-cert"))
-    options.server_tls = HttpServerTls{flags.Get("--server-cert"), flags.Get("--server-key")};
+  if (flags.Has("--server-client-ca") && !flags.Has("--server-cert")) {
+    err << "ruleplane: --server-client-ca needs --server-cert and --server-key (client certificates are "
+           "asked for over HTTPS)\n"
+        << usage;
+    return kExitUsage;
+  }
+  if (flags.Has("--server-client-cert") != flags.Has("--server-client-key")) {
+    err << "ruleplane: give --server-client-cert and --server-client-key together\n" << usage;
+    return kExitUsage;
+  }
+  if (flags.Has("--server-cert")) {
+    options.server_tls =
+        HttpServerTls{flags.Get("--server-cert"), flags.Get("--server-key"), flags.Get("--server-client-ca")};
+  }
   options.server_ca = flags.Get("--server-ca");
+  options.server_client_cert = flags.Get("--server-client-cert");
+  options.server_client_key = flags.Get("--server-client-key");
   if (!flags.GetDuration("--k8s-heartbeat-duration", heartbeat, err) ||
       !flags.GetDuration("--delta-snapshot-period", agent.delta_period, err) ||
       !flags.GetCount("--delta-snapshot-memory-limit", agent.delta_memory_limit, err) ||

@@ -157,13 +157,16 @@ void RunMemberAgentLoop(const MemberAgentLoopOptions& options, const std::atomic
     }
     TlsConfig forward_tls;
     forward_tls.ca_file = options.server_ca;
+    forward_tls.cert_file = options.server_client_cert;
+    forward_tls.key_file = options.server_client_key;
     api = std::make_unique<LoopApi>(side.get(), std::move(listing), healthy, stop, forward_tls);
     HttpServerOptions server_options;
     server_options.tls = options.server_tls;
     auto started = HttpServer::Start(options.server_host + ":" + std::to_string(options.server_port),
                                      HttpServer::RequestHandler([&](const HttpRequest& request) {
-                                       return ServeMemberApi(request, *api, options.server_port,
-                                                             options.server_tls.has_value());
+                                       return ServeMemberApi(
+                                           request, *api, options.server_port, options.server_tls.has_value(),
+                                           options.server_tls && !options.server_tls->client_ca_file.empty());
                                      }),
                                      server_options);
     if (started.ok()) {

@@ -34,6 +34,9 @@ struct MemberAgentLoopOptions {
   // The CA the leader's agent's certificate is verified against when a
   // snapshot request is forwarded to it ("" = the system's).
   std::string server_ca;
+  // The client certificate and key a forwarded request presents, for a
+  // leader's agent that asks for one (server_tls->client_ca_file); "" = none.
+  std::string server_client_cert, server_client_key;
 };
 
 // One heartbeat, then, when the member is healthy, the backup due now.

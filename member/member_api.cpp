@@ -127,13 +127,17 @@ std::string LeaderAgentUrl(const std::string& leader_client_url, int server_port
 }
 
 HttpReply ServeMemberApi(const HttpRequest& request, MemberApiBackend& backend, int server_port,
-                         bool server_tls) {
+                         bool server_tls, bool client_certificates) {
   if (request.path == "/healthz") return Health(backend.Healthy());
   if (request.path == "/metrics") {
     return HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", backend.MetricsText()};
   }
   const bool full = request.path == "/snapshot/full";
   if (full || request.path == "/snapshot/delta" || request.path == "/snapshot/latest") {
+    if (client_certificates && !request.client_verified) {
+      return HttpAnswer{403, "text/plain",
+                        "a snapshot is asked for with a client certificate of the agents' client CA\n"};
+    }
     if (!backend.BacksUp()) return HttpAnswer{405, "text/plain", "no backup store is configured\n"};
   }
   if (full || request.path == "/snapshot/delta") {

@@ -10,6 +10,9 @@
 //                            snapshot and the deltas after it
 //   /metrics                 BackupMetrics' Prometheus text
 //
+// With TLS and a client CA (member-agent --server-client-ca), a snapshot
+// route asks for a client certificate of that CA (403 without one).
+//
 // Any method, as Go's ServeMux (etcd-druid's compaction asks GET, its
 // EtcdOpsTask POST). A member that does not lead forwards a snapshot request
 // to the leader's agent (etcd-backup-restore's delegateReqToLeader): the
@@ -50,9 +53,14 @@ class MemberApiBackend {
 
 // Answers one request; snapshot routes are slow replies (HttpReply::Slow)
 // that call `backend` on the server's worker thread. `server_port` is this
-// agent's, the leader's too, and so is `server_tls` (HTTPS).
+// agent's, the leader's too, and so is `server_tls` (HTTPS). With
+// `client_certificates`, the snapshot routes answer only a request that came
+// with a verified client certificate (HttpRequest::client_verified), and 403
+// any other: a snapshot on demand counts toward the garbage collector's
+// limit, so a stranger's requests could push the older backups out.
+// /healthz and /metrics stay open to probes and scrapers.
 HttpReply ServeMemberApi(const HttpRequest& request, MemberApiBackend& backend, int server_port,
-                         bool server_tls = false);
+                         bool server_tls = false, bool client_certificates = false);
 
 // etcd-backup-restore's Snapshot as JSON (pkg/types/snapstore.go), in Go's
 // field order with its zero values: createdOn (RFC 3339),

@@ -258,6 +258,16 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address
         SSL_CTX_check_private_key(context) != 1) {
       return Error{ErrorCode::kInvalidArgument, options.tls->key_file + ": " + OpenSslError(), {}};
     }
+    if (const std::string& client_ca = options.tls->client_ca_file; !client_ca.empty()) {
+      STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(client_ca.c_str());
+      if (names == nullptr || SSL_CTX_load_verify_locations(context, client_ca.c_str(), nullptr) != 1) {
+        if (names != nullptr) sk_X509_NAME_pop_free(names, X509_NAME_free);
+        return Error{
+            ErrorCode::kInvalidArgument, client_ca + ": not a CA certificate (PEM): " + OpenSslError(), {}};
+      }
+      SSL_CTX_set_client_CA_list(context, names);  // takes `names`
+      SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nullptr);
+    }
   }
   server->handler_ = std::move(handler);
   server->options_ = options;
@@ -328,8 +338,12 @@ void HttpServer::Serve() {
     connection.deadline = Clock::now() + options_.write_timeout;
   };
   auto answer = [&](Connection& connection) {
-    const std::optional<HttpRequest> request = ParseRequest(connection.request);
+    std::optional<HttpRequest> request = ParseRequest(connection.request);
     if (!request) return respond(connection, {400, "text/plain", "bad request\n"});
+    // A certificate that did not verify ended the handshake; one that is here verified.
+    request->client_verified = connection.ssl != nullptr &&
+                               SSL_get0_peer_certificate(connection.ssl) != nullptr &&
+                               SSL_get_verify_result(connection.ssl) == X509_V_OK;
     HttpReply reply;
     try {
       reply = handler_(*request);

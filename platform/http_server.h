@@ -41,6 +41,9 @@ struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // "/snapshot/full"
   std::string query;   // after '?', as sent: "final=true"
+  // HTTPS with HttpServerTls::client_ca_file: the client presented a
+  // certificate that verified against that CA.
+  bool client_verified = false;
 };
 
 // What the handler answers: `answer` at once, or, when `slow` is set, what
@@ -58,10 +61,15 @@ struct HttpReply {
   std::function<HttpAnswer()> slow;
 };
 
-// The server's certificate (chain) and key, PEM files.
+// The server's certificate (chain) and key, PEM files. With
+// `client_ca_file`, clients are asked for a certificate: one that does not
+// verify against that CA ends the handshake, and a request that came with one
+// that does is `client_verified` (a client without one is served, unverified,
+// so that the handler decides per path).
 struct HttpServerTls {
   std::string cert_file;
   std::string key_file;
+  std::string client_ca_file;
 };
 
 struct HttpServerOptions {

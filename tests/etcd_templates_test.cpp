@@ -567,6 +567,38 @@ TEST(EtcdTemplates, ABackupTlsEtcdServesTheAgentsApiOverHttpsFromEtcdDruidsPaths
   }
   for (const nlohmann::json& arg : Container(pod, "member-init")["args"])
     EXPECT_EQ(arg.get<std::string>().rfind("--server-", 0), std::string::npos) << "member-init: " << arg;
+  // Without a client Secret, no client certificate is asked for: nothing could present one.
+  for (const nlohmann::json& arg : agent["args"])
+    EXPECT_EQ(arg.get<std::string>().rfind("--server-client-", 0), std::string::npos) << arg;
+
+  // With one (etcd-druid's spec.backup.tls.clientTLSSecretRef), snapshots need a client certificate of the
+  // backup CA, and the agents present the client Secret when they forward to the leader's.
+  auto with_client =
+      EtcdStatefulSet(Edited(etcd,
+                             [](auto& json) {
+                               json["spec"]["backup"]["tls"]["clientTLSSecretRef"] = {{"name", "br-client"}};
+                             }),
+                      3);
+  ASSERT_TRUE(with_client.ok()) << with_client.error().message;
+  const nlohmann::json client_pod = PodSpec(with_client);
+  bool client_volume = false;
+  for (const nlohmann::json& volume : client_pod["volumes"])
+    if (volume["name"] == "backup-restore-client-tls")
+      client_volume = volume["secret"]["secretName"] == "br-client";
+  EXPECT_TRUE(client_volume) << client_pod["volumes"];
+  const nlohmann::json& client_agent = Container(client_pod, "member-agent");
+  const nlohmann::json client_mount = {
+      {"name", "backup-restore-client-tls"}, {"mountPath", "/var/etcdbr/ssl/client"}, {"readOnly", true}};
+  EXPECT_NE(std::find(client_agent["volumeMounts"].begin(), client_agent["volumeMounts"].end(), client_mount),
+            client_agent["volumeMounts"].end())
+      << client_agent["volumeMounts"];
+  for (const char* arg : {"--server-client-ca=/var/etcdbr/ssl/ca/bundle.crt",
+                          "--server-client-cert=/var/etcdbr/ssl/client/tls.crt",
+                          "--server-client-key=/var/etcdbr/ssl/client/tls.key"}) {
+    EXPECT_NE(std::find(client_agent["args"].begin(), client_agent["args"].end(), arg),
+              client_agent["args"].end())
+        << arg << " in " << client_agent["args"];
+  }
 
   for (const char* ref : {"tlsCASecretRef", "serverTLSSecretRef"}) {
     const Value unnamed = Edited(etcd, [&](auto& json) { json["spec"]["backup"]["tls"].erase(ref); });

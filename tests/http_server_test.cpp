@@ -20,6 +20,7 @@
 
 #include "platform/http_client.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_helpers.h"
 #include "tests/support/test_pki.h"
 
 namespace ruleplane {
@@ -333,6 +334,52 @@ TEST(HttpServerTls, ACertificateThatCannotServeIsRefusedNamingItsFile) {
     ASSERT_FALSE(server.ok()) << refused.expected;
     EXPECT_NE(server.error().message.find(refused.expected), std::string::npos) << server.error().message;
   }
+}
+
+// With a client CA, the server asks for a certificate: a request that came
+// with one of that CA is client_verified, one without is served unverified
+// (the handler decides per path), and an expired one ends the handshake.
+TEST(HttpServerTls, AClientCertificateOfTheClientCaIsVerifiedAndNoneIsServedUnverified) {
+  testing::TempDir dir("https-client-ca");
+  auto pki = TestPki::Create(dir.path() + "/pki");
+  ASSERT_TRUE(pki.ok()) << pki.error().message;
+  auto verified = [](const HttpRequest& request) -> HttpReply {
+    return HttpAnswer{200, "text/plain", request.client_verified ? "verified\n" : "unverified\n"};
+  };
+  auto start = [&](const std::string& client_ca) {
+    HttpServerOptions options;
+    options.tls = HttpServerTls{pki->member_cert, pki->member_key, client_ca};
+    return HttpServer::Start("127.0.0.1:0", HttpServer::RequestHandler(verified), options);
+  };
+  auto asking = start(pki->ca_cert);
+  ASSERT_TRUE(asking.ok()) << asking.error().message;
+  auto send = [&](const HttpServer& server, const TlsConfig& tls) {
+    HttpClient client(tls);
+    return client.Send("GET", "https://127.0.0.1:" + std::to_string(server.port()) + "/snapshot/full", "",
+                       std::chrono::seconds(10));
+  };
+  auto with_certificate = send(**asking, pki->ClientTls());
+  ASSERT_TRUE(with_certificate.ok()) << with_certificate.error().message;
+  EXPECT_EQ(with_certificate->body, "verified\n");
+  auto without = send(**asking, TestPki::Files(pki->ca_cert));
+  ASSERT_TRUE(without.ok()) << without.error().message;
+  EXPECT_EQ(without->body, "unverified\n");
+  auto expired = send(**asking, TestPki::Files(pki->ca_cert, pki->expired_client_cert, pki->client_key));
+  EXPECT_FALSE(expired.ok()) << "an expired client certificate was served: " << expired->body;
+
+  // Without a client CA nothing is asked for, and nothing counts as verified.
+  auto plain = start("");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  auto unasked = send(**plain, pki->ClientTls());
+  ASSERT_TRUE(unasked.ok()) << unasked.error().message;
+  EXPECT_EQ(unasked->body, "unverified\n");
+
+  // A client CA file that holds no certificate is refused where the server starts.
+  testing::Put(dir.path() + "/empty.crt", "");
+  auto refused = start(dir.path() + "/empty.crt");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find(dir.path() + "/empty.crt"), std::string::npos)
+      << refused.error().message;
 }
 
 }  // namespace

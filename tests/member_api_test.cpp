@@ -67,6 +67,30 @@ TEST(MemberApi, HealthzSaysWhatTheLastHeartbeatFound) {
   EXPECT_EQ(Ask(backend, "GET", "/nothing").status, 404);
 }
 
+// Any Pod that reached the port could ask for snapshots, and with LimitBased
+// collection eight full ones pushed every older backup out: with a client
+// CA, the snapshot routes answer only a verified client certificate.
+TEST(MemberApi, WithAClientCaOnlyAVerifiedClientCertificateGetsASnapshot) {
+  FakeBackend backend;
+  backend.answer.outcome = RequestedSnapshot::Outcome::kTaken;
+  backend.answer.snapshot = Snapshot("v2/Full-00000000-00000042-1714557600.gz");
+  for (const std::string path : {"/snapshot/full", "/snapshot/delta", "/snapshot/latest"}) {
+    const HttpAnswer refused = Answer(ServeMemberApi({"POST", path, ""}, backend, 8080, true, true));
+    EXPECT_EQ(refused.status, 403) << path;
+    EXPECT_NE(refused.body.find("client certificate"), std::string::npos) << refused.body;
+  }
+  EXPECT_TRUE(backend.requests.empty()) << "a refused request took a snapshot";
+  for (const std::string path : {"/healthz", "/metrics"})
+    EXPECT_EQ(Answer(ServeMemberApi({"GET", path, ""}, backend, 8080, true, true)).status, 200) << path;
+
+  const HttpAnswer taken =
+      Answer(ServeMemberApi({"POST", "/snapshot/full", "", true}, backend, 8080, true, true));
+  EXPECT_EQ(taken.status, 200) << taken.body;
+  EXPECT_EQ(backend.requests.size(), 1u);
+  // Without a client CA, as etcd-backup-restore: anyone who reaches the port.
+  EXPECT_EQ(Answer(ServeMemberApi({"POST", "/snapshot/full", ""}, backend, 8080, true)).status, 200);
+}
+
 TEST(MemberApi, AFullSnapshotIsASlowReplyAnsweredWithEtcdBackupRestoresJson) {
   FakeBackend backend;
   backend.answer.outcome = RequestedSnapshot::Outcome::kTaken;

@@ -48,6 +48,19 @@ Result<Sidecar> BackupSidecarActionContext::Connect(RequestLog& log) const {
   if (!ca.ok()) return ca.error();
   TlsConfig verify;
   verify.ca_pem = *ca;
+  // With a client Secret the agents answer a snapshot request only with its certificate (member_api.h).
+  if (const Value* client = ValueAt(*tls, {"clientTLSSecretRef"}); client != nullptr && !client->is_null()) {
+    const std::string namespace_name = FieldText(document, {"etcd", "metadata", "namespace"});
+    const std::string secret = FieldText(*client, {"name"});
+    auto cert =
+        ReadSecretKey(kube, namespace_name, secret, "tls.crt", "spec.backup.tls.clientTLSSecretRef", log);
+    if (!cert.ok()) return cert.error();
+    auto key =
+        ReadSecretKey(kube, namespace_name, secret, "tls.key", "spec.backup.tls.clientTLSSecretRef", log);
+    if (!key.ok()) return key.error();
+    verify.cert_pem = *cert;
+    verify.key_pem = *key;
+  }
   const Value* etcd = ValueAt(document, {"etcd"});
   const std::string host = MemberDnsName(etcd != nullptr ? *etcd : Value::Null(), pod_name);
   auto client = std::make_unique<HttpClient>(verify);

@@ -7,7 +7,9 @@
 // goes to the Pod's IP, and the agent's certificate is verified for the
 // Pod's DNS name (<pod>.<etcd>-peer.<namespace>.svc, as the agents forward
 // to each other) against the CA of spec.backup.tls.tlsCASecretRef (its
-// dataKey, default ca.crt), read from the API server when the step runs.
+// dataKey, default ca.crt), read from the API server when the step runs; with
+// spec.backup.tls.clientTLSSecretRef, the request presents that Secret's
+// certificate, which the agents then ask for.
 //
 // The Pods, Leases and port come from the snapshot the plan was made from;
 // what counts as done is read from the sidecar, now. Each action is one

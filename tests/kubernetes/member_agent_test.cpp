@@ -177,7 +177,9 @@ class MemberAgentTest : public ::testing::Test {
     return names;
   }
 
-  void TriggerFullSnapshotThroughTheLeadersSidecar(bool https);
+  // `client_certificates`: the agents ask for a client certificate of the
+  // backup CA (spec.backup.tls.clientTLSSecretRef), and present one when they forward.
+  void TriggerFullSnapshotThroughTheLeadersSidecar(bool https, bool client_certificates = false);
 
   // The member that leads now.
   int Leader() {
@@ -337,7 +339,7 @@ TEST_F(MemberAgentTlsTest, RenewsWithTheClusterIdAndPeerTlsAndTheLeaderBacksUpOv
 // recorded; asked of the leading member's Pod; when no sidecar answers, the
 // step fails for good after maxAttempts, so that the scale to 0 after it never
 // runs. `https`: the Etcd has spec.backup.tls, the agents serve HTTPS.
-void MemberAgentTest::TriggerFullSnapshotThroughTheLeadersSidecar(bool https) {
+void MemberAgentTest::TriggerFullSnapshotThroughTheLeadersSidecar(bool https, bool client_certificates) {
   const int leader = Leader();
   ASSERT_GE(leader, 0);
   const int other = (leader + 1) % 3;
@@ -350,6 +352,10 @@ void MemberAgentTest::TriggerFullSnapshotThroughTheLeadersSidecar(bool https) {
     const std::string pki = dir_->path() + "/pki";
     flags.insert(flags.end(), {"--server-cert", pki + "/member.crt", "--server-key", pki + "/member.key",
                                "--server-ca", pki + "/ca.crt"});
+    if (client_certificates) {
+      flags.insert(flags.end(), {"--server-client-ca", pki + "/ca.crt", "--server-client-cert",
+                                 pki + "/client.crt", "--server-client-key", pki + "/client.key"});
+    }
   }
   std::vector<std::string> leader_flags = flags, other_flags = flags;
   leader_flags.insert(leader_flags.end(), {"--server-host", "127.0.0.1"});
@@ -369,14 +375,28 @@ void MemberAgentTest::TriggerFullSnapshotThroughTheLeadersSidecar(bool https) {
   // with the revision its agent recorded) and their Pods' IPs.
   const std::string leader_name = etcd_->member(leader).name, other_name = etcd_->member(other).name;
   // With spec.backup.tls, the CA Secret it names, as etcd-druid's users create it.
+  // With client certificates, the client Secret too, which the controller presents.
   const std::string backup_tls =
-      https ? R"(,"tls":{"tlsCASecretRef":{"name":"etcd-backup-ca"},"serverTLSSecretRef":{"name":"s"}})" : "";
+      !https ? ""
+             : R"(,"tls":{"tlsCASecretRef":{"name":"etcd-backup-ca"},"serverTLSSecretRef":{"name":"s"})" +
+                   std::string(client_certificates ? R"(,"clientTLSSecretRef":{"name":"etcd-backup-client"})"
+                                                   : "") +
+                   "}";
   if (https) {
     ASSERT_TRUE(admin_
                     ->Create({"v1", "secrets", "default", "", ""},
                              SecretOfFiles("etcd-backup-ca", {{"ca.crt", dir_->path() + "/pki/ca.crt"}}),
                              log_)
                     .ok());
+  }
+  if (client_certificates) {
+    ASSERT_TRUE(
+        admin_
+            ->Create({"v1", "secrets", "default", "", ""},
+                     SecretOfFiles("etcd-backup-client", {{"tls.crt", dir_->path() + "/pki/client.crt"},
+                                                          {"tls.key", dir_->path() + "/pki/client.key"}}),
+                     log_)
+            .ok());
   }
   auto document = ParseJson(
       R"({"etcd":{"metadata":{"name":"etcd-main","namespace":"default"},"spec":{"backup":{"port":)" +
@@ -408,14 +428,37 @@ void MemberAgentTest::TriggerFullSnapshotThroughTheLeadersSidecar(bool https) {
             (https ? "https://" + leader_name + ".etcd-main-peer.default.svc:" : "http://127.0.0.1:") +
                 std::to_string(port) + "/snapshot/full");
   if (https) {
-    // A follower's agent forwards to the leader's over HTTPS, verified against --server-ca.
-    HttpClient to_follower(TestPki::Files(dir_->path() + "/pki/ca.crt"));
+    // A follower's agent forwards to the leader's over HTTPS, verified against --server-ca (and, asked for
+    // one, with its own client certificate).
+    const std::string pki = dir_->path() + "/pki";
     const std::string follower = other_name + ".etcd-main-peer.default.svc:" + std::to_string(port);
-    to_follower.set_connect_to({follower + ":127.0.0.2:" + std::to_string(port)});
-    auto forwarded =
-        to_follower.Send("POST", "https://" + follower + "/snapshot/delta", "", std::chrono::seconds(60));
+    auto ask_follower = [&](const TlsConfig& tls) {
+      HttpClient to_follower(tls);
+      to_follower.set_connect_to({follower + ":127.0.0.2:" + std::to_string(port)});
+      return to_follower.Send("POST", "https://" + follower + "/snapshot/delta", "",
+                              std::chrono::seconds(60));
+    };
+    auto forwarded = ask_follower(
+        client_certificates ? TestPki::Files(pki + "/ca.crt", pki + "/client.crt", pki + "/client.key")
+                            : TestPki::Files(pki + "/ca.crt"));
     ASSERT_TRUE(forwarded.ok()) << forwarded.error().message;
     EXPECT_EQ(forwarded->status, 200) << forwarded->body;
+    if (client_certificates) {
+      // A caller without a client certificate (any Pod that reaches the port) is refused, at the follower and
+      // at the leader, before anything is taken.
+      const size_t stored = StoreFiles(store_).size();
+      auto stranger = ask_follower(TestPki::Files(pki + "/ca.crt"));
+      ASSERT_TRUE(stranger.ok()) << stranger.error().message;
+      EXPECT_EQ(stranger->status, 403) << stranger->body;
+      HttpClient to_leader(TestPki::Files(pki + "/ca.crt"));
+      const std::string leading_agent = leader_name + ".etcd-main-peer.default.svc:" + std::to_string(port);
+      to_leader.set_connect_to({leading_agent + ":127.0.0.1:" + std::to_string(port)});
+      auto at_leader = to_leader.Send("POST", "https://" + leading_agent + "/snapshot/full?final=true", "",
+                                      std::chrono::seconds(60));
+      ASSERT_TRUE(at_leader.ok()) << at_leader.error().message;
+      EXPECT_EQ(at_leader->status, 403) << at_leader->body;
+      EXPECT_EQ(StoreFiles(store_).size(), stored) << "a refused request took a snapshot";
+    }
   }
   done = sidecar.IsDone(step, log);
   ASSERT_TRUE(done.ok()) << done.error().message;
@@ -469,6 +512,15 @@ TEST_F(MemberAgentTest,
 // Secret the Etcd names, and the followers forward over HTTPS.
 TEST_F(MemberAgentTlsTest, TriggerFullSnapshotOverHttpsVerifiesTheLeadersAgentAgainstTheEtcdsBackupCa) {
   TriggerFullSnapshotThroughTheLeadersSidecar(true);
+}
+
+// Issue 41, hazard 2: any Pod that reached an agent's port could ask for
+// snapshots (and eight full ones pushed every older backup out of a
+// LimitBased store). With spec.backup.tls.clientTLSSecretRef the agents ask
+// for a client certificate of the backup CA: the controller and a forwarding
+// agent present one, a stranger gets 403 and nothing is taken.
+TEST_F(MemberAgentTlsTest, WithAClientCaOnlyCallersWithAClientCertificateGetSnapshots) {
+  TriggerFullSnapshotThroughTheLeadersSidecar(true, true);
 }
 
 // A member that started at an https peer URL while the cluster could not

@@ -129,6 +129,17 @@ Status AddTlsSecrets(const Value& etcd, Json& volumes, Json& etcd_mounts, Json& 
     agent_args.push_back(std::string("--server-cert=") + kBackupRestoreServerTls.path + "/tls.crt");
     agent_args.push_back(std::string("--server-key=") + kBackupRestoreServerTls.path + "/tls.key");
     agent_args.push_back("--server-ca=" + TlsCaFile(*backup, kBackupRestoreCa));
+    // With a client Secret, snapshots are asked for with a client certificate of the same CA, as
+    // etcd-druid's compaction asks for them (curl --cert <client>/tls.crt): the agents ask for one, and
+    // present the client Secret when they forward to the leader's.
+    if (ValueAt(*backup, {"clientTLSSecretRef"}) != nullptr) {
+      if (Status added = add(*backup, field, "clientTLSSecretRef", kBackupRestoreClientTls, {&member_mounts});
+          !added.ok())
+        return added;
+      agent_args.push_back("--server-client-ca=" + TlsCaFile(*backup, kBackupRestoreCa));
+      agent_args.push_back(std::string("--server-client-cert=") + kBackupRestoreClientTls.path + "/tls.crt");
+      agent_args.push_back(std::string("--server-client-key=") + kBackupRestoreClientTls.path + "/tls.key");
+    }
   }
   return {};
 }

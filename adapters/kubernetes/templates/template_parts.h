@@ -78,10 +78,14 @@ inline constexpr TlsSecretMount kEtcdClientTls{"etcd-client-tls", "/var/etcd/ssl
 inline constexpr TlsSecretMount kEtcdPeerCa{"etcd-peer-ca", "/var/etcd/ssl/peer/ca"};
 inline constexpr TlsSecretMount kEtcdPeerServerTls{"etcd-peer-server-tls", "/var/etcd/ssl/peer/server"};
 // spec.backup.tls: tlsCASecretRef and serverTLSSecretRef (the member agent's
-// HTTPS API; VolumeNameBackupRestore*, VolumeMountPathBackupRestore*).
+// HTTPS API; VolumeNameBackupRestore*, VolumeMountPathBackupRestore*), and
+// clientTLSSecretRef (what a client of that API presents: here the agents
+// forwarding to the leader's).
 inline constexpr TlsSecretMount kBackupRestoreCa{"backup-restore-ca", "/var/etcdbr/ssl/ca"};
 inline constexpr TlsSecretMount kBackupRestoreServerTls{"backup-restore-server-tls",
                                                         "/var/etcdbr/ssl/server"};
+inline constexpr TlsSecretMount kBackupRestoreClientTls{"backup-restore-client-tls",
+                                                        "/var/etcdbr/ssl/client"};
 
 // The CA file of TLS settings (spec.etcd.clientUrlTls, spec.backup.tls, ...)
 // under its mount: "<ca path>/<dataKey>", dataKey "ca.crt" unless set
