@@ -94,7 +94,8 @@ Status E2eWorld::CreateTlsSecrets() {
       {ca, secret("etcd-server-tls", member),
        secret("etcd-client-tls", {{"tls.crt", pki->client_cert}, {"tls.key", pki->client_key}}),
        secret("etcd-peer-ca", {{"ca.crt", pki->ca_cert}}), secret("etcd-peer-server-tls", member),
-       secret("etcd-backup-ca", {{"ca.crt", pki->ca_cert}}), secret("etcd-backup-server-tls", member)},
+       secret("etcd-backup-ca", {{"ca.crt", pki->ca_cert}}), secret("etcd-backup-server-tls", member),
+       secret("etcd-backup-client-tls", {{"tls.crt", pki->client_cert}, {"tls.key", pki->client_key}})},
       "default", log);
 }
 
@@ -107,7 +108,8 @@ Status E2eWorld::CreateEtcd(int replicas, const std::string& store) {
           : "";
   const std::string backup_tls =
       tls_
-          ? R"("tls":{"tlsCASecretRef":{"name":"etcd-backup-ca"},"serverTLSSecretRef":{"name":"etcd-backup-server-tls"}},)"
+          ? R"("tls":{"tlsCASecretRef":{"name":"etcd-backup-ca"},"serverTLSSecretRef":{"name":"etcd-backup-server-tls"},)"
+            R"("clientTLSSecretRef":{"name":"etcd-backup-client-tls"}},)"
           : "";
   auto etcd = ParseJson(
       R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd","metadata":{"name":")" +
