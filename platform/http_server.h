@@ -69,7 +69,7 @@ struct HttpReply {
 struct HttpServerTls {
   std::string cert_file;
   std::string key_file;
-  std::string client_ca_file;
+  std::string client_ca_file = {};
 };
 
 struct HttpServerOptions {
