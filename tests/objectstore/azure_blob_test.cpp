@@ -101,6 +101,14 @@ class AzureBlobTest : public ::testing::Test {
     return proxy.endpoint() + "/" + AzuriteServer::kAccount;
   }
 
+  // A client through `proxy` that uploads in 5 MiB blocks, each tried `attempts` times.
+  std::unique_ptr<AzureBlobClient> BlockClientThrough(const S3FaultProxy& proxy, int attempts) const {
+    AzureBlobConfig config = Config(Through(proxy));
+    config.block_size_bytes = 5 * kMiB;
+    config.block_attempts = attempts;
+    return Client(config);
+  }
+
   TempDir dir_{"azure-blob"};
   std::unique_ptr<AzuriteServer> server_;
 };
@@ -320,10 +328,7 @@ TEST_F(AzureBlobTest, AFailedBlockLeavesNoNewBlobAndTheOldOneWhole) {
     return method == "PUT" && BlockIdOf(target).ends_with("-0000000002");
   });
   ASSERT_TRUE(proxy.ok()) << proxy.error().message;
-  AzureBlobConfig config = Config(Through(**proxy));
-  config.block_size_bytes = 5 * kMiB;
-  config.block_attempts = 2;
-  auto client = Client(config);
+  auto client = BlockClientThrough(**proxy, 2);
   ASSERT_NE(client, nullptr);
   const std::string blob = "etcd-main/v2/Full-00000000-00002000-1700000000";
   const std::string fresh = "etcd-main/v2/Full-00000000-00003000-1700000000";
@@ -389,10 +394,7 @@ TEST_F(AzureBlobTest, TwoUploadersOfOneNameNeverPublishAMixOfTheirBlocks) {
         return false;
       });
   ASSERT_TRUE(proxy.ok()) << proxy.error().message;
-  AzureBlobConfig config = Config(Through(**proxy));
-  config.block_size_bytes = 5 * kMiB;
-  config.block_attempts = 1;
-  auto client = Client(config);
+  auto client = BlockClientThrough(**proxy, 1);
   ASSERT_NE(client, nullptr);
 
   const Status my_upload = client->PutBlobFromFile(blob, mine);
