@@ -13,10 +13,11 @@ binary=(
 # python3-boto3: the independent S3 client the object-store tests (label objectstore) check against.
 # The node (scripts/node.sh, label node): containerd, runc, the CNI plugins, dnsmasq for the cluster DNS,
 # iptables and conntrack for kube-proxy; debootstrap for the image (scripts/build-images.sh).
+# fuse3 and python3-llfuse: a file system whose reads fail with EIO (tests/support/io_error_fs.py), a failing disk.
 everything=(
   ccache clang clang-format libclang-rt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev python3 etcd-server
   etcd-client containerd runc containernetworking-plugins dnsmasq-base iptables conntrack iproute2 procps debootstrap
-  python3-boto3
+  python3-boto3 fuse3 python3-llfuse
 )
 packages=("${binary[@]}")
 [ "${1:-}" = --binary ] || packages+=("${everything[@]}")

@@ -45,6 +45,28 @@ std::string LineWith(const std::string& text, const std::string& marker) {
   return text.substr(start, text.find('\n', start) - start);
 }
 
+// Whether etcdctl's Go runtime crashed (a panic or a fault), as opposed to
+// etcdctl saying in words what is wrong with the file.
+bool GoCrashed(const CommandResult& result) { return result.exit_code == 2; }
+
+// Reads the whole file with read(2), for the errno a failing disk gives. A
+// fault inside bbolt is SIGBUS on its memory map: a page past the end of a
+// truncated file raises it, and so does a page the disk cannot read.
+Status ReadsWhole(const std::string& path) {
+  auto fd = OpenRegularFile(path);
+  if (!fd.ok()) return fd.error();
+  std::string chunk(1 << 20, '\0');
+  ssize_t got = 0;
+  while ((got = read(*fd, chunk.data(), chunk.size())) != 0) {
+    if (got < 0 && errno != EINTR) break;
+  }
+  const int read_error = got < 0 ? errno : 0;
+  close(*fd);
+  if (read_error != 0)
+    return Error{ErrorCode::kIo, "could not read " + path + ": " + std::strerror(read_error), {}};
+  return {};
+}
+
 // What etcdctl said about the file, in one line.
 std::string Verdict(const CommandResult& result) {
   for (const char* marker : {"Error: ", "panic: ", "[signal "}) {
@@ -106,6 +128,16 @@ Result<DatabaseFileCheck> CheckDatabaseFile(const std::string& path, std::chrono
     return check;
   }
   if (SaysTheFileIsBad(*result)) {
+    // A crash is a verdict on the file only if the file can be read: an I/O
+    // error is "could not read", and the data must stay where it is.
+    if (GoCrashed(*result)) {
+      if (auto readable = ReadsWhole(path); !readable.ok()) {
+        return Error{
+            ErrorCode::kUnavailable,
+            readable.error().message + " (etcdctl crashed reading it: " + Verdict(*result) + "); not checked",
+            {}};
+      }
+    }
     check.problem = Verdict(*result);
     return check;
   }

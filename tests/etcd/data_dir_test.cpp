@@ -13,6 +13,7 @@
 
 #include "tests/support/etcd_cluster.h"
 #include "tests/support/fake_etcdctl.h"
+#include "tests/support/io_error_mount.h"
 
 namespace ruleplane::testing {
 namespace {
@@ -107,6 +108,32 @@ TEST_F(RealDataDir, ATruncatedDatabaseIsCorrupt) {
   ASSERT_TRUE(facts.ok()) << facts.error().message;
   EXPECT_TRUE(facts->corrupt) << facts->verification_error;
   EXPECT_FALSE(facts->valid);
+}
+
+// A disk that fails to read (issue 41, hazard 7): the database's pages past
+// its two meta pages answer EIO, through FUSE. etcdctl crashes inside bbolt
+// exactly as on a truncated file (SIGBUS on its memory map), but a file that
+// cannot be read is no verdict: the inspection fails (kUnavailable) and the
+// data directory stays. Before, it read as corrupt, to be moved aside and
+// restored, which on a single member rolls writes back to the last backup.
+TEST_F(RealDataDir, ADatabaseTheDiskCannotReadIsNotCorrupt) {
+  if (!IoErrorMount::Available()) GTEST_SKIP() << "no /dev/fuse on this machine";
+  const std::string snap = data_ + "/member/snap";
+  fs::rename(snap, data_ + "/member/snap-readable");
+  fs::create_directory(snap);
+  const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  auto mount = IoErrorMount::Start(data_ + "/member/snap-readable/db", snap, "db", 2 * page,
+                                   copies_.path() + "/io-error-fs.log");
+  ASSERT_TRUE(mount.ok()) << mount.error().message;
+
+  auto facts = InspectDataDir(data_, 0, "");
+  ASSERT_FALSE(facts.ok()) << "read as a verdict: corrupt=" << facts->corrupt << " ("
+                           << facts->verification_error << ")";
+  EXPECT_EQ(facts.error().code, ErrorCode::kUnavailable) << facts.error().message;
+  EXPECT_NE(facts.error().message.find("could not read " + db_ + ": Input/output error"), std::string::npos)
+      << facts.error().message;
+  EXPECT_NE(facts.error().message.find("SIGBUS"), std::string::npos)
+      << "etcdctl faulted on the map, as on a truncated file: " << facts.error().message;
 }
 
 TEST_F(RealDataDir, WithoutEtcdctlTheDatabaseCouldNotBeCheckedAndIsNotCorrupt) {
