@@ -109,7 +109,10 @@ Outcome MemberHarness::Shell(const std::string& command, const std::string& env)
   const std::string err = testing_support::TempPath("shell-" + number + ".err");
   const std::string line = env + (env.empty() ? "" : " ") + command + " </dev/null >" + out + " 2>" + err;
   const int status = std::system(line.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+  Outcome outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return outcome;
 }
 
 Outcome MemberHarness::Ruleplane(const std::string& args, const std::string& env) const {
