@@ -53,30 +53,47 @@ int64_t DataLossBound::revisions() const {
 }
 
 std::string DataLossBound::Describe() const {
-  if (backup_revision < 0) return "no backup revision is known: every write may be lost";
+  std::string checked;
+  if (!uncounted.empty()) {
+    checked += "; not counted, as no member etcd lists now recorded them: ";
+    for (size_t i = 0; i < uncounted.size(); ++i) checked += (i == 0 ? "" : ", ") + uncounted[i];
+  }
+  if (!unchecked.empty())
+    checked += "; the member Leases were not checked against etcd's member list: " + unchecked;
+  if (backup_revision < 0) return "no backup revision is known: every write may be lost" + checked;
   if (observed_revision < 0) {
     return "the backup holds revision " + std::to_string(backup_revision) +
-           "; no member reported its revision, so the writes after it are not bounded";
+           "; no member reported its revision, so the writes after it are not bounded" + checked;
   }
   return "the backup holds revision " + std::to_string(backup_revision) +
          "; the highest revision a member reported is " + std::to_string(observed_revision) + " (" +
          observed_member + (observed_time.empty() ? "" : " at " + observed_time) + "): at least " +
          std::to_string(revisions()) +
-         " revisions will be lost, and any write acknowledged after that reading too (a lower bound)";
+         " revisions will be lost, and any write acknowledged after that reading too (a lower bound)" +
+         checked;
 }
 
 Value DataLossBound::ToValue() const {
+  Value::List uncounted_leases;
+  for (const std::string& lease : uncounted) uncounted_leases.push_back(Value::String(lease));
   return Value::MakeMap({{Value::String("backupRevision"), Value::Int(backup_revision)},
                          {Value::String("observedRevision"), Value::Int(observed_revision)},
                          {Value::String("observedMember"), Value::String(observed_member)},
                          {Value::String("observedTime"), Value::String(observed_time)},
                          {Value::String("revisions"), Value::Int(revisions())},
                          {Value::String("lowerBound"), Value::Bool(true)},
+                         {Value::String("membershipChecked"), Value::Bool(unchecked.empty())},
+                         {Value::String("uncountedLeases"), Value::MakeList(std::move(uncounted_leases))},
                          {Value::String("description"), Value::String(Describe())}});
 }
 
-DataLossBound DataLossBoundOf(const Value& snapshot) {
+DataLossBound DataLossBoundOf(const Value& snapshot, const EtcdMembership* membership) {
   DataLossBound bound;
+  if (membership == nullptr) {
+    bound.unchecked = "it was not read";
+  } else if (!membership->observed()) {
+    bound.unchecked = membership->unavailable;
+  }
   const std::string etcd = TextAt(snapshot, {"etcd", "metadata", "name"});
   for (const Value& lease : ListAt(snapshot, {"leases"})) {
     const std::string name = TextAt(lease, {"metadata", "name"});
@@ -86,6 +103,16 @@ DataLossBound DataLossBoundOf(const Value& snapshot) {
       continue;
     }
     const int64_t revision = RecordedRevision(lease);
+    if (revision < 0) continue;
+    if (membership != nullptr && membership->observed()) {
+      const std::string recorder = RevisionRecorder(lease);
+      const size_t colon = recorder.find(':');
+      if (colon == std::string::npos ||
+          !membership->Lists(recorder.substr(0, colon), recorder.substr(colon + 1))) {
+        bound.uncounted.push_back(name + " (" + (recorder.empty() ? "no member named" : recorder) + ")");
+        continue;
+      }
+    }
     if (revision > bound.observed_revision) {
       bound.observed_revision = revision;
       bound.observed_member = name;
@@ -99,6 +126,12 @@ bool IsQuorumLossRecovery(const PlanStep& step, const Value& etcd) {
   const Value* desired = ValueAt(etcd, {"spec", "replicas"});
   const bool hibernation = desired != nullptr && desired->is_int() && desired->int_value() == 0;
   return step.action == "ScaleStatefulSet" && IntParam(step, "replicas") == 0 && !hibernation;
+}
+
+bool ShowsDataLossBound(const Plan& plan, const Value& etcd) {
+  return std::any_of(plan.steps.begin(), plan.steps.end(), [&](const PlanStep& step) {
+    return IsQuorumLossRecovery(step, etcd) || step.action == "MarkRebootstrap";
+  });
 }
 
 std::string ApprovalDigest(const Plan& plan, const Value& etcd) {
@@ -120,8 +153,9 @@ GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, con
     } else {
       decision.wait = true;
       decision.reason = "quorum-loss recovery (re-bootstrap from the backup) waits for approval: " +
-                        DataLossBoundOf(snapshot).Describe() + "; approve with kubectl annotate etcd " +
-                        etcd + " " + kApprovePlanAnnotation + "=" + plan_digest;
+                        DataLossBoundOf(snapshot, options.membership).Describe() +
+                        "; approve with kubectl annotate etcd " + etcd + " " + kApprovePlanAnnotation + "=" +
+                        plan_digest;
       return decision;
     }
   } else if (step.action == "MarkRebootstrap") {
@@ -157,8 +191,9 @@ GateDecision GateControllerStep(const PlanStep& step, const Value& snapshot, con
             "the re-bootstrap marker waits for an approval of the backup it names (revision " +
             std::to_string(IntParam(step, "backupRevision")) +
             (backup_covered ? "" : ", older than the approved scale's or not recorded with it") +
-            "): " + DataLossBoundOf(snapshot).Describe() + "; approve with kubectl annotate etcd " + etcd +
-            " " + kApprovePlanAnnotation + "=" + plan_digest + " --overwrite";
+            "): " + DataLossBoundOf(snapshot, options.membership).Describe() +
+            "; approve with kubectl annotate etcd " + etcd + " " + kApprovePlanAnnotation + "=" +
+            plan_digest + " --overwrite";
       }
       return decision;
     }

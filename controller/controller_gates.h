@@ -25,6 +25,10 @@
 //     (RetiredRecoveryAnnotations): neither approves nor re-creates a later
 //     incident whose plan happens to have the same digest.
 //
+// The bound a waiting recovery shows (DataLossBoundOf) counts a member's
+// revision only when etcd's member list, which the controller reads for it
+// (EtcdMembership), has that member in that cluster.
+//
 // A gate that says wait pauses the plan before the step; the next reconcile
 // decides again.
 #pragma once
@@ -32,9 +36,11 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "adapters/kubernetes/agent_lease.h"
 #include "adapters/kubernetes/etcd_annotations.h"
+#include "controller/etcd_membership.h"
 #include "engine/common/time_util.h"
 #include "engine/common/value.h"
 #include "engine/plan/plan.h"
@@ -52,6 +58,12 @@ struct DataLossBound {
   int64_t observed_revision = -1;  // the highest on a member Lease's annotation; -1: unknown
   std::string observed_member;     // whose Lease had it
   std::string observed_time;       // when its agent read it (kRevisionTimeAnnotation), "" if not said
+  // Member Leases whose revision was not recorded by a member of the cluster
+  // etcd's member list shows now: "<lease> (<member ID>:<cluster ID>)".
+  std::vector<std::string> uncounted;
+  // Why the member Leases were not checked against etcd's member list; ""
+  // when they were.
+  std::string unchecked;
 
   // At least this many revisions written after the backup are lost (0 when
   // it is current); -1: unknown.
@@ -60,17 +72,26 @@ struct DataLossBound {
   Value ToValue() const;
 };
 
-DataLossBound DataLossBoundOf(const Value& snapshot);
+// `membership`: etcd's member list as the controller read it just now; a
+// member Lease's revision counts only when the member that recorded it
+// (kRevisionMemberAnnotation, or the holderIdentity of an agent that writes
+// none) is listed in that cluster. Null: not read, every Lease counts.
+DataLossBound DataLossBoundOf(const Value& snapshot, const EtcdMembership* membership = nullptr);
 
 struct ControllerGateOptions {
   bool auto_recover_quorum_loss = false;
   std::chrono::seconds min_disruptive_interval{60};
+  // For the data-loss bound a waiting recovery shows (DataLossBoundOf).
+  const EtcdMembership* membership = nullptr;
 };
 
 // The quorum-loss re-bootstrap: ScaleStatefulSet to 0 replicas while the
 // Etcd object `etcd` still wants members. A scale to 0 that its spec.replicas
 // asks for is hibernation: the members keep their data, no approval is needed.
 bool IsQuorumLossRecovery(const PlanStep& step, const Value& etcd);
+// Whether the plan has a step whose gate shows a data-loss bound: a
+// quorum-loss recovery or the re-bootstrap marker.
+bool ShowsDataLossBound(const Plan& plan, const Value& etcd);
 
 // The digest an approval names and status.lastOperation.planDigest shows: the
 // plan's (PlanDigest) bound to the uid of the Etcd object `etcd`, so that an

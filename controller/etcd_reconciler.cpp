@@ -102,6 +102,14 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   auto plan = MakePlan(rule_sets_, *snapshot, options_.evaluation, catalogue_);
   if (!plan.ok()) return plan.error();
   if (!members && PlansMemberCalls(*plan)) members = ResolveMembers(snapshot->document);
+  // A recovery shows what it loses: from the revisions of members etcd lists now.
+  std::optional<EtcdMembership> membership;
+  if (ShowsDataLossBound(*plan, etcd)) {
+    if (!members) members = ResolveMembers(snapshot->document);
+    membership = ReadMembership(*members);
+  }
+  ControllerGateOptions gate_options = GateOptions();
+  gate_options.membership = membership ? &*membership : nullptr;
   const std::string digest = ApprovalDigest(*plan, etcd);
   ExecutionReport report;
   report.state = "succeeded";
@@ -120,7 +128,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
     options.retry = options_.retry;
     options.cancelled = options_.cancelled;
     options.gate = [&](const PlanStep& step) {
-      return GateControllerStep(step, snapshot->document, digest, *now, GateOptions());
+      return GateControllerStep(step, snapshot->document, digest, *now, gate_options);
     };
     // Right before a disruptive step acts: the state it was decided on still
     // holds, and the intent is on the status first (fenced as the plan's
@@ -172,7 +180,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   }
   Status written;
   if (!options_.dry_run) {
-    const DataLossBound bound = DataLossBoundOf(snapshot->document);
+    const DataLossBound bound = DataLossBoundOf(snapshot->document, gate_options.membership);
     written = PatchFromLive(namespace_name, name, "status", etcd, [&](const Value& of) {
       Value::Map fields;
       for (const Value& part : {LastOperationStatus(of, *plan, digest, report, bound, *now, intent, run_id),
@@ -203,6 +211,16 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
   state.last_success = static_cast<double>(std::time(nullptr));
   metrics_.Cluster(key, state);
   return ReconcileResult{report.requeue_after};
+}
+
+EtcdMembership EtcdReconciler::ReadMembership(const Result<MemberEndpoints>& members) {
+  if (!members.ok())
+    return EtcdMembership{.unavailable = "the members' endpoints: " + members.error().message};
+  EtcdClient client(members->config);
+  client.set_guard(client_.guard());
+  client.set_cancel(client_.cancel());
+  RequestLog reads;
+  return ReadEtcdMembership(client, reads);
 }
 
 Result<MemberEndpoints> EtcdReconciler::ResolveMembers(const Value& snapshot) {

@@ -84,6 +84,8 @@ class EtcdReconciler {
   Status Recheck(const std::string& namespace_name, const std::string& name, const PlanStep& step);
   // How to reach the members of the Etcd the snapshot holds.
   Result<MemberEndpoints> ResolveMembers(const Value& snapshot);
+  // etcd's member list, fenced as the Kubernetes client is.
+  EtcdMembership ReadMembership(const Result<MemberEndpoints>& members);
   // The observation with the member Leases' renewTime and the last
   // disruptive step's time as this controller saw them (ObservedTimes), and
   // with what the cache does not hold, read now where a rule set reads it:

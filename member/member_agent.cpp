@@ -125,14 +125,15 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
     round.error = "no member list: " + members.error().message;
     return round;
   }
+  const std::string recorder = MemberIdHex(status->member_id) + ":" + MemberIdHex(status->cluster_id);
   const bool voting = std::any_of(members->begin(), members->end(), [&](const EtcdMember& member) {
     return member.id == status->member_id && !member.is_learner;
   });
   if (!voting || status->leader == 0) {
     round.error = voting ? "the member knows no leader" : "the member is not a voting member of the cluster";
     // Not healthy, so no renewal; its revision still bounds what a re-bootstrap loses.
-    if (Status recorded =
-            RecordAgentRevision(kube_, options_.namespace_name, options_.member_name, now, status->revision);
+    if (Status recorded = RecordAgentRevision(kube_, options_.namespace_name, options_.member_name, now,
+                                              status->revision, recorder);
         !recorded.ok())
       round.error += "; revision not recorded: " + recorded.error().message;
     return round;
@@ -141,8 +142,7 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
   const bool leads = status->leader == status->member_id;
   // etcd-backup-restore's holder since v0.40 (pkg/health/heartbeat/heartbeat.go):
   // "<memberID>:<clusterID>:<role>", both IDs in hex without padding.
-  round.holder_identity = MemberIdHex(status->member_id) + ":" + MemberIdHex(status->cluster_id) +
-                          (leads ? ":Leader" : ":Member");
+  round.holder_identity = recorder + (leads ? ":Leader" : ":Member");
   if (Status updated = UpdateOwnPeerUrl(*members, *status, round); !updated.ok())
     round.AddError("the peer URL in the member list stays: " + updated.error().message);
   // Peer TLS as the cluster knows this member now (its peer URLs in the member list).
@@ -155,10 +155,10 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
       return url.rfind("https://", 0) == 0;
     });
   }
-  if (Status renewed =
-          RenewAgentLease(kube_, options_.namespace_name, options_.member_name, round.holder_identity, now,
-                          3 * options_.heartbeat.count(), status->revision,
-                          {{kPeerTlsEnabledAnnotation, peer_tls ? "true" : "false"}});
+  if (Status renewed = RenewAgentLease(
+          kube_, options_.namespace_name, options_.member_name, round.holder_identity, now,
+          3 * options_.heartbeat.count(), status->revision,
+          {{kPeerTlsEnabledAnnotation, peer_tls ? "true" : "false"}, {kRevisionMemberAnnotation, recorder}});
       !renewed.ok()) {
     round.AddError(renewed.error().message);
     round.holder_identity.clear();

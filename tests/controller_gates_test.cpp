@@ -230,6 +230,62 @@ TEST_F(ControllerGatesTest, TheDataLossBoundIsTheMembersRevisionAgainstTheBackup
       << "writes after the last reading are not counted: " << bound.Describe();
 }
 
+// Issue 41, hazard 4: a member Lease's revision counts only when a member
+// etcd lists now, in the cluster it answers for, recorded it. Without the
+// member list (as before), a Lease another cluster left on the same name (an
+// Etcd re-created on it, a split brain) set the bound at its own revision
+// (2,000,000 here), and one anybody patched counted the same.
+TEST_F(ControllerGatesTest, TheDataLossBoundCountsOnlyRevisionsOfMembersEtcdListsNow) {
+  nlohmann::json document = Example("quorum-lost.json");
+  auto recorded = [&](int lease, const std::string& revision, const std::string& recorder) {
+    document["leases"][lease]["metadata"]["annotations"] = {{"ruleplane.dev/revision", revision},
+                                                            {"ruleplane.dev/revision-member", recorder}};
+  };
+  recorded(0, "1051900", "8e9e05c52164694d:c1");
+  recorded(1, "2000000", "91bc3c398fb3c146:c0");  // the same member ID, another cluster
+  recorded(2, "1051875", "badbadbad:c1");         // no member of the cluster
+  const Snapshot snapshot = Parsed(document);
+
+  const DataLossBound unchecked = DataLossBoundOf(snapshot.document);
+  EXPECT_EQ(unchecked.observed_revision, 2000000) << "without the member list every Lease counts";
+  EXPECT_NE(unchecked.Describe().find("the member Leases were not checked against etcd's member list"),
+            std::string::npos)
+      << unchecked.Describe();
+
+  const EtcdMembership membership{.cluster_id = "c1",
+                                  .member_ids = {"8e9e05c52164694d", "91bc3c398fb3c146", "fd422379fda50e48"}};
+  const DataLossBound bound = DataLossBoundOf(snapshot.document, &membership);
+  EXPECT_EQ(bound.observed_revision, 1051900);
+  EXPECT_EQ(bound.observed_member, "etcd-main-0");
+  EXPECT_EQ(bound.revisions(), 26);
+  EXPECT_EQ(bound.uncounted,
+            (std::vector<std::string>{"etcd-main-1 (91bc3c398fb3c146:c0)", "etcd-main-2 (badbadbad:c1)"}));
+  EXPECT_TRUE(bound.unchecked.empty()) << bound.unchecked;
+  EXPECT_EQ(ValueAt(bound.ToValue(), {"uncountedLeases"})->list_value().size(), 2u);
+  EXPECT_TRUE(ValueAt(bound.ToValue(), {"membershipChecked"})->bool_value());
+
+  // What the approver reads at the gate is that bound.
+  const Plan plan = PlanFor(snapshot);
+  const PlanStep& scale = StepOf(plan, "ScaleStatefulSet");
+  const GateDecision gate = GateControllerStep(scale, snapshot.document, PlanDigest(plan),
+                                               snapshot.observed_at, {.membership = &membership});
+  EXPECT_TRUE(gate.wait);
+  EXPECT_NE(gate.reason.find("(etcd-main-0): at least 26 revisions"), std::string::npos) << gate.reason;
+  EXPECT_NE(gate.reason.find("not counted, as no member etcd lists now recorded them: etcd-main-1 "
+                             "(91bc3c398fb3c146:c0), etcd-main-2 (badbadbad:c1)"),
+            std::string::npos)
+      << gate.reason;
+
+  // No member answered: every Lease counts, and the bound says it was not checked.
+  const EtcdMembership none{.unavailable = "no member answered (connection refused)"};
+  const DataLossBound blind = DataLossBoundOf(snapshot.document, &none);
+  EXPECT_EQ(blind.observed_revision, 2000000);
+  EXPECT_NE(blind.Describe().find("not checked against etcd's member list: no member answered"),
+            std::string::npos)
+      << blind.Describe();
+  EXPECT_FALSE(ValueAt(blind.ToValue(), {"membershipChecked"})->bool_value());
+}
+
 TEST_F(ControllerGatesTest, AMembershipChangeWaitsUntilEveryMemberThatStaysIsReady) {
   nlohmann::json document = Example("scale-up.json");
   Snapshot snapshot = Parsed(document);

@@ -240,12 +240,13 @@ EtcdClient::EtcdClient(const EtcdClient& other) : EtcdClient(other.config_) {
   http_.set_guard(other.http_.guard());
 }
 
-Result<std::vector<EtcdMember>> EtcdClient::MemberList(RequestLog& log) {
-  auto reply = Call("", "/v3/cluster/member/list", "{}", false, log);
+Result<std::vector<EtcdMember>> EtcdClient::MemberList(RequestLog& log, const std::string& endpoint) {
+  auto reply = Call(endpoint, "/v3/cluster/member/list", "{}", false, log);
   if (!reply.ok()) return reply.error();
   if (!reply->sent) return std::vector<EtcdMember>{};
   auto members = MemberListFrom(reply->body);
   if (!members.ok()) return AnswerError(config_.endpoints.front() + ": " + members.error().message);
+  if (!endpoint.empty()) return members;
   // etcd 3.4 answers a member list from the answering member's own applied
   // state. A learner applies a membership change (its own promotion) after
   // the voters did, so a voter's answer is taken when one gives it.

@@ -116,8 +116,8 @@ class EtcdClient {
   void set_guard(std::function<Status()> guard) { http_.set_guard(std::move(guard)); }
 
   // The members as a voter sees them when one answers (a learner's view of
-  // its own promotion lags).
-  Result<std::vector<EtcdMember>> MemberList(RequestLog& log);
+  // its own promotion lags); with `endpoint`, as that member sees them.
+  Result<std::vector<EtcdMember>> MemberList(RequestLog& log, const std::string& endpoint = "");
   // Adds a member with these peer URLs; returns it (its new ID).
   Result<EtcdMember> MemberAdd(const std::vector<std::string>& peer_urls, bool as_learner, RequestLog& log);
   // Replaces the peer URLs of the member with this ID (kNotFound: no such member).

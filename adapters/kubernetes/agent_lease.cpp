@@ -49,6 +49,17 @@ int64_t RecordedRevision(const Value& lease) {
   return error == std::errc() && end == digits.data() + digits.size() && revision >= 0 ? revision : -1;
 }
 
+std::string RevisionRecorder(const Value& lease) {
+  const Value* annotated = ValueAt(lease, {"metadata", "annotations", kRevisionMemberAnnotation});
+  if (annotated != nullptr && annotated->is_string()) return annotated->string_value();
+  const Value* holder = ValueAt(lease, {"spec", "holderIdentity"});
+  if (holder == nullptr || !holder->is_string()) return "";
+  const std::string& text = holder->string_value();
+  const size_t first = text.find(':');
+  if (first == std::string::npos) return "";
+  return text.substr(0, text.find(':', first + 1));
+}
+
 Status RenewAgentLease(KubeClient& kube, const std::string& namespace_name, const std::string& name,
                        const std::string& holder, std::chrono::system_clock::time_point now,
                        int64_t duration_seconds, int64_t revision, const LeaseAnnotations& annotations) {
@@ -61,8 +72,10 @@ Status RenewAgentLease(KubeClient& kube, const std::string& namespace_name, cons
 }
 
 Status RecordAgentRevision(KubeClient& kube, const std::string& namespace_name, const std::string& name,
-                           std::chrono::system_clock::time_point now, int64_t revision) {
-  return PatchAgentLease(kube, namespace_name, name, now, revision, Value::Null());
+                           std::chrono::system_clock::time_point now, int64_t revision,
+                           const std::string& recorder) {
+  return PatchAgentLease(kube, namespace_name, name, now, revision, Value::Null(),
+                         {{kRevisionMemberAnnotation, recorder}});
 }
 
 }  // namespace ruleplane

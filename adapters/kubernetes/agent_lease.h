@@ -20,6 +20,10 @@ namespace ruleplane {
 // the revision a surviving member holds after the loss.
 inline constexpr const char* kRevisionAnnotation = "ruleplane.dev/revision";
 inline constexpr const char* kRevisionTimeAnnotation = "ruleplane.dev/revision-time";
+// Beside them: whose revision it is, "<member ID>:<cluster ID>" in hex without
+// padding (as etcd-backup-restore's holderIdentity names them). A bound is
+// only drawn from a member of the cluster etcd lists now.
+inline constexpr const char* kRevisionMemberAnnotation = "ruleplane.dev/revision-member";
 
 // On a member's Lease, as etcd-backup-restore's heartbeat writes it
 // (pkg/health/heartbeat/heartbeat.go, PeerURLTLSEnabledKey): "true" when
@@ -32,6 +36,10 @@ using LeaseAnnotations = std::vector<std::pair<std::string, std::string>>;
 // The revision a member's agent recorded on its Lease (kRevisionAnnotation,
 // decimal); -1 when there is none or it is not a number.
 int64_t RecordedRevision(const Value& lease);
+// The member whose revision that is (kRevisionMemberAnnotation), or for a
+// Lease an agent wrote without it, the "<member ID>:<cluster ID>" that starts
+// its holderIdentity; "" when neither says.
+std::string RevisionRecorder(const Value& lease);
 
 // `revision` >= 0: also annotate the Lease with it and `now`; `annotations`
 // are written beside. A missing Lease is kFailedPrecondition (etcd-druid creates it).
@@ -40,8 +48,10 @@ Status RenewAgentLease(KubeClient& kube, const std::string& namespace_name, cons
                        int64_t duration_seconds, int64_t revision = -1,
                        const LeaseAnnotations& annotations = {});
 
-// Only the revision annotations, the Lease's holder and renewal untouched.
+// Only the revision annotations (`recorder`: kRevisionMemberAnnotation), the
+// Lease's holder and renewal untouched.
 Status RecordAgentRevision(KubeClient& kube, const std::string& namespace_name, const std::string& name,
-                           std::chrono::system_clock::time_point now, int64_t revision);
+                           std::chrono::system_clock::time_point now, int64_t revision,
+                           const std::string& recorder);
 
 }  // namespace ruleplane

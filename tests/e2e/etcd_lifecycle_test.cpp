@@ -808,6 +808,10 @@ void EtcdLifecycle::LoseQuorumAndRecoverAfterAnApproval(const std::string& store
   const Value bound = *ValueAt(Etcd(), {"status", "lastOperation", "dataLossBound"});
   const int64_t backup_revision = ValueAt(bound, {"backupRevision"})->int_value();
   EXPECT_GE(backup_revision, written) << FormatJson(bound);
+  // The survivor, etcd-main-0, answered the member list without a leader: its
+  // reading counts, checked against the cluster it answers for.
+  EXPECT_TRUE(ValueAt(bound, {"membershipChecked"})->bool_value()) << FormatJson(bound);
+  EXPECT_GE(ValueAt(bound, {"observedRevision"})->int_value(), written) << FormatJson(bound);
   // Nothing disruptive while it waits, from evidence: three more runs of the
   // controller held the scale to 0 back (their runIDs on its log lines of
   // that step), and its journal, which records a step before it acts, has

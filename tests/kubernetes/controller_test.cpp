@@ -383,6 +383,14 @@ TEST(Controller, QuorumLossRecoveryWaitsForAnApprovalNamingThePlanDigest) {
   EXPECT_EQ(ValueAt(*waiting, {"status", "lastOperation", "dataLossBound", "backupRevision"})->int_value(),
             1051874)
       << "the example's delta-snap Lease";
+  // The example's Pods are not reachable: no member list, and the bound says so.
+  EXPECT_FALSE(
+      ValueAt(*waiting, {"status", "lastOperation", "dataLossBound", "membershipChecked"})->bool_value());
+  EXPECT_NE(ValueAt(*waiting, {"status", "lastOperation", "dataLossBound", "description"})
+                ->string_value()
+                .find("the member Leases were not checked against etcd's member list: "),
+            std::string::npos)
+      << FormatJson(*waiting);
   EXPECT_NE(ValueAt(*waiting, {"status", "lastOperation", "description"})->string_value().find(digest),
             std::string::npos)
       << "the status says how to approve";

@@ -1115,6 +1115,10 @@ TEST_F(MemberAgentTest, MemberInitReadsTheEtcdAndItsLeaseWithTheRevisionFromTheA
   const std::string revision = TextAt(lease, {"metadata", "annotations", "ruleplane.dev/revision"});
   ASSERT_FALSE(revision.empty()) << FormatJson(lease);
   EXPECT_GT(std::stoll(revision), 0);
+  const std::string holder = TextAt(lease, {"spec", "holderIdentity"});
+  EXPECT_EQ(TextAt(lease, {"metadata", "annotations", kRevisionMemberAnnotation}),
+            holder.substr(0, holder.rfind(':')))
+      << "the member and cluster of the holder, " << holder;
 
   // etcd-druid's template for member 0: its initial-cluster names every member, whose member list is
   // observed.
@@ -1192,6 +1196,8 @@ TEST_F(MemberAgentTest, ASurvivorOfAQuorumLossRecordsItsLiveRevisionWithoutRenew
   const std::string recorded =
       TextAt(Get("leases", "etcd-main-0"), {"metadata", "annotations", kRevisionAnnotation});
   EtcdClient client = etcd_->Client();
+  auto own = client.MemberStatus(etcd_->member(0).client_url, log_);
+  ASSERT_TRUE(own.ok()) << own.error().message;
   int64_t written = -1;
   for (int i = 0; i < 20; ++i) {
     auto put = client.Put("/after-the-renewal/" + std::to_string(i), "v", log_);
@@ -1217,6 +1223,9 @@ TEST_F(MemberAgentTest, ASurvivorOfAQuorumLossRecordsItsLiveRevisionWithoutRenew
   EXPECT_EQ(TextAt(lease, {"metadata", "annotations", kRevisionAnnotation}), std::to_string(written))
       << "the revision after the last renewal";
   EXPECT_TRUE(ParseRfc3339(TextAt(lease, {"metadata", "annotations", kRevisionTimeAnnotation})).ok());
+  EXPECT_EQ(TextAt(lease, {"metadata", "annotations", kRevisionMemberAnnotation}),
+            MemberIdHex(own->member_id) + ":" + MemberIdHex(own->cluster_id))
+      << "whose revision it is: the controller counts it only for a member etcd lists";
 }
 
 // A full snapshot that takes 10 s (the leader reached over a slow link, on
