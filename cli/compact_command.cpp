@@ -25,7 +25,9 @@ defragments it, and stores the result as a new full snapshot at that
 revision (compressed with --compression, default gzip). The snapshots in the
 store are only read. With --full-snapshot-lease, the Lease (etcd-druid's
 <etcd>-full-snap) then holds the newest full snapshot's revision (the new
-one's), so that the controller counts the events since it. Nothing to
+one's), so that the controller counts the events since it, and names it
+(ruleplane.dev/compacted-full): the members' garbage collection keeps the
+deltas it replaced until a member's own full snapshot is newer. Nothing to
 compact (no delta after the newest full snapshot) is not an error. One JSON
 line on standard output: snapshot ("" when nothing was compacted), revision,
 deltas, databaseBytesBefore, databaseBytesAfter.
@@ -99,8 +101,10 @@ int RunCompact(const Args& args, std::ostream& out, std::ostream& err) {
   // the events since the previous one, starting a Job after Job.
   if (kube) {
     constexpr int64_t kLeaseSeconds = 60;
+    LeaseAnnotations annotations;
+    if (!compacted->snapshot.empty()) annotations.emplace_back(kCompactedFullAnnotation, compacted->snapshot);
     if (Status renewed = RenewAgentLease(*kube, namespace_name, lease, std::to_string(compacted->revision),
-                                         std::chrono::system_clock::now(), kLeaseSeconds);
+                                         std::chrono::system_clock::now(), kLeaseSeconds, -1, annotations);
         !renewed.ok()) {
       err << "ruleplane: compact: stored " << compacted->snapshot << ", but the Lease " << lease << ": "
           << renewed.error().message << "\n";

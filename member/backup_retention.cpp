@@ -200,6 +200,12 @@ Result<std::vector<StoredSnapshot>> SnapshotsToCollect(const std::vector<StoredS
       collect[full_positions[counted[static_cast<size_t>(index)]]] = true;
   }
 
+  // What a compaction replaced stays while the compaction's full is the newest.
+  if (!options.compacted_full.empty() && fulls.size() >= 2 && fulls.back()->name == options.compacted_full) {
+    for (size_t position = full_positions[fulls.size() - 2]; position < full_positions.back(); ++position)
+      collect[position] = false;
+  }
+
   const StoredSnapshot* newest_final = nullptr;
   for (const StoredSnapshot* snapshot : ordered) {
     if (snapshot->kind == "Full" && snapshot->is_final) newest_final = snapshot;

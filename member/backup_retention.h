@@ -40,6 +40,8 @@
 //   - the newest full snapshot (the last Full in the listing's order) is
 //     never deleted, nor anything after it: every delta a restore replays on
 //     top of it (start revision beyond its last revision) is kept;
+//   - while the newest full is the compaction's (RetentionOptions::compacted_full),
+//     the full before it and the deltas between them are never deleted;
 //   - the newest `.final` snapshot is never deleted (etcd-backup-restore
 //     deletes it like any full): it is what etcd-druid asked for when it
 //     stopped the cluster last; an older one is judged as any full, so that
@@ -86,6 +88,12 @@ struct RetentionOptions {
   // The full-snapshot schedule (cron, --schedule): LimitBased counts its
   // periods. "" counts files, as etcd-backup-restore does.
   std::string schedule;
+  // The name of the full snapshot the compaction Job stored last
+  // (kCompactedFullAnnotation on the full-snapshot Lease), "" for none.
+  // While it is the newest full, the full before it and every delta between
+  // the two are kept: what it replaced stays until a member's own full
+  // snapshot, taken from the live cluster, supersedes it.
+  std::string compacted_full = {};
 };
 
 // "Exponential" or "LimitBased", spelt exactly as etcd-backup-restore's flag

@@ -99,6 +99,23 @@ Status MemberBackups::CollectGarbage(int64_t cluster_revision, std::chrono::syst
   if (!listing.ok()) return listing.error();
   RetentionOptions retention = options_.retention;
   retention.schedule = options_.schedule;
+  // The compaction Job names its full snapshot on the full-snapshot Lease;
+  // without that Lease's word this round collects nothing.
+  if (!options_.full_snapshot_lease.empty()) {
+    RequestLog reads;
+    auto lease = kube_.Get(
+        {"coordination.k8s.io/v1", "leases", options_.namespace_name, options_.full_snapshot_lease, ""},
+        reads);
+    if (!lease.ok() && lease.error().code != ErrorCode::kNotFound) {
+      return Error{lease.error().code,
+                   "reading the Lease " + options_.full_snapshot_lease +
+                       " before collecting: " + lease.error().message,
+                   {}};
+    }
+    const Value* compacted =
+        lease.ok() ? ValueAt(*lease, {"metadata", "annotations", kCompactedFullAnnotation}) : nullptr;
+    if (compacted != nullptr && compacted->is_string()) retention.compacted_full = compacted->string_value();
+  }
   auto doomed = SnapshotsToCollect(listing->snapshots, retention, now);
   if (!doomed.ok()) return doomed.error();
   RequestLog log;

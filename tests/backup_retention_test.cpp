@@ -308,6 +308,31 @@ TEST(BackupRetention, LimitBasedWithAScheduleCountsPeriodsSoOnDemandFullsCannotP
   EXPECT_EQ(Names(Collect(listing, options, Time(now))), replaced);
 }
 
+// Issue 41, hazard 8: the compaction Job's full snapshot was verified, never
+// taken from the live cluster. While it is the newest full, the full before
+// it and the deltas it replaced stay; once a member's own full is newer, they
+// go as any older stream does. Before, the first collection after the
+// compaction deleted the older full and the deltas.
+TEST(BackupRetention, WhatACompactionReplacedStaysUntilAMembersOwnFullIsNewer) {
+  const int64_t now = At(0, 10, 0);
+  std::vector<StoredSnapshot> listing = {Full(100, now - 50 * kMinute), Incr(101, 150, now - 40 * kMinute),
+                                         Incr(151, 200, now - 30 * kMinute)};
+  const StoredSnapshot compacted = Full(200, now - 20 * kMinute);
+  listing.push_back(compacted);
+  listing.push_back(Incr(201, 210, now - 10 * kMinute));
+  RetentionOptions options = LimitBased(1);
+  EXPECT_EQ(Names(Collect(listing, options, Time(now))),
+            (std::vector<std::string>{listing[0].name, listing[1].name, listing[2].name}))
+      << "not named as the compaction's, it is a full like any other";
+  options.compacted_full = compacted.name;
+  EXPECT_EQ(Names(Collect(listing, options, Time(now))), std::vector<std::string>{});
+
+  const StoredSnapshot own = Full(220, now - 5 * kMinute);
+  listing.push_back(own);
+  EXPECT_EQ(Names(Kept(listing, options, Time(now))), std::vector<std::string>{own.name})
+      << "a member's own full is newer: the compaction and what it replaced go as older streams";
+}
+
 TEST(BackupRetention, WhatItCannotPlaceStaysAndChangesNothing) {
   const int64_t now = At(0, 10, 0);
   const std::vector<StoredSnapshot> placeable = {Full(100, At(-3, 0)), Incr(101, 110, At(-3, 1)),

@@ -31,6 +31,11 @@ inline constexpr const char* kRevisionMemberAnnotation = "ruleplane.dev/revision
 // member before it calls a peer TLS change done.
 inline constexpr const char* kPeerTlsEnabledAnnotation = "member.etcd.gardener.cloud/tls-enabled";
 
+// On the full-snapshot Lease (<etcd>-full-snap): the name of the full
+// snapshot the compaction Job stored last. The members' garbage collection
+// keeps what it replaced while it is the newest full (RetentionOptions).
+inline constexpr const char* kCompactedFullAnnotation = "ruleplane.dev/compacted-full";
+
 using LeaseAnnotations = std::vector<std::pair<std::string, std::string>>;
 
 // The revision a member's agent recorded on its Lease (kRevisionAnnotation,

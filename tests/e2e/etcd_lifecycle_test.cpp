@@ -710,6 +710,19 @@ TEST_F(EtcdLifecycle, UnderTodaysRulesDeltasPastTheThresholdAreCompactedByAJobTh
   for (const StoredSnapshot& snapshot : listing->snapshots)
     stored = stored || snapshot.name == TextAt(*outcome, {"snapshot"});
   EXPECT_TRUE(stored) << compacted;
+  // The full-snapshot Lease names a snapshot a compaction Job stored: the
+  // members' collection keeps what it replaced while it is the newest full.
+  std::set<std::string> stored_by_jobs;
+  std::istringstream lines(compacted);
+  for (std::string line; std::getline(lines, line);) {
+    auto answer = ParseJson(line);
+    if (answer.ok()) stored_by_jobs.insert(TextAt(*answer, {"snapshot"}));
+  }
+  auto full_lease =
+      admin_->Get({"coordination.k8s.io/v1", "leases", "default", "etcd-main-full-snap", ""}, log);
+  ASSERT_TRUE(full_lease.ok()) << full_lease.error().message;
+  const std::string named = TextAt(*full_lease, {"metadata", "annotations", "ruleplane.dev/compacted-full"});
+  EXPECT_TRUE(!named.empty() && stored_by_jobs.contains(named)) << named << "\n" << compacted;
   EXPECT_GE(revision, first_full + 200) << compacted;
   EXPECT_GE(full_snapshot_revision(), revision);
   writer.Stop();
