@@ -414,8 +414,18 @@ void HttpServer::Serve() {
         const int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) break;
         if (connections.size() >= options_.max_connections) {
-          Close(connections.front());
-          connections.erase(connections.begin());
+          // Room is made by the oldest client still sending its request (idle
+          // or slow): a reply being computed or written is never dropped for a
+          // newcomer. When every connection has one, the newcomer is turned away.
+          const auto reading =
+              std::find_if(connections.begin(), connections.end(),
+                           [](const Connection& open) { return !open.waiting && !open.answering; });
+          if (reading == connections.end()) {
+            close(fd);
+            continue;
+          }
+          Close(*reading);
+          connections.erase(reading);
         }
         Connection connection;
         connection.id = ++next_id;

@@ -75,8 +75,10 @@ struct HttpServerTls {
 struct HttpServerOptions {
   std::chrono::milliseconds read_timeout{std::chrono::seconds(5)};    // the whole request, from accept
   std::chrono::milliseconds write_timeout{std::chrono::seconds(10)};  // the whole answer
-  // Open connections; one more closes the oldest, so that idle clients
-  // cannot lock a probe out.
+  // Open connections; one more closes the oldest that is still sending its
+  // request, so that idle clients cannot lock a probe out, and never one
+  // whose reply is being computed or written (with none to close, the new
+  // one is closed).
   size_t max_connections = 64;
   // Slow replies in progress; one more is answered 503 at once.
   size_t max_slow = 8;

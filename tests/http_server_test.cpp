@@ -17,6 +17,7 @@
 #include <future>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "platform/http_client.h"
 #include "tests/support/temp_dir.h"
@@ -227,6 +228,48 @@ TEST(HttpServer, ASlowReplyDoesNotHoldUpHealthz) {
   EXPECT_NE(answered.find("{\"slow\":true}"), std::string::npos) << answered;
   EXPECT_EQ(seen.method, "POST");
   EXPECT_EQ(seen.query, "final=true");
+}
+
+// Connections past the limit that send nothing (any pod on the network can
+// open them) make room by dropping the oldest such client, never a reply in
+// progress (issue 41, low): before, the oldest connection went, and that was
+// the slow reply's, whose caller lost the answer to a snapshot it had asked for.
+TEST(HttpServer, ConnectionsPastTheLimitNeverDropAReplyInProgress) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> started;
+  HttpServerOptions options;
+  options.max_connections = 4;
+  auto server = HttpServer::Start("127.0.0.1:0",
+                                  HttpServer::RequestHandler([&](const HttpRequest& request) -> HttpReply {
+                                    if (request.path == "/healthz")
+                                      return HttpAnswer{200, "text/plain", "ok\n"};
+                                    return HttpReply::Slow([&, released] {
+                                      started.set_value();
+                                      released.wait();
+                                      return HttpAnswer{200, "text/plain", "slow\n"};
+                                    });
+                                  }),
+                                  options);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  const int port = (*server)->port();
+  const int slow = Connect(port);
+  ASSERT_GE(slow, 0);
+  ASSERT_TRUE(SendAll(slow, "POST /snapshot/full HTTP/1.1\r\nContent-Length: 0\r\n\r\n"));
+  ASSERT_EQ(started.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  std::vector<int> idle;
+  for (int i = 0; i < 10; ++i) {
+    idle.push_back(Connect(port));
+    ASSERT_GE(idle.back(), 0);
+  }
+  ExpectHealthz(port);  // a newcomer still gets in: an idle client made room
+  release.set_value();
+  const std::string answered = ReadAll(slow);
+  close(slow);
+  for (const int fd : idle) close(fd);
+  EXPECT_EQ(answered.rfind("HTTP/1.1 200 OK\r\n", 0), 0u)
+      << "the reply in progress was dropped for a newcomer: \"" << answered << "\"";
+  EXPECT_NE(answered.find("slow\n"), std::string::npos) << answered;
 }
 
 // A path handler (the controller's) answers GETs only, as before.
