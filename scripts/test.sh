@@ -143,8 +143,9 @@ record_phase "kubernetes binaries (beside the release build)" $((SECONDS - kube_
 RULEPLANE_KUBE_BIN=$(tail -n 1 "$report_dir/kube-bin.txt")
 export RULEPLANE_KUBE_BIN
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-# Beside the node's images and the release tests, which mostly wait for the network and for servers (they keep
-# about one core of two busy), at the lowest CPU and I/O priority so that it takes only what they leave: the
+# Beside the node's images and the release tests, which mostly wait for the network and for servers (though on a
+# machine with nothing cached they kept both cores busy much of the time: containerd importing the node's images,
+# several kube-apiservers), at the lowest CPU and I/O priority so that it takes only what they leave: the
 # sanitizer build, then its tests that need no server. Those start nothing and wait for nothing, so being slowed
 # down changes only how long they take; their output goes to a log of their own, printed when they fail.
 sanitize_log=$report_dir/sanitize-beside.log
