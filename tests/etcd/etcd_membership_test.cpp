@@ -36,13 +36,7 @@ TEST(EtcdMembership, ASurvivorOfAQuorumLossStillAnswersWithItsClusterAndMembers)
 
   cluster->StopMember(1);
   cluster->StopMember(2);
-  ASSERT_TRUE(Eventually(
-      [&] {
-        auto now = client.MemberStatus(cluster->member(0).client_url, log);
-        return now.ok() && now->leader == 0;
-      },
-      std::chrono::seconds(30), std::chrono::milliseconds(100)))
-      << "the survivor still knows a leader";
+  ASSERT_TRUE(cluster->WaitLeaderless(0)) << "the survivor still knows a leader";
   const EtcdMembership survivor = ReadEtcdMembership(client, log);
   ASSERT_TRUE(survivor.observed()) << survivor.unavailable;
   EXPECT_EQ(survivor.cluster_id, healthy.cluster_id);

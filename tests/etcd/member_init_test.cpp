@@ -410,16 +410,7 @@ TEST_F(MemberInit, TwoMembersDownLongerThanAnElectionTimeoutRestartOnTheirData) 
   const std::vector<StatusMember> status = StatusOfCluster({"m1", "m2"});
   cluster_->KillMember(1);
   cluster_->KillMember(2);
-  const std::string survivor = cluster_->member(0).client_url;
-  EtcdClient client(EtcdClientConfig{{survivor}, {}, std::chrono::seconds(2)});
-  ASSERT_TRUE(Eventually(
-      [&] {
-        RequestLog reads;
-        auto answer = client.MemberStatus(survivor, reads);
-        return answer.ok() && answer->leader == 0;
-      },
-      std::chrono::seconds(20)))
-      << "m0 still has a leader";
+  ASSERT_TRUE(cluster_->WaitLeaderless(0, std::chrono::seconds(20))) << "m0 still has a leader";
 
   for (int i : {1, 2}) {
     Outcome restart = MemberInitOf(i, WriteEtcd(i, status));

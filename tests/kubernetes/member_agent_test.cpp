@@ -1206,13 +1206,7 @@ TEST_F(MemberAgentTest, ASurvivorOfAQuorumLossRecordsItsLiveRevisionWithoutRenew
   }
   etcd_->StopMember(1);
   etcd_->StopMember(2);
-  ASSERT_TRUE(Eventually(
-      [&] {
-        auto status = client.MemberStatus(etcd_->member(0).client_url, log_);
-        return status.ok() && status->leader == 0;
-      },
-      std::chrono::seconds(30), std::chrono::milliseconds(100)))
-      << "etcd-main-0 still knows a leader";
+  ASSERT_TRUE(etcd_->WaitLeaderless(0)) << "etcd-main-0 still knows a leader";
 
   const CommandResult run = Agent(0);
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "adapters/etcd/etcdctl_hashkv.h"
 
@@ -171,6 +172,19 @@ Status EtcdCluster::WaitReady(int i, std::chrono::milliseconds timeout, bool sto
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+bool EtcdCluster::WaitLeaderless(int i, std::chrono::milliseconds timeout) const {
+  const std::string url = member(i).client_url;
+  EtcdClient client(EtcdClientConfig{{url}, ClientTls(), std::chrono::seconds(2)});
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    RequestLog reads;
+    auto status = client.MemberStatus(url, reads);
+    if (status.ok() && status->leader == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
 }
 
 void EtcdCluster::StopMember(int i) { processes_[static_cast<size_t>(i)].Stop(std::chrono::seconds(10)); }

@@ -72,6 +72,9 @@ class EtcdCluster {
   Status StartMemberWithConfig(int i, const std::string& config_file);
   // Until the member answers /v3/maintenance/status.
   Status WaitReady(int i, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // Until member i answers /v3/maintenance/status without a leader (the
+  // survivor of a lost quorum); false when it did not within `timeout`.
+  bool WaitLeaderless(int i, std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
   void StopMember(int i);
   void KillMember(int i);  // SIGKILL
   // Sends `signal` to member i's etcd (SIGSTOP, SIGCONT) and does not wait.
