@@ -191,43 +191,69 @@ TEST(HttpServer, AClientClosingMidAnswerDoesNotKillTheServer) {
   }
 }
 
+// A server whose /healthz answers at once and whose every other request gets
+// a slow reply (`body`), blocked until Release(); WaitStarted() returns once
+// one began. `seen` is the slow request as the handler saw it.
+class SlowReplyServer {
+ public:
+  explicit SlowReplyServer(std::string body, HttpServerOptions options = {}) {
+    auto handler = [this, body](const HttpRequest& request) -> HttpReply {
+      if (request.path == "/healthz") return HttpAnswer{200, "text/plain", "ok\n"};
+      seen = request;
+      return HttpReply::Slow([this, body, released = released_] {
+        started_.set_value();
+        released.wait();
+        return HttpAnswer{200, "text/plain", body};
+      });
+    };
+    auto server = HttpServer::Start("127.0.0.1:0", HttpServer::RequestHandler(handler), options);
+    EXPECT_TRUE(server.ok()) << server.error().message;
+    if (server.ok()) server_ = std::move(*server);
+  }
+  // A test that stopped before Release() still ends: the server waits for its slow reply when it stops.
+  ~SlowReplyServer() {
+    if (!released_once_) Release();
+  }
+  bool ok() const { return server_ != nullptr; }
+  int port() const { return server_->port(); }
+  bool WaitStarted() {
+    return started_.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  }
+  void Release() {
+    released_once_ = true;
+    release_.set_value();
+  }
+
+  HttpRequest seen;
+
+ private:
+  std::promise<void> release_;
+  std::shared_future<void> released_ = release_.get_future().share();
+  std::promise<void> started_;
+  bool released_once_ = false;
+  std::unique_ptr<HttpServer> server_;  // last: stopped first, while the promises still exist
+};
+
 // A slow reply (member-agent's /snapshot/full) is computed on a thread of
 // its own: while it is blocked (on a latch this test releases only after
 // /healthz answered), /healthz is answered; then the slow one is answered
 // too. The request's method and query reach the handler.
 TEST(HttpServer, ASlowReplyDoesNotHoldUpHealthz) {
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  std::promise<void> started;
-  HttpRequest seen;
-  auto server = HttpServer::Start("127.0.0.1:0",
-                                  HttpServer::RequestHandler([&](const HttpRequest& request) -> HttpReply {
-                                    if (request.path == "/healthz")
-                                      return HttpAnswer{200, "text/plain", "ok\n"};
-                                    if (request.path != "/slow")
-                                      return HttpAnswer{404, "text/plain", "not found\n"};
-                                    seen = request;
-                                    return HttpReply::Slow([&, released] {
-                                      started.set_value();
-                                      released.wait();
-                                      return HttpAnswer{200, "application/json", "{\"slow\":true}"};
-                                    });
-                                  }));
-  ASSERT_TRUE(server.ok()) << server.error().message;
-  const int port = (*server)->port();
-  const int slow = Connect(port);
+  SlowReplyServer server("{\"slow\":true}");
+  ASSERT_TRUE(server.ok());
+  const int slow = Connect(server.port());
   ASSERT_GE(slow, 0);
   ASSERT_TRUE(SendAll(slow, "POST /slow?final=true HTTP/1.1\r\nContent-Length: 0\r\n\r\n"));
-  ASSERT_EQ(started.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
-  ExpectHealthz(port);
-  ExpectHealthz(port);
-  release.set_value();
+  ASSERT_TRUE(server.WaitStarted());
+  ExpectHealthz(server.port());
+  ExpectHealthz(server.port());
+  server.Release();
   const std::string answered = ReadAll(slow);
   close(slow);
   EXPECT_EQ(answered.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << answered;
   EXPECT_NE(answered.find("{\"slow\":true}"), std::string::npos) << answered;
-  EXPECT_EQ(seen.method, "POST");
-  EXPECT_EQ(seen.query, "final=true");
+  EXPECT_EQ(server.seen.method, "POST");
+  EXPECT_EQ(server.seen.query, "final=true");
 }
 
 // Connections past the limit that send nothing (any pod on the network can
@@ -235,35 +261,21 @@ TEST(HttpServer, ASlowReplyDoesNotHoldUpHealthz) {
 // progress (issue 41, low): before, the oldest connection went, and that was
 // the slow reply's, whose caller lost the answer to a snapshot it had asked for.
 TEST(HttpServer, ConnectionsPastTheLimitNeverDropAReplyInProgress) {
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  std::promise<void> started;
   HttpServerOptions options;
   options.max_connections = 4;
-  auto server = HttpServer::Start("127.0.0.1:0",
-                                  HttpServer::RequestHandler([&](const HttpRequest& request) -> HttpReply {
-                                    if (request.path == "/healthz")
-                                      return HttpAnswer{200, "text/plain", "ok\n"};
-                                    return HttpReply::Slow([&, released] {
-                                      started.set_value();
-                                      released.wait();
-                                      return HttpAnswer{200, "text/plain", "slow\n"};
-                                    });
-                                  }),
-                                  options);
-  ASSERT_TRUE(server.ok()) << server.error().message;
-  const int port = (*server)->port();
-  const int slow = Connect(port);
+  SlowReplyServer server("slow\n", options);
+  ASSERT_TRUE(server.ok());
+  const int slow = Connect(server.port());
   ASSERT_GE(slow, 0);
   ASSERT_TRUE(SendAll(slow, "POST /snapshot/full HTTP/1.1\r\nContent-Length: 0\r\n\r\n"));
-  ASSERT_EQ(started.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  ASSERT_TRUE(server.WaitStarted());
   std::vector<int> idle;
   for (int i = 0; i < 10; ++i) {
-    idle.push_back(Connect(port));
+    idle.push_back(Connect(server.port()));
     ASSERT_GE(idle.back(), 0);
   }
-  ExpectHealthz(port);  // a newcomer still gets in: an idle client made room
-  release.set_value();
+  ExpectHealthz(server.port());  // a newcomer still gets in: an idle client made room
+  server.Release();
   const std::string answered = ReadAll(slow);
   close(slow);
   for (const int fd : idle) close(fd);
