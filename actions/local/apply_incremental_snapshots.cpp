@@ -15,19 +15,11 @@ namespace {
 
 Error IoError(std::string message) { return Error{ErrorCode::kIo, std::move(message), {}}; }
 
+// Done when the database holds the last delta's revision (nothing to apply: done).
 Result<bool> IsDone(const PlanStep& step, LocalActionContext& context, RequestLog& /*log*/) {
-  if (context.store == nullptr) return false;
-  auto revision = DataDirRevision(context);
-  if (!revision.ok() || *revision == 0) return false;
-  auto listing = context.store->List();
-  if (!listing.ok()) return listing.error();
   const Value* names = step.params.Find("snapshots");
   if (names == nullptr || !names->is_list() || names->list_value().empty()) return true;
-  const std::string last = names->list_value().back().string_value();
-  for (const StoredSnapshot& snapshot : listing->snapshots) {
-    if (snapshot.name == last) return *revision >= snapshot.last_revision;
-  }
-  return false;
+  return DataDirHoldsSnapshot(context, names->list_value().back().string_value());
 }
 
 Status Perform(const PlanStep& step, LocalActionContext& context, RequestLog& log) {

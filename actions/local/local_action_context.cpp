@@ -12,4 +12,16 @@ Result<int64_t> DataDirRevision(const LocalActionContext& context) {
   return SnapshotFileRevision(db, context.member.command_timeout);
 }
 
+Result<bool> DataDirHoldsSnapshot(const LocalActionContext& context, const std::string& name) {
+  if (context.store == nullptr) return false;
+  auto revision = DataDirRevision(context);
+  if (!revision.ok() || *revision == 0) return false;
+  auto listing = context.store->List();
+  if (!listing.ok()) return listing.error();
+  for (const StoredSnapshot& snapshot : listing->snapshots) {
+    if (snapshot.name == name) return *revision >= snapshot.last_revision;
+  }
+  return false;
+}
+
 }  // namespace ruleplane

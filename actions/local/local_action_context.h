@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/local/backup_store.h"
@@ -21,5 +22,9 @@ struct LocalActionContext {
 // The revision of the member's database (its data directory's
 // member/snap/db), 0 when there is none.
 Result<int64_t> DataDirRevision(const LocalActionContext& context);
+
+// Whether the member's database holds the stored snapshot `name`'s last
+// revision: false with no store, no database, or no such snapshot listed.
+Result<bool> DataDirHoldsSnapshot(const LocalActionContext& context, const std::string& name);
 
 }  // namespace ruleplane

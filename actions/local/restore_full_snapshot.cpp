@@ -20,19 +20,10 @@ namespace {
 
 Error IoError(std::string message) { return Error{ErrorCode::kIo, std::move(message), {}}; }
 
+// Done when the data directory holds the snapshot's revision. A member that
+// joins an existing cluster never holds it (see Perform).
 Result<bool> IsDone(const PlanStep& step, LocalActionContext& context, RequestLog& /*log*/) {
-  if (context.store == nullptr) return false;
-  auto revision = DataDirRevision(context);
-  if (!revision.ok() || *revision == 0) return false;
-  auto listing = context.store->List();
-  if (!listing.ok()) return listing.error();
-  // Done when the data directory holds the snapshot's revision. A member
-  // that joins an existing cluster never holds it (see Perform).
-  const std::string name = StepParam(step, "snapshot");
-  for (const StoredSnapshot& snapshot : listing->snapshots) {
-    if (snapshot.name == name) return *revision >= snapshot.last_revision;
-  }
-  return false;
+  return DataDirHoldsSnapshot(context, StepParam(step, "snapshot"));
 }
 
 Status Perform(const PlanStep& step, LocalActionContext& context, RequestLog& log) {
