@@ -8,15 +8,12 @@
 #             real-component suites whose tests the sanitizer pass runs (etcd, kubernetes, objectstore).
 #             -O0 was tried: it compiles in about half the time, but the tests without a server took
 #             twice as long (651 s against about 300 s on 2 cores), and no run was shorter
-#   fuzz      clang + libFuzzer fuzz targets only, the engine instrumented too (fuzz/README.md); without
-#             precompiled headers, so that it also checks that every file includes what it uses
+#   fuzz      clang + libFuzzer fuzz targets only, the engine instrumented too (fuzz/README.md)
 #   binary    the ruleplane binary alone, optimised, into build/release (no tests, benchmarks
 #             or fuzz targets: scripts/run.sh); `release` later configures the rest again
 # Every flavour compiles through ccache when it is there, with its cache beside the Kubernetes
 # binaries (RULEPLANE_CCACHE_DIR, default /var/cache/ruleplane/ccache), keyed on paths relative to
-# the checkout so that another clone of the same sources hits it. Precompiled headers need the
-# sloppiness below (ccache(1), "Precompiled headers"); the cache serves the header itself too, and
-# must: GCC writes a different file each time, and a file compiled with it is keyed on its bytes.
+# the checkout so that another clone of the same sources hits it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flavour=${1:-release}
@@ -38,15 +35,13 @@ case "$flavour" in
   binary)   options=("${optimised[@]}" -DRULEPLANE_TESTS=OFF -DRULEPLANE_BENCHMARKS=OFF) ;;
   sanitize) options=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DRULEPLANE_WERROR=ON -DRULEPLANE_SANITIZE=ON -DRULEPLANE_BENCHMARKS=OFF
                      "-DRULEPLANE_TEST_SUITES=$suites_without_worlds") ;;
-  fuzz)     options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DRULEPLANE_LIBFUZZER=ON -DRULEPLANE_BENCHMARKS=OFF
-                     -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON) ;;
+  fuzz)     options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DRULEPLANE_LIBFUZZER=ON -DRULEPLANE_BENCHMARKS=OFF) ;;
   *) echo "usage: $0 [release|tests|quick|sanitize|fuzz|binary]" >&2; exit 2 ;;
 esac
 directory=build/$flavour
 case "$flavour" in binary | tests | quick) directory=build/release ;; esac
 if command -v ccache >/dev/null; then
   export CCACHE_DIR=${RULEPLANE_CCACHE_DIR:-/var/cache/ruleplane/ccache} CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
-  export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
   mkdir -p "$CCACHE_DIR" && ccache --max-size=8G >/dev/null
   options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
