@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "adapters/etcd/etcd_client.h"
@@ -23,8 +24,13 @@ struct LocalActionContext {
 // member/snap/db), 0 when there is none.
 Result<int64_t> DataDirRevision(const LocalActionContext& context);
 
-// Whether the member's database holds the stored snapshot `name`'s last
-// revision: false with no store, no database, or no such snapshot listed.
+// Whether the backup store lists a snapshot for which `matches(snapshot,
+// revision)` holds, `revision` being the member database's: false with no
+// store or no database.
+Result<bool> StoreListsForDataDir(const LocalActionContext& context,
+                                  const std::function<bool(const StoredSnapshot&, int64_t)>& matches);
+
+// Whether the member's database holds the stored snapshot `name`'s last revision.
 Result<bool> DataDirHoldsSnapshot(const LocalActionContext& context, const std::string& name);
 
 }  // namespace ruleplane

@@ -12,15 +12,9 @@ namespace ruleplane {
 namespace {
 
 Result<bool> IsDone(const PlanStep& /*step*/, LocalActionContext& context, RequestLog& /*log*/) {
-  if (context.store == nullptr) return false;
-  auto revision = DataDirRevision(context);
-  if (!revision.ok() || *revision == 0) return false;
-  auto listing = context.store->List();
-  if (!listing.ok()) return listing.error();
-  for (const StoredSnapshot& snapshot : listing->snapshots) {
-    if (snapshot.kind == "Full" && snapshot.last_revision == *revision) return true;
-  }
-  return false;
+  return StoreListsForDataDir(context, [](const StoredSnapshot& snapshot, int64_t revision) {
+    return snapshot.kind == "Full" && snapshot.last_revision == revision;
+  });
 }
 
 Status Perform(const PlanStep& /*step*/, LocalActionContext& context, RequestLog& log) {
