@@ -43,6 +43,7 @@ phase() {
 # At the end, also after a failure: the work beside stopped, the table printed.
 report() {
   [ -z "${kube_build:-}" ] || kill -- -"$kube_build" 2>/dev/null || true
+  [ -z "${images_build:-}" ] || kill -- -"$images_build" 2>/dev/null || true
   [ -z "${sanitize_beside:-}" ] || kill -- -"$sanitize_beside" 2>/dev/null || true
   python3 scripts/test-report.py "$report_dir" || true
 }
@@ -76,20 +77,8 @@ no_server='unit|golden|conformance|fuzz|docs'
 # One smoke test per real component, for the quick tier: real etcd, the real kube-apiserver, the S3 server.
 smoke='RealDataDir\.TheDatabaseEtcdWroteIsValid|KubeClientTest\.WritesAndReadsAnEtcdWithItsStatusAndScale'
 smoke+='|S3ClientTest\.PutGetHeadListDeleteRoundTrip'
-# The real-component tests the sanitizer pass runs: ruleplane's own threads, streams, servers and parsers against
-# real peers (watch and list bounds, leader election, the multi-worker controller, the member agent, S3 multipart
-# and Azure blocks, the snapshot stream, delta replay, member-init with TLS, child processes).
-sanitized_real_tests='ObjectCache\.|KubeClientTest\.ListsByLabelAcrossPages|LeaderElectionTest\.|Manager\.'
-sanitized_real_tests+='|Controller\.ReconcilesAScaleUpFromTheWatchCacheAndThenWritesNothing'
-sanitized_real_tests+='|MemberAgentTlsTest\.TriggerFullSnapshotOverHttps'
-sanitized_real_tests+='|ControllerSafety\.AQuorumLossPlanWaitingForItsPodsDoesNotHoldTheOnlyWorker'
-sanitized_real_tests+='|MemberAgentTest\.(TheLeaseIsRenewedWhileASlowSnapshotIsTakenAndSigtermEndsIt'
-sanitized_real_tests+='|RenewsLeasesAndTheLeaderTakesBackupsAndKeepsBackupReady'
-sanitized_real_tests+='|ServesEtcdBackupRestoresApiAndMetricsAndForwardsToTheLeader)'
-sanitized_real_tests+='|S3ClientTest\.(AMultipartUpload|AFailedPart|ATruncatedBody)'
-sanitized_real_tests+='|AzureBlobTest\.(ABlockUpload|AFailedBlock)'
-sanitized_real_tests+='|BackupTaker\.|DeltaReplay\.AGoldenDelta|EtcdTls\.MembersWithClientCertificates'
-sanitized_real_tests+='|MemberInit\.AfterQuorumLossTheFirstMemberRestoresFullAndDeltas|RunCommand\.|ChildProcess\.'
+# The real-component tests the sanitizer pass runs (the sanitizer build compiles only the files that define them).
+sanitized_real_tests=$(grep -v '^#' tests/sanitized-real-tests.txt | paste -sd '|')
 # Tests that walk whole state spaces run optimised only: the two that verify every shipped rule set (about
 # 9 minutes each under the sanitizers, 10 s optimised) and four that take 2 to 6 s optimised and 2 to 3 minutes
 # under the sanitizers; the verifier's and the differ's code runs under the sanitizers in their other tests.
@@ -134,7 +123,21 @@ phase "dependencies" bash scripts/install-deps.sh
 kube_started=$SECONDS
 setsid bash -c 'bash scripts/build-kubernetes.sh --node > build/test-report/kube-bin.txt' &
 kube_build=$!
+# The binary first, so that the node's images (label `node`) are built from it beside the rest of the build:
+# cached, rebuilt when the binary changes (the rest of the build does not relink it); on a machine without them,
+# debootstrap mostly waits for Debian's mirror.
+phase "build release: the binary" bash scripts/build.sh binary
+images_started=$SECONDS
+setsid bash -c 'bash scripts/build-images.sh build/release/ruleplane > build/test-report/images.txt' &
+images_build=$!
 phase "build release (tests, no benchmarks)" bash scripts/build.sh tests
+images_status=0
+phase "node images beside the build: the rest" wait "$images_build" || images_status=$?
+images_build=
+record_phase "node images (beside the release build)" $((SECONDS - images_started)) "$images_status" overlapped
+((images_status == 0)) || exit "$images_status"
+RULEPLANE_IMAGES=$(tail -n 1 "$report_dir/images.txt")
+export RULEPLANE_IMAGES
 kube_status=0
 phase "kubernetes binaries beside the build: the rest" wait "$kube_build" || kube_status=$?
 kube_build=
@@ -143,7 +146,7 @@ record_phase "kubernetes binaries (beside the release build)" $((SECONDS - kube_
 RULEPLANE_KUBE_BIN=$(tail -n 1 "$report_dir/kube-bin.txt")
 export RULEPLANE_KUBE_BIN
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-# Beside the node's images and the release tests, which mostly wait for the network and for servers (though on a
+# Beside the release tests, which mostly wait for the network and for servers (though on a
 # machine with nothing cached they kept both cores busy much of the time: containerd importing the node's images,
 # several kube-apiservers), at the lowest CPU and I/O priority so that it takes only what they leave: the
 # sanitizer build, then its tests that need no server. Those start nothing and wait for nothing, so being slowed
@@ -151,10 +154,6 @@ export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 sanitize_log=$report_dir/sanitize-beside.log
 setsid nice -n 19 ionice -c 3 bash scripts/test.sh --sanitizer-beside >"$sanitize_log" 2>&1 &
 sanitize_beside=$!
-# The node's images (label `node`), from the binary just built: cached, rebuilt when it changes.
-phase "node images" bash -c 'bash scripts/build-images.sh build/release/ruleplane > build/test-report/images.txt'
-RULEPLANE_IMAGES=$(tail -n 1 "$report_dir/images.txt")
-export RULEPLANE_IMAGES
 # Two at a time, of which at most 4 "worlds" (a real node counts 3, a fault campaign 2, an e2e world 1;
 # tests/ctest-resources.json). Three at a time was tried: under the load of a real
 # node beside an e2e world and a kube-apiserver test, a lease-renewal test and a peer-TLS move failed.
