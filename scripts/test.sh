@@ -8,7 +8,7 @@
 #                                 fuzz-corpus and conformance tests and one smoke test per real component
 #
 # The sanitizer pass (AddressSanitizer + UBSan) runs the unit, golden, fuzz-corpus and conformance tests and the
-# real-component tests that exercise ruleplane's own threads, streams and parsers (sanitized_real_tests below); the
+# real-component tests that exercise ruleplane's own threads, streams and parsers (tests/sanitized-real-tests.txt); the
 # other real-component tests spend their time starting servers and waiting, which the sanitizers add nothing to, and
 # run once, optimised. Every run ends with a table of its phases and the ten slowest tests (scripts/test-report.py).
 set -euo pipefail
