@@ -131,18 +131,20 @@ images_started=$SECONDS
 setsid bash -c 'bash scripts/build-images.sh build/release/ruleplane > build/test-report/images.txt' &
 images_build=$!
 phase "build release (tests, no benchmarks)" bash scripts/build.sh tests
-images_status=0
-phase "node images beside the build: the rest" wait "$images_build" || images_status=$?
+# Waits for what was started beside the release build ($2, at $3 seconds) as the phase "$1 ...: the rest", and
+# records its whole time as an overlapped one; its failure ends the run.
+await_beside() {
+  local status=0
+  phase "$1 beside the build: the rest" wait "$2" || status=$?
+  record_phase "$1 (beside the release build)" $((SECONDS - $3)) "$status" overlapped
+  ((status == 0)) || exit "$status"
+}
+await_beside "node images" "$images_build" "$images_started"
 images_build=
-record_phase "node images (beside the release build)" $((SECONDS - images_started)) "$images_status" overlapped
-((images_status == 0)) || exit "$images_status"
 RULEPLANE_IMAGES=$(tail -n 1 "$report_dir/images.txt")
 export RULEPLANE_IMAGES
-kube_status=0
-phase "kubernetes binaries beside the build: the rest" wait "$kube_build" || kube_status=$?
+await_beside "kubernetes binaries" "$kube_build" "$kube_started"
 kube_build=
-record_phase "kubernetes binaries (beside the release build)" $((SECONDS - kube_started)) "$kube_status" overlapped
-((kube_status == 0)) || exit "$kube_status"
 RULEPLANE_KUBE_BIN=$(tail -n 1 "$report_dir/kube-bin.txt")
 export RULEPLANE_KUBE_BIN
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
