@@ -80,12 +80,16 @@ smoke+='|S3ClientTest\.PutGetHeadListDeleteRoundTrip'
 # The real-component tests the sanitizer pass runs (the sanitizer build compiles only the files that define them).
 sanitized_real_tests=$(grep -v '^#' tests/sanitized-real-tests.txt | paste -sd '|')
 # Tests that walk whole state spaces run optimised only: the two that verify every shipped rule set (about
-# 9 minutes each under the sanitizers, 10 s optimised) and four that take 2 to 6 s optimised and 2 to 3 minutes
-# under the sanitizers; the verifier's and the differ's code runs under the sanitizers in their other tests.
+# 9 minutes each under the sanitizers, 10 s optimised), four that take 2 to 6 s optimised and 2 to 3 minutes
+# under the sanitizers, the projection's comparison over every bundled rule set and snapshot (121 s, 4-14 s
+# optimised) and the verifier's ten thousand rules (33 s); the verifier's, the differ's and the projection's code
+# runs under the sanitizers in their other tests.
 exhaustive='rules_verify|VerifyShippedRulesTest\.FindingsAreTheAcceptedOnes'
 exhaustive+='|Dep01Safety\.NoScaleToZeroWithAReadyMajorityAndNoPodDeletionWithoutQuorum'
 exhaustive+='|VerifyCommand\.CleanTableExitsZeroAndSaysHowLongItTook|DiffCommand\.SnapshotsWhosePlansDifferAreListed'
 exhaustive+='|Verify/VerifyGoldenTest\.MatchesExpected/status_integer_division'
+exhaustive+='|SnapshotProjection\.EveryBundledRuleSetPlansTheSameFromTheProjection'
+exhaustive+='|VerifierTest\.TenThousandRulesGiveEveryDeadAndMaskedRuleWithItsCauses'
 
 if [ "$mode" = --quick ]; then
   phase "dependencies" bash scripts/install-deps.sh
