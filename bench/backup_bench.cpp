@@ -423,8 +423,8 @@ Status MeasureDeltaReplay(BackupStore& store, const TakenBackup& backup, const s
     const std::string bytes = SerializeDelta(events, "2026-11-24T10:00:00.123456789Z");
     delta_bytes = static_cast<int64_t>(bytes.size());
     RequestLog log;
-    auto name = store.WriteDelta(bytes, backup.revision + 1, last_revision, std::chrono::system_clock::now(),
-                                 "", log);
+    auto name = store.WriteDelta(bytes, backup.revision + 1, last_revision, 0,
+                                 std::chrono::system_clock::now(), "", log);
     if (!name.ok()) return name.error();
     delta_name = *name;
     return {};

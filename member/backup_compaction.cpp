@@ -1,5 +1,6 @@
 #include "member/backup_compaction.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <vector>
 
@@ -58,6 +59,12 @@ Result<CompactionOutcome> CompactBackups(BackupStore& store, const CompactionOpt
   outcome.deltas = deltas.size();
   if (deltas.empty()) return outcome;
   const int64_t last_revision = listing->snapshots.back().last_revision;
+  // One cluster's history only; the compacted snapshot is that cluster's.
+  const std::vector<StoredSnapshot> chain(listing->snapshots.begin() + static_cast<std::ptrdiff_t>(full),
+                                          listing->snapshots.end());
+  if (Status one = CheckOneCluster(chain); !one.ok()) return one.error();
+  uint64_t cluster_id = 0;
+  for (const StoredSnapshot& snapshot : chain) cluster_id = std::max(cluster_id, snapshot.cluster_id);
 
   const std::string data_dir = options.work_dir + "/compaction.etcd";
   if (Status removed = RemoveCopy(data_dir, log); !removed.ok()) return removed.error();
@@ -122,7 +129,7 @@ Result<CompactionOutcome> CompactBackups(BackupStore& store, const CompactionOpt
       return error;
     }
   }
-  auto stored = store.WriteFull(snapshot, last_revision, std::chrono::system_clock::now(),
+  auto stored = store.WriteFull(snapshot, last_revision, cluster_id, std::chrono::system_clock::now(),
                                 options.compression_suffix, log);
   if (!stored.ok()) return stored.error();
   outcome.snapshot = *stored;  // WriteFull took the file

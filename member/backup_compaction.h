@@ -33,7 +33,8 @@ struct CompactionOutcome {
 };
 
 // Fails (nothing stored) when the store has no full snapshot, a delta is
-// missing or does not replay, or etcd does not start.
+// missing or does not replay, the snapshots are marked as more than one
+// cluster's (backup_store.h), or etcd does not start.
 Result<CompactionOutcome> CompactBackups(BackupStore& store, const CompactionOptions& options,
                                          RequestLog& log);
 

@@ -65,7 +65,7 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
     // etcd starts at revision 1; a database that never held a key says 0.
     backup.revision = std::max<int64_t>(*revision, 1);
   }
-  auto name = store.WriteFull(download, backup.revision, std::chrono::system_clock::now(),
+  auto name = store.WriteFull(download, backup.revision, status->cluster_id, std::chrono::system_clock::now(),
                               options.compression_suffix, log, options.final);
   if (!name.ok()) return name.error();
   backup.name = *name;
@@ -106,6 +106,20 @@ Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, cons
                  {}};
   }
   if (status->revision <= last_stored) return backup;  // nothing happened since
+  // The chain a delta would continue (the newest full snapshot and the
+  // deltas after it) must be this cluster's history: one snapshot of another
+  // cluster (a split brain's other side, or this cluster under another ID
+  // before a restore) and a replay of it would be refused.
+  for (size_t i = listing->LatestFullIndex(); i < listing->snapshots.size(); ++i) {
+    const StoredSnapshot& snapshot = listing->snapshots[i];
+    if (snapshot.cluster_id == 0 || snapshot.cluster_id == status->cluster_id) continue;
+    return Error{ErrorCode::kFailedPrecondition,
+                 "the backup store's snapshot " + snapshot.path + " was taken from etcd cluster " +
+                     MemberIdHex(snapshot.cluster_id) + ", this is cluster " +
+                     MemberIdHex(status->cluster_id) +
+                     ": a delta would continue another cluster's history; take `backup full` first",
+                 {}};
+  }
 
   int64_t until = status->revision;
   std::vector<EtcdEvent> events;
@@ -132,8 +146,9 @@ Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, cons
                      std::to_string(until) + " within the timeout",
                  {}};
   }
-  auto name = store.WriteDelta(SerializeDelta(events, GoTimeNow()), last_stored + 1, until,
-                               std::chrono::system_clock::now(), options.compression_suffix, log);
+  auto name =
+      store.WriteDelta(SerializeDelta(events, GoTimeNow()), last_stored + 1, until, status->cluster_id,
+                       std::chrono::system_clock::now(), options.compression_suffix, log);
   if (!name.ok()) return name.error();
   backup.name = *name;
   backup.revision = until;

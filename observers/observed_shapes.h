@@ -28,6 +28,6 @@ inline constexpr const char* kMemberInitSnapshotShape =
     "           safeGuard, valid, verificationError, rebootstrap},"
     " backupStore: {reachable, paths?: [*], warnings?: [*],"
     "               snapshots?: [{name, kind, startRevision, lastRevision, createdOn, compression,"
-    "                             final, path}]}}";
+    "                             final, path, cluster}]}}";
 
 }  // namespace ruleplane

@@ -162,7 +162,7 @@ TEST(BackupStore, WritesADeltaAtomicallyAndReadsItBack) {
   const std::string delta = Slurp(kGolden + kDelta);
   RequestLog log;
   auto name = store.WriteDelta(
-      delta, 2, 5, std::chrono::system_clock::time_point(std::chrono::seconds(1714557600)), ".gz", log);
+      delta, 2, 5, 0, std::chrono::system_clock::time_point(std::chrono::seconds(1714557600)), ".gz", log);
   ASSERT_TRUE(name.ok()) << name.error().message;
   EXPECT_EQ(*name, std::string(kDelta) + ".gz");
   auto read = store.ReadSnapshot(*name);
@@ -181,7 +181,7 @@ TEST(BackupStore, ADryRunWritesNothing) {
   TempDir dir("store-dry");
   BackupStore store(dir.path() + "/etcd-main");
   RequestLog log(/*dry_run=*/true);
-  auto name = store.WriteDelta(Slurp(kGolden + kDelta), 2, 5, std::chrono::system_clock::now(), "", log);
+  auto name = store.WriteDelta(Slurp(kGolden + kDelta), 2, 5, 0, std::chrono::system_clock::now(), "", log);
   ASSERT_TRUE(name.ok()) << name.error().message;
   EXPECT_FALSE(log.requests().empty());
   EXPECT_FALSE(fs::exists(store.location() + "/v2/" + *name));
@@ -196,12 +196,12 @@ TEST(BackupStore, AFullSnapshotWithABadTrailerIsNotStored) {
   BackupStore store(dir.path() + "/etcd-main");
   RequestLog log;
   const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1714557600));
-  auto refused = store.WriteFull(bad, 7, now, "", log);
+  auto refused = store.WriteFull(bad, 7, 0, now, "", log);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("checksum"), std::string::npos) << refused.error().message;
   EXPECT_TRUE(store.List()->snapshots.empty());
 
-  auto stored = store.WriteFull(good, 7, now, ".zlib", log);
+  auto stored = store.WriteFull(good, 7, 0, now, ".zlib", log);
   ASSERT_TRUE(stored.ok()) << stored.error().message;
   EXPECT_EQ(*stored, "Full-00000000-00000007-1714557600.zlib");
   EXPECT_FALSE(fs::exists(good)) << "the store takes the file";
@@ -222,7 +222,7 @@ TEST(BackupStore, AFinalFullSnapshotIsNamedWithTheFinalSuffix) {
   BackupStore store(dir.path() + "/etcd-main");
   RequestLog log;
   const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1714557600));
-  auto stored = store.WriteFull(source, 9, now, ".gz", log, /*final=*/true);
+  auto stored = store.WriteFull(source, 9, 0, now, ".gz", log, /*final=*/true);
   ASSERT_TRUE(stored.ok()) << stored.error().message;
   EXPECT_EQ(*stored, "Full-00000000-00000009-1714557600.gz.final");
   auto listing = store.List();
@@ -234,6 +234,86 @@ TEST(BackupStore, AFinalFullSnapshotIsNamedWithTheFinalSuffix) {
   const std::string copy = dir.path() + "/copy.snapshot";
   ASSERT_TRUE(store.ReadSnapshotToFile(*stored, copy).ok());
   EXPECT_EQ(Slurp(copy), database + Sha256Digest(database));
+}
+
+// Each snapshot written with a cluster ID gets its marker
+// clusters/<id hex>/snapshot-<name> before it is written; the listing reads the
+// markers back, and garbage collection removes both.
+TEST(BackupStoreClusters, AMarkerNamesTheClusterASnapshotWasTakenFromAndGoesWithIt) {
+  TempDir dir("store-clusters");
+  const std::string database = std::string(4096, 'c');
+  const std::string source = dir.path() + "/full.snapshot";
+  Put(source, database + Sha256Digest(database));
+  BackupStore store(dir.path() + "/etcd-main");
+  RequestLog log;
+  const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1714557600));
+  const uint64_t cluster = 0x8e9e05c52164694dULL;
+  auto full = store.WriteFull(source, 1, cluster, now, "", log);
+  ASSERT_TRUE(full.ok()) << full.error().message;
+  auto delta = store.WriteDelta(Slurp(kGolden + kDelta), 2, 5, cluster, now, ".gz", log);
+  ASSERT_TRUE(delta.ok()) << delta.error().message;
+  EXPECT_TRUE(fs::exists(dir.path() + "/etcd-main/clusters/8e9e05c52164694d/snapshot-" + *full));
+  EXPECT_TRUE(fs::exists(dir.path() + "/etcd-main/clusters/8e9e05c52164694d/snapshot-" + *delta));
+
+  auto listing = store.List();
+  ASSERT_TRUE(listing.ok()) << listing.error().message;
+  ASSERT_EQ(listing->snapshots.size(), 2u);
+  EXPECT_TRUE(listing->warnings.empty()) << listing->warnings.front();
+  for (const StoredSnapshot& snapshot : listing->snapshots) EXPECT_EQ(snapshot.cluster_id, cluster);
+  EXPECT_EQ(listing->ToValue().Find("snapshots")->list_value()[0].Find("cluster")->string_value(),
+            "8e9e05c52164694d");
+  EXPECT_TRUE(CheckOneCluster(listing->snapshots).ok());
+
+  ASSERT_TRUE(store.Delete(listing->snapshots[1], log).ok());
+  EXPECT_FALSE(fs::exists(dir.path() + "/etcd-main/v2/" + *delta));
+  EXPECT_FALSE(fs::exists(dir.path() + "/etcd-main/clusters/8e9e05c52164694d/snapshot-" + *delta));
+  EXPECT_TRUE(fs::exists(dir.path() + "/etcd-main/clusters/8e9e05c52164694d/snapshot-" + *full));
+}
+
+// A chain of one replay that names two clusters is refused, naming both; a
+// snapshot without a marker (etcd-backup-restore's) agrees with any; a name
+// two clusters marked is whose bytes no one can tell, and is skipped.
+TEST(BackupStoreClusters, TwoClustersInOneReplayAreRefusedAndANameMarkedTwiceIsSkipped) {
+  TempDir dir("store-two-clusters");
+  const std::string store_dir = dir.path() + "/etcd-main";
+  for (const char* name :
+       {"v2/Full-00000000-00000001-1714557600", "v2/Incr-00000002-00000005-1714557601",
+        "v2/Incr-00000006-00000009-1714557602", "v2/Incr-00000010-00000011-1714557603",
+        "clusters/a1/snapshot-Full-00000000-00000001-1714557600",
+        "clusters/b2/snapshot-Incr-00000006-00000009-1714557602",
+        "clusters/a1/snapshot-Incr-00000010-00000011-1714557603",
+        "clusters/b2/snapshot-Incr-00000010-00000011-1714557603", "clusters/not-hex/snapshot-x",
+        "clusters/A1/snapshot-Full-00000000-00000001-1714557600"}) {
+    fs::create_directories(fs::path(store_dir + "/" + name).parent_path());
+    Put(store_dir + "/" + name, "");
+  }
+  BackupStore store(store_dir);
+  auto listing = store.List();
+  ASSERT_TRUE(listing.ok()) << listing.error().message;
+  ASSERT_EQ(listing->snapshots.size(), 3u) << "the name both clusters marked is not used";
+  std::string warnings;
+  for (const std::string& warning : listing->warnings) warnings += warning + "\n";
+  EXPECT_NE(warnings.find("v2/Incr-00000010-00000011-1714557603 is marked as taken from 2 clusters"),
+            std::string::npos)
+      << warnings;
+  EXPECT_NE(warnings.find("clusters/not-hex/snapshot-x is not a snapshot's marker"), std::string::npos)
+      << warnings;
+  EXPECT_NE(
+      warnings.find("clusters/A1/snapshot-Full-00000000-00000001-1714557600 is not a snapshot's marker"),
+      std::string::npos)
+      << "only the spelling the store writes: " << warnings;
+  EXPECT_EQ(listing->snapshots[1].cluster_id, 0u) << "no marker: etcd-backup-restore's";
+
+  const std::vector<StoredSnapshot> unmarked_between(listing->snapshots.begin(),
+                                                     listing->snapshots.begin() + 2);
+  EXPECT_TRUE(CheckOneCluster(unmarked_between).ok());
+  Status mixed = CheckOneCluster(listing->snapshots);
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_NE(mixed.error().message.find("v2/Incr-00000006-00000009-1714557602 was taken from etcd cluster b2, "
+                                       "v2/Full-00000000-00000001-1714557600 from cluster a1"),
+            std::string::npos)
+      << mixed.error().message;
 }
 
 TEST(SnapshotTrailerCheck, AcceptsTheStreamInPiecesOfAnySize) {

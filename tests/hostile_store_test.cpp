@@ -332,7 +332,7 @@ TEST(DeltaValidation, ADeltaTheReplayWouldRefuseIsNotStored) {
   for (const bool dry_run : {false, true}) {
     for (const auto& [why, events] : bad) {
       RequestLog log(dry_run);
-      auto name = store.WriteDelta(SerializeDelta(events, "2024-05-01T10:00:00Z"), 2, 5, now, ".gz", log);
+      auto name = store.WriteDelta(SerializeDelta(events, "2024-05-01T10:00:00Z"), 2, 5, 0, now, ".gz", log);
       ASSERT_FALSE(name.ok()) << why;
       EXPECT_EQ(name.error().code, ErrorCode::kFailedPrecondition) << name.error().message;
       EXPECT_TRUE(Contains(name.error().message, why)) << name.error().message;
@@ -343,7 +343,7 @@ TEST(DeltaValidation, ADeltaTheReplayWouldRefuseIsNotStored) {
 
   RequestLog log;
   auto good = store.WriteDelta(SerializeDelta({Event("/a", 2), Event("/b", 5)}, "2024-05-01T10:00:00Z"), 2, 5,
-                               now, "", log);
+                               0, now, "", log);
   ASSERT_TRUE(good.ok()) << good.error().message;
 }
 

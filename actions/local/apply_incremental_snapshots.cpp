@@ -1,8 +1,11 @@
 // ApplyIncrementalSnapshots (snapshots): the backup store's deltas replayed
 // in order into a single-node etcd started on the data directory (one
 // transaction per source revision, without leases), each revision checked
-// against the data's before its transaction. Done when the data directory
-// holds the last delta's revision.
+// against the data's before its transaction; never deltas marked as taken
+// from another cluster than the full snapshot below them or each other
+// (backup_store.h). Done when the data directory holds the last delta's
+// revision.
+#include <algorithm>
 #include <chrono>
 
 #include "actions/local/local_action_handler.h"
@@ -33,6 +36,21 @@ Status Perform(const PlanStep& step, LocalActionContext& context, RequestLog& lo
   }
   auto listing = store.List();
   if (!listing.ok()) return listing.error();
+  // The deltas and the full snapshot they continue (the newest below the
+  // first of them): one cluster's history. A delta not listed is kNotFound below.
+  std::vector<StoredSnapshot> chain;
+  for (const StoredSnapshot& candidate : listing->snapshots) {
+    if (std::find(names.begin(), names.end(), candidate.name) != names.end()) chain.push_back(candidate);
+  }
+  if (!chain.empty()) {
+    const int64_t start = chain.front().start_revision;
+    const StoredSnapshot* base = nullptr;
+    for (const StoredSnapshot& candidate : listing->snapshots) {
+      if (candidate.kind == "Full" && candidate.last_revision < start) base = &candidate;
+    }
+    if (base != nullptr) chain.insert(chain.begin(), *base);
+  }
+  if (Status one = CheckOneCluster(chain); !one.ok()) return one;
 
   auto etcd = StartLoopbackEtcd(member.name, member.data_dir, member.data_dir + ".replay.log", log);
   if (!etcd.ok()) return etcd.error();

@@ -1,10 +1,11 @@
 // TakeFullSnapshot: the stopped member's database copied with its SHA-256
 // trailer (what etcd's snapshot stream is) and written to the backup store
-// as a full snapshot at its revision. Done when the store holds a full
-// snapshot at the data directory's revision.
+// as a full snapshot at its revision, marked with the cluster ID of its WAL.
+// Done when the store holds a full snapshot at the data directory's revision.
 #include <chrono>
 
 #include "actions/local/local_action_handler.h"
+#include "adapters/local/data_dir.h"
 #include "adapters/local/file_operations.h"
 #include "adapters/local/snapshot_file.h"
 
@@ -29,12 +30,17 @@ Status Perform(const PlanStep& /*step*/, LocalActionContext& context, RequestLog
     if (Status written = WriteSnapshotStream(db, snapshot); !written.ok()) return written;
   }
   int64_t revision = 0;
+  uint64_t cluster_id = 0;
   if (!log.dry_run()) {
     auto read = SnapshotFileRevision(snapshot, member.command_timeout);
     if (!read.ok()) return read.error();
     revision = *read;
+    auto cluster = WalClusterId(member.data_dir);
+    if (!cluster.ok()) return cluster.error();
+    cluster_id = *cluster;
   }
-  auto written = context.store->WriteFull(snapshot, revision, std::chrono::system_clock::now(), "", log);
+  auto written =
+      context.store->WriteFull(snapshot, revision, cluster_id, std::chrono::system_clock::now(), "", log);
   if (!written.ok()) return written.error();
   return RemoveDerived(snapshot, "a copy of the database, now in the backup store", log);
 }

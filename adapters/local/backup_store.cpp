@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <map>
 
+#include "adapters/etcd/etcd_client.h"
 #include "adapters/local/atomic_file.h"
 #include "adapters/local/compression.h"
 #include "adapters/local/delta_file.h"
@@ -67,6 +69,16 @@ Status CheckDelta(std::string_view bytes, int64_t start_revision, int64_t last_r
   return {};
 }
 
+// "clusters/<cluster ID>/snapshot-<snapshot name>": a name etcd-backup-restore
+// never parses as a snapshot's (its kind would be "snapshot"), also where a
+// prefix holding "v2" lets its listing see the marker.
+constexpr std::string_view kMarkerFolder = "clusters/";
+constexpr std::string_view kMarkerPrefix = "snapshot-";
+
+std::string MarkerKey(uint64_t cluster_id, const std::string& name) {
+  return std::string(kMarkerFolder) + MemberIdHex(cluster_id) + "/" + std::string(kMarkerPrefix) + name;
+}
+
 // An error reading a snapshot, naming it unless the message already does.
 std::string Named(const StoredSnapshot& snapshot, const std::string& message) {
   return message.find(snapshot.name) != std::string::npos ? message : snapshot.path + ": " + message;
@@ -87,6 +99,8 @@ Value BackupStoreListing::ToValue() const {
         {Value::String("compression"), Value::String(snapshot.compression_suffix)},
         {Value::String("final"), Value::Bool(snapshot.is_final)},
         {Value::String("path"), Value::String(snapshot.path)},
+        {Value::String("cluster"),
+         Value::String(snapshot.cluster_id == 0 ? "" : MemberIdHex(snapshot.cluster_id))},
     }));
     paths.push_back(Value::String(prefix + "/" + snapshot.path));
   }
@@ -170,13 +184,44 @@ Result<BackupStoreListing> BackupStore::List(std::optional<int64_t> cluster_revi
   BackupStoreListing listing;
   listing.prefix = objects_->PrefixName();
   listing.warnings = std::move(objects->warnings);
+  // Snapshot name -> the clusters its markers name (a marker whose snapshot
+  // is gone, left by an interrupted write or collection, names nothing).
+  std::map<std::string, std::vector<uint64_t>> marked;
   for (const StoredObject& object : objects->objects) {
+    if (!object.key.starts_with(kMarkerFolder)) continue;
+    const std::string_view rest = std::string_view(object.key).substr(kMarkerFolder.size());
+    const size_t slash = rest.find('/');
+    const std::string_view hex = rest.substr(0, slash == std::string_view::npos ? 0 : slash);
+    const std::string_view marker = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+    auto cluster = ParseMemberIdHex(hex);
+    // Only the spelling MarkerKey writes, so that collection deletes what the listing counted.
+    if (!cluster.ok() || *cluster == 0 || MemberIdHex(*cluster) != hex ||
+        !marker.starts_with(kMarkerPrefix) || marker.find('/') != std::string_view::npos) {
+      listing.warnings.push_back(object.key + " is not a snapshot's marker (left alone)");
+      continue;
+    }
+    marked[std::string(marker.substr(kMarkerPrefix.size()))].push_back(*cluster);
+  }
+  for (const StoredObject& object : objects->objects) {
+    if (object.key.starts_with(kMarkerFolder)) continue;
     std::optional<StoredSnapshot> snapshot = StoredSnapshotOf(object.key);
     if (!snapshot) {
       listing.warnings.push_back(object.key + " is not a snapshot (left alone)");
       continue;
     }
     snapshot->size_bytes = object.size_bytes;
+    if (auto found = marked.find(snapshot->name);
+        found != marked.end() && snapshot->path.starts_with("v2/")) {
+      // Two clusters wrote one name (the same revision within one second):
+      // whose bytes it holds cannot be told, so neither replay uses it.
+      if (found->second.size() > 1) {
+        listing.warnings.push_back(snapshot->path + " is marked as taken from " +
+                                   std::to_string(found->second.size()) +
+                                   " clusters: suspect, skipped (left alone)");
+        continue;
+      }
+      snapshot->cluster_id = found->second.front();
+    }
     listing.snapshots.push_back(std::move(*snapshot));
   }
   // As etcd-backup-restore sorts: by last revision, then creation time (and
@@ -237,8 +282,17 @@ Status BackupStore::ReadSnapshotToFile(const std::string& name, const std::strin
   return read;
 }
 
+Status BackupStore::WriteMarker(const std::string& name, uint64_t cluster_id, RequestLog& log) {
+  if (cluster_id == 0) return {};
+  const std::string key = MarkerKey(cluster_id, name);
+  if (!log.Record(
+          Request{Request::Kind::kFile, "write", location() + "/" + key, {}, "the snapshot's cluster", true}))
+    return {};
+  return objects_->Write(key, [](const ChunkSink&) -> Status { return {}; });
+}
+
 Result<std::string> BackupStore::WriteFull(const std::string& source_file, int64_t revision,
-                                           std::chrono::system_clock::time_point now,
+                                           uint64_t cluster_id, std::chrono::system_clock::time_point now,
                                            const std::string& compression_suffix, RequestLog& log,
                                            bool final) {
   const std::string name =
@@ -249,6 +303,7 @@ Result<std::string> BackupStore::WriteFull(const std::string& source_file, int64
     return name;
   if (Status verified = VerifySnapshotTrailer(source_file, source_file); !verified.ok())
     return verified.error();
+  if (Status marked = WriteMarker(name, cluster_id, log); !marked.ok()) return marked.error();
   if (compression_suffix.empty()) {
     if (Status moved = objects_->MoveFileIn(source_file, key); !moved.ok()) return moved.error();
     return name;
@@ -262,7 +317,8 @@ Result<std::string> BackupStore::WriteFull(const std::string& source_file, int64
 }
 
 Result<std::string> BackupStore::WriteDelta(const std::string& delta_bytes, int64_t start_revision,
-                                            int64_t last_revision, std::chrono::system_clock::time_point now,
+                                            int64_t last_revision, uint64_t cluster_id,
+                                            std::chrono::system_clock::time_point now,
                                             const std::string& compression_suffix, RequestLog& log) {
   const std::string name = SnapshotName("Incr", start_revision, last_revision, now) + compression_suffix;
   const std::string key = "v2/" + name;
@@ -281,6 +337,7 @@ Result<std::string> BackupStore::WriteDelta(const std::string& delta_bytes, int6
   }
   auto compressed = Compress(delta_bytes, compression_suffix);
   if (!compressed.ok()) return compressed.error();
+  if (Status marked = WriteMarker(name, cluster_id, log); !marked.ok()) return marked.error();
   if (Status written = objects_->Write(key, [&](const ChunkSink& sink) { return sink(*compressed); });
       !written.ok())
     return written.error();
@@ -291,7 +348,27 @@ Status BackupStore::Delete(const StoredSnapshot& snapshot, RequestLog& log) {
   if (!log.Record(Request{
           Request::Kind::kFile, "delete", location() + "/" + snapshot.path, {}, "garbage collection", true}))
     return {};
-  return objects_->Delete(snapshot.path);
+  if (Status deleted = objects_->Delete(snapshot.path); !deleted.ok()) return deleted;
+  if (snapshot.cluster_id == 0) return {};
+  const Status unmarked = objects_->Delete(MarkerKey(snapshot.cluster_id, snapshot.name));
+  return unmarked.ok() || unmarked.error().code == ErrorCode::kNotFound ? Status{} : unmarked;
+}
+
+Status CheckOneCluster(const std::vector<StoredSnapshot>& chain) {
+  const StoredSnapshot* first = nullptr;
+  for (const StoredSnapshot& snapshot : chain) {
+    if (snapshot.cluster_id == 0) continue;
+    if (first == nullptr) {
+      first = &snapshot;
+    } else if (snapshot.cluster_id != first->cluster_id) {
+      return Error{ErrorCode::kFailedPrecondition,
+                   snapshot.path + " was taken from etcd cluster " + MemberIdHex(snapshot.cluster_id) + ", " +
+                       first->path + " from cluster " + MemberIdHex(first->cluster_id) +
+                       ": one replay would mix two clusters' histories; nothing was applied",
+                   {}};
+    }
+  }
+  return {};
 }
 
 Status VerifySnapshotTrailer(const std::string& path, const std::string& what) {

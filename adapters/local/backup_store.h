@@ -6,6 +6,8 @@
 //   v2/Full-00000000-00001000-1700000000          flat (today's layout)
 //   v2/Incr-00001001-00001100-1700000300.gz
 //   v1/Backup-1700000000/Full-00000000-00001000-1700000000   the older layout, read only
+//   clusters/8e9e05c52164694d/snapshot-Full-00000000-00001000-1700000000   an empty marker: the etcd
+//                        cluster (its ID, hex) the snapshot of that name was taken from
 //
 // It reads both layouts, compressed snapshots (.gz, .zlib, .Z) and `.final`,
 // and writes v2 objects whole or not at all: full snapshots as etcd's
@@ -13,6 +15,17 @@
 // is stored), deltas in etcd-backup-restore's format
 // (adapters/local/delta_file.h), so that either tool restores from the
 // other's backups. Names are parsed by engine/extensions/backup_listing.h.
+//
+// The markers keep two clusters' histories apart (after a split brain, or an
+// Etcd re-created on the same prefix, both append to one store): a delta
+// continues only its own cluster's latest snapshot, and a replay refuses a
+// chain that names two clusters. A marker is written before its snapshot, so
+// that no snapshot of this tool's is ever without one; a snapshot without one
+// (etcd-backup-restore's, or older) belongs to no cluster in particular.
+// etcd derives a cluster's ID from its first members' peer URLs and the
+// cluster token: a member that started a cluster of its own has another ID
+// than the cluster it left, but an Etcd created again with the same name,
+// namespace and size has the same one, and the markers cannot tell them apart.
 #pragma once
 
 #include <chrono>
@@ -40,6 +53,7 @@ struct StoredSnapshot {
   std::string compression_suffix;  // ".gz", ".zlib", ".Z" or ""
   bool is_final = false;
   int64_t size_bytes = 0;
+  uint64_t cluster_id = 0;  // from its marker; 0: none (etcd-backup-restore's, or older)
 };
 
 inline constexpr int64_t kMaxRevisionsPerSecond = 1'000'000;
@@ -73,7 +87,8 @@ struct BackupStoreListing {
   size_t LatestFullIndex() const;
 
   // {"reachable": true, "snapshots": [{"name", "kind", "startRevision",
-  //  "lastRevision", "createdOn" (RFC 3339), "compression", "final", "path"}],
+  //  "lastRevision", "createdOn" (RFC 3339), "compression", "final", "path",
+  //  "cluster" (hex, "" without a marker)}],
   //  "paths": ["<prefix>/v2/Full-..."], "warnings": [...]}: what both
   // generations of the initialization rules read (1.x `snapshots`, 2.x
   // `backups(paths)`).
@@ -114,32 +129,37 @@ class BackupStore {
   Status ReadSnapshotToFile(const std::string& name, const std::string& destination) const;
 
   // Stores `source_file` (etcd's snapshot stream: db + SHA-256, verified
-  // before it is stored) as v2/Full-00000000-<revision %08d>-<unix now>
+  // before it is stored), taken from the cluster `cluster_id` (its marker is
+  // written first; 0: none), as v2/Full-00000000-<revision %08d>-<unix now>
   // <compression suffix>[.final], taking the file: uncompressed, it is moved in (a
   // local store renames it into place); compressed, it is compressed while
   // it is written and then removed. `final`: etcd-backup-restore's final
   // snapshot (?final=true, taken before the cluster is hibernated), named
   // with its ".final" suffix, which garbage collection never deletes.
   // Returns the name. Records the write in `log`.
-  Result<std::string> WriteFull(const std::string& source_file, int64_t revision,
+  Result<std::string> WriteFull(const std::string& source_file, int64_t revision, uint64_t cluster_id,
                                 std::chrono::system_clock::time_point now,
                                 const std::string& compression_suffix, RequestLog& log, bool final = false);
-  // Stores a delta (bytes from SerializeDelta) as
+  // Stores a delta (bytes from SerializeDelta) of the cluster `cluster_id`
+  // (marker first, as WriteFull) as
   // v2/Incr-<start %08d>-<last %08d>-<unix now><compression suffix>, once
   // ParseDelta (the reader replay uses) accepts it and its events lie in
   // [start, last] with the last at `last_revision`: a delta the replay would
   // refuse is never stored (kFailedPrecondition, nothing written, also in a
   // dry run).
   Result<std::string> WriteDelta(const std::string& delta_bytes, int64_t start_revision,
-                                 int64_t last_revision, std::chrono::system_clock::time_point now,
+                                 int64_t last_revision, uint64_t cluster_id,
+                                 std::chrono::system_clock::time_point now,
                                  const std::string& compression_suffix, RequestLog& log);
 
-  // Removes a listed snapshot (garbage collection). Records it in `log`.
+  // Removes a listed snapshot (garbage collection), then its marker. Records it in `log`.
   Status Delete(const StoredSnapshot& snapshot, RequestLog& log);
 
  private:
   // The listed snapshot named `name`; kNotFound naming the store otherwise.
   Result<StoredSnapshot> Find(const std::string& name) const;
+  // Writes the marker of `name` (nothing for cluster 0).
+  Status WriteMarker(const std::string& name, uint64_t cluster_id, RequestLog& log);
 
   std::unique_ptr<ObjectStore> objects_;
   int64_t max_delta_bytes_ = kMaxDeltaFileBytes;
@@ -148,6 +168,11 @@ class BackupStore {
 // The snapshot an object path in the store names ("v2/Full-...",
 // "v1/Backup-<unix>/Full-..."; size_bytes 0); nullopt when it names none.
 std::optional<StoredSnapshot> StoredSnapshotOf(const std::string& path);
+
+// kFailedPrecondition when the snapshots of one replay (a full snapshot and
+// the deltas after it) were taken from more than one cluster, naming them;
+// a snapshot without a marker agrees with any.
+Status CheckOneCluster(const std::vector<StoredSnapshot>& chain);
 
 // Checks etcd's snapshot stream: the last 32 bytes are the SHA-256 of the
 // rest. kIo "checksum mismatch" / "too short" naming `what`.

@@ -186,6 +186,19 @@ Value DataDirFacts::ToValue() const {
        {Value::String("verificationError"), Value::String(verification_error)}});
 }
 
+Result<uint64_t> WalClusterId(const std::string& path) {
+  const std::string wal_dir = path + "/member/wal";
+  std::error_code error;
+  if (!fs::is_directory(wal_dir, error)) {
+    if (error && error != std::errc::no_such_file_or_directory) return CouldNotRead(wal_dir, error.message());
+    return uint64_t{0};
+  }
+  std::string problem;
+  auto metadata = ReadWalMetadata(wal_dir, problem);
+  if (!metadata.ok()) return metadata.error();
+  return *metadata ? (*metadata)->cluster_id : 0;
+}
+
 std::string SafeGuardPath(const std::string& data_dir) {
   fs::path directory(data_dir);
   if (!directory.has_filename()) directory = directory.parent_path();  // "/var/etcd/data/new.etcd/"

@@ -49,4 +49,9 @@ std::string SafeGuardPath(const std::string& data_dir);
 Result<DataDirFacts> InspectDataDir(const std::string& path, int64_t latest_backup_revision,
                                     const std::string& namespace_name);
 
+// The cluster ID in the WAL metadata of the data directory `path`; 0 when it
+// has none (no WAL, or one that does not parse). kUnavailable when it cannot
+// be read.
+Result<uint64_t> WalClusterId(const std::string& path);
+
 }  // namespace ruleplane

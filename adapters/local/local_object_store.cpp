@@ -32,7 +32,8 @@ Result<ObjectListing> LocalObjectStore::List() const {
     return fs::is_directory(status);
   };
   // Every entry of `folder`, without following links; an entry that cannot
-  // be read is reported and skipped.
+  // be read is reported and skipped, and so is a folder of cluster markers
+  // (its snapshots are listed as without one; backups go on).
   auto each_entry = [&](const std::string& folder, auto visit) {
     std::error_code listed;
     for (auto it = fs::directory_iterator(directory_ + "/" + folder, listed);
@@ -46,14 +47,20 @@ Result<ObjectListing> LocalObjectStore::List() const {
       }
       visit(*it, path, status);
     }
-    if (listed) error = listed;
+    if (listed && folder.starts_with("clusters")) {
+      listing.warnings.push_back(folder + " cannot be read (" + listed.message() + "): its markers skipped");
+    } else if (listed) {
+      error = listed;
+    }
   };
   std::vector<std::string> folders;
   if (is_directory("v2")) folders.push_back("v2");
-  if (is_directory("v1")) {
-    each_entry("v1", [&](const fs::directory_entry&, const std::string& path, const fs::file_status& status) {
-      if (fs::is_directory(status)) folders.push_back(path);
-    });
+  for (const char* parent : {"v1", "clusters"}) {
+    if (!is_directory(parent)) continue;
+    each_entry(parent,
+               [&](const fs::directory_entry&, const std::string& path, const fs::file_status& status) {
+                 if (fs::is_directory(status)) folders.push_back(path);
+               });
   }
   for (const std::string& folder : folders) {
     each_entry(folder, [&](const fs::directory_entry& entry, const std::string& path,

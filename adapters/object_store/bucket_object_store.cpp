@@ -86,8 +86,8 @@ Result<ObjectListing> BucketObjectStore::List() const {
   ObjectListing listing;
   for (StoredObject& object : *objects) {
     std::string key = object.key.substr(prefix_.size() + 1);
-    // What the Local provider lists too: v2/<name> and v1/Backup-<unix>/<name>.
-    if (key.starts_with("v2/") || key.starts_with("v1/"))
+    // What the Local provider lists too: v2/<name>, v1/Backup-<unix>/<name>, clusters/<id>/<name>.
+    if (key.starts_with("v2/") || key.starts_with("v1/") || key.starts_with("clusters/"))
       listing.objects.push_back({std::move(key), object.size_bytes});
   }
   return listing;

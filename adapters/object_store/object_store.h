@@ -28,7 +28,8 @@ struct StoredObject {
 };
 
 struct ObjectListing {
-  // The objects under v2/ and v1/Backup-*/, in no particular order.
+  // The objects under v2/, v1/Backup-*/ and clusters/*/ (BackupStore's
+  // markers), in no particular order.
   std::vector<StoredObject> objects;
   // Entries the provider skipped, each with why (a symbolic link, an entry
   // that cannot be read); never deleted.
