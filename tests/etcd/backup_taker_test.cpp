@@ -93,11 +93,12 @@ uint64_t ClusterId(EtcdClient& client, const std::string& endpoint) {
   return status.ok() ? status->cluster_id : 0;
 }
 
-// Two clusters on one backup store (a split brain's two sides, or an Etcd
-// re-created on the same prefix): every snapshot is marked with the cluster
-// it was taken from, a delta never continues the other cluster's latest
-// snapshot (the agent then takes a full one, member/member_backups.cpp), and
-// a replay or a compaction of a chain that mixes them changes nothing.
+// Two clusters on one backup store (a split brain's two sides: their first
+// members differ, so etcd gave them different IDs): every snapshot is marked
+// with the cluster it was taken from, a delta never continues a chain that
+// holds the other cluster's snapshot (the agent then takes a full one,
+// member/member_backups.cpp), and a replay or a compaction of a chain that
+// mixes them changes nothing.
 TEST(BackupTaker, ADeltaNeverContinuesAnotherClustersSnapshotAndAMixedChainIsNotReplayed) {
   TempDir dir("backup-two-clusters");
   auto first = EtcdCluster::Create(1, dir.path() + "/first");
