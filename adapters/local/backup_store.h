@@ -16,12 +16,12 @@
 // (adapters/local/delta_file.h), so that either tool restores from the
 // other's backups. Names are parsed by engine/extensions/backup_listing.h.
 //
-// The markers keep two clusters' histories apart (after a split brain, or an
-// Etcd re-created on the same prefix, both append to one store): a delta
-// continues only its own cluster's latest snapshot, and a replay refuses a
-// chain that names two clusters. A marker is written before its snapshot, so
-// that no snapshot of this tool's is ever without one; a snapshot without one
-// (etcd-backup-restore's, or older) belongs to no cluster in particular.
+// The markers keep two clusters' histories apart (after a split brain both
+// sides append to one store): a delta continues only a chain of its own
+// cluster's snapshots, and a replay refuses a chain that names two clusters.
+// A marker is written before its snapshot, so that no snapshot of this tool's
+// is ever without one; a snapshot without one (etcd-backup-restore's, or
+// older) belongs to no cluster in particular.
 // etcd derives a cluster's ID from its first members' peer URLs and the
 // cluster token: a member that started a cluster of its own has another ID
 // than the cluster it left, but an Etcd created again with the same name,
