@@ -43,8 +43,10 @@ Result<TakenBackup> TakeFullBackup(EtcdClient& client, BackupStore& store, const
 // it, never inside a revision); nothing when the cluster has not moved.
 // Snapshots named beyond the cluster's current revision are skipped (and
 // reported in `warnings`), so that a stray name does not stop the backups. No full
-// snapshot in the store, a compacted start revision, or a latest snapshot
-// marked as another cluster's: kFailedPrecondition (take a full snapshot).
+// snapshot in the store, a compacted start revision, or a snapshot of
+// another cluster's (backup_store.h) in the chain it would continue (the
+// newest full snapshot and the deltas after it): kFailedPrecondition (take a
+// full snapshot).
 Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, const BackupOptions& options,
                                     RequestLog& log);
 
