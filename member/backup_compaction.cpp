@@ -1,6 +1,5 @@
 #include "member/backup_compaction.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <vector>
 
@@ -62,9 +61,8 @@ Result<CompactionOutcome> CompactBackups(BackupStore& store, const CompactionOpt
   // One cluster's history only; the compacted snapshot is that cluster's.
   const std::vector<StoredSnapshot> chain(listing->snapshots.begin() + static_cast<std::ptrdiff_t>(full),
                                           listing->snapshots.end());
-  if (Status one = CheckOneCluster(chain); !one.ok()) return one.error();
-  uint64_t cluster_id = 0;
-  for (const StoredSnapshot& snapshot : chain) cluster_id = std::max(cluster_id, snapshot.cluster_id);
+  auto cluster_id = ChainCluster(chain);
+  if (!cluster_id.ok()) return cluster_id.error();
 
   const std::string data_dir = options.work_dir + "/compaction.etcd";
   if (Status removed = RemoveCopy(data_dir, log); !removed.ok()) return removed.error();
@@ -129,7 +127,7 @@ Result<CompactionOutcome> CompactBackups(BackupStore& store, const CompactionOpt
       return error;
     }
   }
-  auto stored = store.WriteFull(snapshot, last_revision, cluster_id, std::chrono::system_clock::now(),
+  auto stored = store.WriteFull(snapshot, last_revision, *cluster_id, std::chrono::system_clock::now(),
                                 options.compression_suffix, log);
   if (!stored.ok()) return stored.error();
   outcome.snapshot = *stored;  // WriteFull took the file

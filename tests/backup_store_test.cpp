@@ -262,7 +262,9 @@ TEST(BackupStoreClusters, AMarkerNamesTheClusterASnapshotWasTakenFromAndGoesWith
   for (const StoredSnapshot& snapshot : listing->snapshots) EXPECT_EQ(snapshot.cluster_id, cluster);
   EXPECT_EQ(listing->ToValue().Find("snapshots")->list_value()[0].Find("cluster")->string_value(),
             "8e9e05c52164694d");
-  EXPECT_TRUE(CheckOneCluster(listing->snapshots).ok());
+  auto one = ChainCluster(listing->snapshots);
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(*one, cluster);
 
   ASSERT_TRUE(store.Delete(listing->snapshots[1], log).ok());
   EXPECT_FALSE(fs::exists(dir.path() + "/etcd-main/v2/" + *delta));
@@ -306,8 +308,10 @@ TEST(BackupStoreClusters, TwoClustersInOneReplayAreRefusedAndANameMarkedTwiceIsS
 
   const std::vector<StoredSnapshot> unmarked_between(listing->snapshots.begin(),
                                                      listing->snapshots.begin() + 2);
-  EXPECT_TRUE(CheckOneCluster(unmarked_between).ok());
-  Status mixed = CheckOneCluster(listing->snapshots);
+  auto unmarked_agrees = ChainCluster(unmarked_between);
+  ASSERT_TRUE(unmarked_agrees.ok()) << unmarked_agrees.error().message;
+  EXPECT_EQ(*unmarked_agrees, 0xa1u);
+  auto mixed = ChainCluster(listing->snapshots);
   ASSERT_FALSE(mixed.ok());
   EXPECT_EQ(mixed.error().code, ErrorCode::kFailedPrecondition);
   EXPECT_NE(mixed.error().message.find("v2/Incr-00000006-00000009-1714557602 was taken from etcd cluster b2, "

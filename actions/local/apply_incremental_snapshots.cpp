@@ -50,7 +50,7 @@ Status Perform(const PlanStep& step, LocalActionContext& context, RequestLog& lo
     }
     if (base != nullptr) chain.insert(chain.begin(), *base);
   }
-  if (Status one = CheckOneCluster(chain); !one.ok()) return one;
+  if (auto one = ChainCluster(chain); !one.ok()) return one.error();
 
   auto etcd = StartLoopbackEtcd(member.name, member.data_dir, member.data_dir + ".replay.log", log);
   if (!etcd.ok()) return etcd.error();

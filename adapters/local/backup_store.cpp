@@ -354,7 +354,7 @@ Status BackupStore::Delete(const StoredSnapshot& snapshot, RequestLog& log) {
   return unmarked.ok() || unmarked.error().code == ErrorCode::kNotFound ? Status{} : unmarked;
 }
 
-Status CheckOneCluster(const std::vector<StoredSnapshot>& chain) {
+Result<uint64_t> ChainCluster(const std::vector<StoredSnapshot>& chain) {
   const StoredSnapshot* first = nullptr;
   for (const StoredSnapshot& snapshot : chain) {
     if (snapshot.cluster_id == 0) continue;
@@ -368,7 +368,7 @@ Status CheckOneCluster(const std::vector<StoredSnapshot>& chain) {
                    {}};
     }
   }
-  return {};
+  return first == nullptr ? 0 : first->cluster_id;
 }
 
 Status VerifySnapshotTrailer(const std::string& path, const std::string& what) {

@@ -169,10 +169,11 @@ class BackupStore {
 // "v1/Backup-<unix>/Full-..."; size_bytes 0); nullopt when it names none.
 std::optional<StoredSnapshot> StoredSnapshotOf(const std::string& path);
 
-// kFailedPrecondition when the snapshots of one replay (a full snapshot and
-// the deltas after it) were taken from more than one cluster, naming them;
-// a snapshot without a marker agrees with any.
-Status CheckOneCluster(const std::vector<StoredSnapshot>& chain);
+// The cluster the snapshots of one replay (a full snapshot and the deltas
+// after it) were taken from (0: none is marked); kFailedPrecondition when
+// they name more than one, naming them. A snapshot without a marker agrees
+// with any.
+Result<uint64_t> ChainCluster(const std::vector<StoredSnapshot>& chain);
 
 // Checks etcd's snapshot stream: the last 32 bytes are the SHA-256 of the
 // rest. kIo "checksum mismatch" / "too short" naming `what`.
