@@ -14,11 +14,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The API groups the server serves: what ruleplane, the tests and kube-controller-manager's controllers use, and
-// what the default admission plugins wait for (scheduling's PriorityClasses, node's RuntimeClasses: without them
-// no namespace is ever created). Its etcd and it took 5.1 CPU-seconds from start to 15 s after ready, against 6.5
-// with every default group (three starts each); the release tests start about a hundred. scripts/node.sh's node
-// keeps every default group: it runs what a cluster runs.
+// The API groups the server serves: what ruleplane, the tests and kube-controller-manager's controllers use,
+// and what the default admission plugins wait for (scheduling's PriorityClasses, node's RuntimeClasses:
+// without them no namespace is ever created). Its etcd and it took 5.1 CPU-seconds from start to 15 s after
+// ready, against 6.5 with every default group (three starts each); the release tests start about a hundred.
+// scripts/node.sh's node keeps every default group: it runs what a cluster runs.
 constexpr std::string_view kServedApis =
     "api/all=false,api/v1=true,apps/v1=true,batch/v1=true,policy/v1beta1=true,coordination.k8s.io/v1=true,"
     "rbac.authorization.k8s.io/v1=true,authentication.k8s.io/v1=true,authorization.k8s.io/v1=true,"
