@@ -39,7 +39,7 @@ Exit codes: 0 taken (or nothing to take), 1 it failed, 2 bad usage.
 )";
 
 // Lock-free, so safe to set from the signal handler; the client's cancel flag.
-std::atomic<bool> stopping{false};
+std::atomic<bool> backup_stopping{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 
 // SIGTERM and SIGINT cancel the transfer in progress while it lives (so that
@@ -47,9 +47,9 @@ static_assert(std::atomic<bool>::is_always_lock_free);
 class StopOnSignal {
  public:
   StopOnSignal() {
-    stopping = false;
-    previous_term_ = std::signal(SIGTERM, [](int) { stopping = true; });
-    previous_int_ = std::signal(SIGINT, [](int) { stopping = true; });
+    backup_stopping = false;
+    previous_term_ = std::signal(SIGTERM, [](int) { backup_stopping = true; });
+    previous_int_ = std::signal(SIGINT, [](int) { backup_stopping = true; });
   }
   ~StopOnSignal() {
     std::signal(SIGTERM, previous_term_);
@@ -108,7 +108,7 @@ int RunBackup(const Args& args, std::ostream& out, std::ostream& err) {
   config.tls = TlsFromFlags(flags);
   EtcdClient client(config);
   const StopOnSignal stop_on_signal;
-  client.set_cancel(&stopping);
+  client.set_cancel(&backup_stopping);
   auto opened = OpenBackupStore(store_config);
   if (!opened.ok()) {
     err << "ruleplane: backup " << args[0] << ": " << opened.error().message << "\n";

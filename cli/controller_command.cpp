@@ -83,7 +83,7 @@ Serves /metrics (Prometheus), /healthz and /readyz (ready once the cache has
 listed everything) on --metrics-bind-address (default 0.0.0.0:8080).
 )";
 
-std::atomic<bool> stopping{false};  // lock-free: set from the signal handler
+std::atomic<bool> controller_stopping{false};  // lock-free: set from the signal handler
 
 }  // namespace
 
@@ -192,9 +192,9 @@ int RunController(const Args& args, std::ostream& out, std::ostream& err) {
   options.election.renew_deadline = std::chrono::seconds(renew_seconds);
   options.election.retry_period = std::chrono::seconds(retry_seconds);
 
-  std::signal(SIGTERM, [](int) { stopping = true; });
-  std::signal(SIGINT, [](int) { stopping = true; });
-  if (Status ran = RunManager(options, stopping, out); !ran.ok()) {
+  std::signal(SIGTERM, [](int) { controller_stopping = true; });
+  std::signal(SIGINT, [](int) { controller_stopping = true; });
+  if (Status ran = RunManager(options, controller_stopping, out); !ran.ok()) {
     err << "ruleplane: controller: " << ran.error().message << "\n";
     return kExitUsage;
   }

@@ -95,7 +95,7 @@ bool CompressionSuffixOf(const std::string& policy, std::string& suffix, std::os
 }
 
 // Lock-free, so safe to set from the signal handler; also the clients' cancel flag.
-std::atomic<bool> stopping{false};
+std::atomic<bool> agent_stopping{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 
 }  // namespace
@@ -226,9 +226,9 @@ int RunMemberAgent(const Args& args, std::ostream& out, std::ostream& err) {
     out << FormatJson(round.ToValue()) << std::endl;
     return round.healthy && round.error.empty() ? kExitOk : kExitFinding;
   }
-  std::signal(SIGTERM, [](int) { stopping = true; });
-  std::signal(SIGINT, [](int) { stopping = true; });
-  RunMemberAgentLoop(options, stopping, out);
+  std::signal(SIGTERM, [](int) { agent_stopping = true; });
+  std::signal(SIGINT, [](int) { agent_stopping = true; });
+  RunMemberAgentLoop(options, agent_stopping, out);
   return kExitOk;
 }
 

@@ -8,6 +8,8 @@
 #include <ctime>
 #include <map>
 
+#include "engine/common/ascii.h"
+
 namespace ruleplane {
 namespace {
 
@@ -20,12 +22,6 @@ std::string Hex(const unsigned char* bytes, size_t size) {
     hex += kDigits[bytes[i] & 0xf];
   }
   return hex;
-}
-
-std::string Lower(std::string_view text) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
 }
 
 // A header value as signed: leading and trailing blanks removed, runs of
@@ -102,11 +98,11 @@ SigV4Signature SignSigV4(const SigV4Request& request, const AwsCredentials& cred
   const std::string amz_date = AmzDate(when);
   const std::string date = amz_date.substr(0, 8);
 
-  // Lower-cased names, sorted; a name given twice has its values joined by ','.
+  // AsciiLower-cased names, sorted; a name given twice has its values joined by ','.
   std::map<std::string, std::string> canonical;
   std::vector<std::pair<std::string, std::string>> sent;
   auto add = [&](std::string_view name, std::string_view value) {
-    const std::string key = Lower(name);
+    const std::string key = AsciiLower(name);
     const std::string trimmed = TrimmedValue(value);
     auto [at, inserted] = canonical.emplace(key, trimmed);
     if (!inserted) at->second += "," + trimmed;
@@ -114,7 +110,7 @@ SigV4Signature SignSigV4(const SigV4Request& request, const AwsCredentials& cred
   };
   add("Host", request.host);
   for (const auto& [name, value] : request.headers) {
-    const std::string key = Lower(name);
+    const std::string key = AsciiLower(name);
     if (key == "host" || key == "x-amz-date" || key == "x-amz-content-sha256" ||
         key == "x-amz-security-token" || key == "authorization")
       continue;  // set below from the request's fields

@@ -7,17 +7,12 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/common/ascii.h"
 #include "platform/aws_sigv4.h"  // HmacSha256
 #include "platform/base64.h"
 
 namespace ruleplane {
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string Trimmed(std::string_view text) {
   const size_t begin = text.find_first_not_of(" \t");
@@ -29,7 +24,7 @@ std::string Trimmed(std::string_view text) {
 // The value of a standard header, "" when the request has none.
 std::string Standard(const SharedKeyRequest& request, std::string_view name) {
   for (const auto& [header, value] : request.headers)
-    if (Lower(header) == name) return Trimmed(value);
+    if (AsciiLower(header) == name) return Trimmed(value);
   return "";
 }
 
@@ -48,7 +43,7 @@ SharedKeySignature SignSharedKey(const SharedKeyRequest& request, std::string_vi
   // values joined with ','.
   std::map<std::string, std::string> ms_headers;
   for (const auto& [header, value] : request.headers) {
-    std::string name = Lower(Trimmed(header));
+    std::string name = AsciiLower(Trimmed(header));
     if (!name.starts_with("x-ms-")) continue;
     auto [at, inserted] = ms_headers.emplace(name, Trimmed(value));
     if (!inserted) at->second += "," + Trimmed(value);
@@ -59,7 +54,7 @@ SharedKeySignature SignSharedKey(const SharedKeyRequest& request, std::string_vi
   // by lower-cased name, several values of one name sorted and joined with ','.
   text += "/" + request.account + (request.path.empty() ? "/" : request.path);
   std::map<std::string, std::vector<std::string>> parameters;
-  for (const auto& [name, value] : request.query) parameters[Lower(name)].push_back(value);
+  for (const auto& [name, value] : request.query) parameters[AsciiLower(name)].push_back(value);
   for (auto& [name, values] : parameters) {
     std::sort(values.begin(), values.end());
     std::string joined;

@@ -21,10 +21,6 @@ namespace {
 constexpr int64_t kGrpcDeadlineExceeded = 4, kGrpcNotFound = 5, kGrpcFailedPrecondition = 9,
                   kGrpcOutOfRange = 11, kGrpcUnavailable = 14;
 
-const Value* Field(const Value& map, std::string_view name) {
-  return map.is_map() ? map.Find(name) : nullptr;
-}
-
 // A decimal uint64 ("0" to "18446744073709551615", nothing else), as etcd
 // writes int64 and uint64 (a JSON string) or as a JSON integer.
 std::optional<uint64_t> Decimal(const Value& value) {
@@ -45,24 +41,24 @@ std::optional<uint64_t> Decimal(const Value& value) {
 
 // int64 and uint64 arrive as JSON strings; absent (or not a number) means 0.
 uint64_t Unsigned(const Value& map, std::string_view name) {
-  const Value* value = Field(map, name);
+  const Value* value = map.Find(name);
   return value != nullptr ? Decimal(*value).value_or(0) : 0;
 }
 int64_t Signed(const Value& map, std::string_view name) { return static_cast<int64_t>(Unsigned(map, name)); }
 
 std::string Text(const Value& map, std::string_view name) {
-  const Value* value = Field(map, name);
+  const Value* value = map.Find(name);
   return value != nullptr && value->is_string() ? value->string_value() : std::string();
 }
 
 bool Flag(const Value& map, std::string_view name) {
-  const Value* value = Field(map, name);
+  const Value* value = map.Find(name);
   return value != nullptr && value->is_bool() && value->bool_value();
 }
 
 std::vector<std::string> Texts(const Value& map, std::string_view name) {
   std::vector<std::string> texts;
-  const Value* list = Field(map, name);
+  const Value* list = map.Find(name);
   if (list == nullptr || !list->is_list()) return texts;
   for (const Value& item : list->list_value()) {
     if (item.is_string()) texts.push_back(item.string_value());
@@ -101,7 +97,7 @@ std::string Quoted(std::string_view text) { return FormatJson(Value::String(std:
 // The error an answer that is not 200 means, from its gRPC code when it has one.
 Error ErrorFromReply(long status, const std::string& what, const std::string& body) {
   auto parsed = ParseJson(body);
-  if (!parsed.ok() || Field(*parsed, "code") == nullptr) return HttpStatusError(status, what, body);
+  if (!parsed.ok() || parsed->Find("code") == nullptr) return HttpStatusError(status, what, body);
   const int64_t code = Signed(*parsed, "code");
   std::string message = Text(*parsed, "message");
   if (message.empty()) message = Text(*parsed, "error");
@@ -140,7 +136,7 @@ Result<std::vector<EtcdMember>> MemberListFrom(const Value& body) {
     return AnswerError("etcd's member list answer has no members (a cluster has one at least)");
   std::vector<EtcdMember> members;
   for (const Value& item : list->list_value()) {
-    const Value* id = Field(item, "ID");
+    const Value* id = item.Find("ID");
     if (!item.is_map() || id == nullptr || Decimal(*id).value_or(0) == 0)
       return AnswerError("etcd's member list answer has a member without a valid ID");
     members.push_back(MemberFrom(item));
@@ -152,7 +148,7 @@ Result<EtcdStatus> StatusFrom(const Value& body, const std::string& endpoint) {
   if (!body.is_map()) return AnswerError("etcd's status answer is not a JSON object");
   EtcdStatus status;
   status.endpoint = endpoint;
-  const Value* header = Field(body, "header");
+  const Value* header = body.Find("header");
   if (header != nullptr) {
     status.member_id = Unsigned(*header, "member_id");
     status.cluster_id = Unsigned(*header, "cluster_id");
@@ -170,7 +166,7 @@ Result<EtcdStatus> StatusFrom(const Value& body, const std::string& endpoint) {
 
 // Whether the member that sent this member list is a learner in it.
 bool AnsweredByLearner(const Value& body, const std::vector<EtcdMember>& members) {
-  const Value* header = Field(body, "header");
+  const Value* header = body.Find("header");
   const uint64_t answering = header != nullptr ? Unsigned(*header, "member_id") : 0;
   return std::any_of(members.begin(), members.end(),
                      [&](const EtcdMember& m) { return m.id == answering && m.is_learner; });
@@ -268,7 +264,7 @@ Result<EtcdMember> EtcdClient::MemberAdd(const std::vector<std::string>& peer_ur
   auto reply = Call("", "/v3/cluster/member/add", body, true, log);
   if (!reply.ok()) return reply.error();
   if (!reply->sent) return EtcdMember{};
-  const Value* member = Field(reply->body, "member");
+  const Value* member = reply->body.Find("member");
   return member != nullptr ? MemberFrom(*member) : EtcdMember{};
 }
 
@@ -331,8 +327,8 @@ Result<std::pair<int64_t, std::vector<KeyValue>>> EtcdClient::Range(const std::s
       Call("", "/v3/kv/range", body, false, log, std::chrono::milliseconds(0), kEtcdRangeAnswerBytes);
   if (!reply.ok()) return reply.error();
   std::pair<int64_t, std::vector<KeyValue>> result;
-  if (const Value* header = Field(reply->body, "header")) result.first = Signed(*header, "revision");
-  if (const Value* kvs = Field(reply->body, "kvs"); kvs != nullptr && kvs->is_list()) {
+  if (const Value* header = reply->body.Find("header")) result.first = Signed(*header, "revision");
+  if (const Value* kvs = reply->body.Find("kvs"); kvs != nullptr && kvs->is_list()) {
     for (const Value& item : kvs->list_value()) result.second.push_back(KeyValueFrom(item));
   }
   return result;
@@ -343,7 +339,7 @@ Result<int64_t> EtcdClient::Put(const std::string& key, const std::string& value
       Call("", "/v3/kv/put",
            "{\"key\":\"" + Base64Encode(key) + "\",\"value\":\"" + Base64Encode(value) + "\"}", true, log);
   if (!reply.ok()) return reply.error();
-  const Value* header = Field(reply->body, "header");
+  const Value* header = reply->body.Find("header");
   return header != nullptr ? Signed(*header, "revision") : int64_t{0};
 }
 
@@ -360,7 +356,7 @@ Result<int64_t> EtcdClient::Txn(const std::vector<EtcdEvent>& events, RequestLog
   }
   auto reply = Call("", "/v3/kv/txn", "{\"success\":[" + operations + "]}", true, log);
   if (!reply.ok()) return reply.error();
-  const Value* header = Field(reply->body, "header");
+  const Value* header = reply->body.Find("header");
   return header != nullptr ? Signed(*header, "revision") : int64_t{0};
 }
 
@@ -454,7 +450,7 @@ Result<int64_t> EtcdClient::Watch(int64_t start_revision, std::chrono::milliseco
     std::optional<Error> failure;
     auto on_line = [&](std::string_view line) {
       auto message = ParseJson(line);
-      const Value* result = message.ok() ? Field(*message, "result") : nullptr;
+      const Value* result = message.ok() ? message->Find("result") : nullptr;
       if (result == nullptr) {
         failure =
             Error{ErrorCode::kUnavailable, "POST " + url + ": an unexpected message in the watch stream", {}};
@@ -473,13 +469,13 @@ Result<int64_t> EtcdClient::Watch(int64_t start_revision, std::chrono::milliseco
                         {}};
         return false;
       }
-      const Value* list = Field(*result, "events");
+      const Value* list = result->Find("events");
       if (list == nullptr || !list->is_list() || list->list_value().empty()) return true;
       std::vector<EtcdEvent> events;
       for (const Value& item : list->list_value()) {
         EtcdEvent event;
         event.type = Text(item, "type") == "DELETE" ? EtcdEvent::Type::kDelete : EtcdEvent::Type::kPut;
-        if (const Value* kv = Field(item, "kv")) event.kv = KeyValueFrom(*kv);
+        if (const Value* kv = item.Find("kv")) event.kv = KeyValueFrom(*kv);
         events.push_back(std::move(event));
       }
       delivered = events.back().kv.mod_revision;

@@ -5,27 +5,25 @@
 namespace ruleplane {
 namespace {
 
-const Value* Field(const Value& map, std::string_view key) { return map.is_map() ? map.Find(key) : nullptr; }
-
 bool SameField(const Value& a, const Value& b, std::string_view key) {
-  const Value* left = Field(a, key);
-  const Value* right = Field(b, key);
+  const Value* left = a.Find(key);
+  const Value* right = b.Find(key);
   return left == nullptr ? right == nullptr : right != nullptr && *left == *right;
 }
 
 }  // namespace
 
 Value::List WithStatusEntry(Value::List list, std::string_view key, const Value& fields) {
-  const Value* name = Field(fields, key);
+  const Value* name = fields.Find(key);
   auto at = std::find_if(list.begin(), list.end(), [&](const Value& entry) {
     return name != nullptr && SameField(entry, fields, key);
   });
   const bool status_changes =
-      at == list.end() || (Field(fields, "status") != nullptr && !SameField(*at, fields, "status"));
+      at == list.end() || (fields.Find("status") != nullptr && !SameField(*at, fields, "status"));
   Value::Map entry = at != list.end() && at->is_map() ? at->map_value() : Value::Map{};
   for (const auto& [field, value] : fields.map_value()) {
     if (value.is_null()) continue;
-    if (field.string_value() == "lastTransitionTime" && !status_changes && Field(*at, "lastTransitionTime"))
+    if (field.string_value() == "lastTransitionTime" && !status_changes && at->Find("lastTransitionTime"))
       continue;
     auto existing = std::find_if(entry.begin(), entry.end(),
                                  [&key = field](const auto& item) { return item.first == key; });

@@ -19,9 +19,9 @@ namespace {
 
 // What a server may send in answers the client holds, each named in the
 // error when it is larger.
-constexpr size_t kMaxListPageBytes = 32
-                                     << 20;  // 5,000 blobs of up to 1 KiB of name each, and their properties
-constexpr size_t kMaxShortAnswerBytes = 1 << 20;
+constexpr size_t kMaxAzureListPageBytes =
+    32 << 20;  // 5,000 blobs of up to 1 KiB of name each, and their properties
+constexpr size_t kMaxAzureShortAnswerBytes = 1 << 20;
 constexpr int64_t kMinBlockBytes = int64_t{64} << 10;
 constexpr int64_t kMaxBlockBytes = int64_t{4000} << 20;  // the service's largest block
 constexpr int64_t kMaxBlocks = 50'000;                   // the most blocks a committed blob has
@@ -176,7 +176,7 @@ Status AzureBlobClient::PutSingle(const std::string& blob, int fd, int64_t size)
   call.fd = fd;
   call.size = size;
   call.transfer = true;
-  call.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an Azure upload answer"};
+  call.limits = {.max_body_bytes = kMaxAzureShortAnswerBytes, .name = "an Azure upload answer"};
   auto response = Send(call);
   if (!response.ok()) return response.error();
   if (response->status != 201) return AzureStatusError(*response, What("PutBlob", blob));
@@ -213,7 +213,7 @@ Status AzureBlobClient::PutBlocks(const std::string& blob, int fd, int64_t size)
   // Sent by libcurl from memory, which would otherwise add a form's Content-Type.
   commit.headers = {{"Content-Type", "application/xml"}};
   commit.body = document;
-  commit.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an Azure upload answer"};
+  commit.limits = {.max_body_bytes = kMaxAzureShortAnswerBytes, .name = "an Azure upload answer"};
   auto committed = Send(commit);
   if (!committed.ok()) return abandon(committed.error());
   if (committed->status != 201) return abandon(AzureStatusError(*committed, What("PutBlockList", blob)));
@@ -234,7 +234,7 @@ Status AzureBlobClient::PutBlock(const std::string& blob, const std::string& blo
   call.offset = offset;
   call.size = size;
   call.transfer = true;
-  call.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an Azure upload answer"};
+  call.limits = {.max_body_bytes = kMaxAzureShortAnswerBytes, .name = "an Azure upload answer"};
   return RetryTransfer(config_.block_attempts, [&]() -> Status {
     auto response = Send(call);
     if (!response.ok()) return response.error();
@@ -271,7 +271,7 @@ Status AzureBlobClient::DeleteBlob(const std::string& blob) {
   Call call;
   call.method = "DELETE";
   call.blob = blob;
-  call.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an Azure answer"};
+  call.limits = {.max_body_bytes = kMaxAzureShortAnswerBytes, .name = "an Azure answer"};
   auto response = Send(call);
   if (!response.ok()) return response.error();
   if (response->status == 202 || response->status == 200) return {};
@@ -291,7 +291,7 @@ Result<std::vector<AzureBlob>> AzureBlobClient::ListBlobs(const std::string& pre
                   {"prefix", prefix},
                   {"maxresults", std::to_string(config_.list_page_results)}};
     if (!marker.empty()) call.query.emplace_back("marker", marker);
-    call.limits = {.max_body_bytes = kMaxListPageBytes, .name = "an Azure listing page"};
+    call.limits = {.max_body_bytes = kMaxAzureListPageBytes, .name = "an Azure listing page"};
     auto response = Send(call);
     if (!response.ok()) return Error{response.error().code, what + ": " + response.error().message, {}};
     if (response->status != 200) return AzureStatusError(*response, what);

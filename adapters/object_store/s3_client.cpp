@@ -15,8 +15,8 @@ namespace {
 
 // What a server may send in answers the client holds, each named in the
 // error when it is larger.
-constexpr size_t kMaxListPageBytes = 16 << 20;  // 1,000 keys of up to 1 KiB each, escaped, and their fields
-constexpr size_t kMaxShortAnswerBytes = 1 << 20;
+constexpr size_t kMaxS3ListPageBytes = 16 << 20;  // 1,000 keys of up to 1 KiB each, escaped, and their fields
+constexpr size_t kMaxS3ShortAnswerBytes = 1 << 20;
 constexpr int64_t kMinPartBytes = int64_t{5} << 20;  // S3's smallest part but the last
 constexpr int64_t kMaxParts = 10'000;
 
@@ -190,7 +190,7 @@ Status S3Client::PutSingle(const std::string& key, int fd, int64_t size) {
   call.size = size;
   call.payload_hash = Hex(digest);
   call.transfer = true;
-  call.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an S3 upload answer"};
+  call.limits = {.max_body_bytes = kMaxS3ShortAnswerBytes, .name = "an S3 upload answer"};
   auto response = Send(call);
   if (!response.ok()) return response.error();
   if (response->status != 200) return S3StatusError(*response, What("PutObject", key));
@@ -206,7 +206,7 @@ Status S3Client::PutMultipart(const std::string& key, int fd, int64_t size) {
   create.headers = WriteEncryptionHeaders(config_.encryption);
   Append(create.headers, CustomerKeyHeaders(config_.encryption));
   create.unsigned_headers = {"Content-Type: application/octet-stream"};
-  create.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an S3 upload answer"};
+  create.limits = {.max_body_bytes = kMaxS3ShortAnswerBytes, .name = "an S3 upload answer"};
   auto created = Send(create);
   if (!created.ok()) return created.error();
   if (created->status != 200) return S3StatusError(*created, What("CreateMultipartUpload", key));
@@ -242,7 +242,7 @@ Status S3Client::PutMultipart(const std::string& key, int fd, int64_t size) {
   complete.body = document;
   complete.payload_hash = Sha256Hex(document);
   complete.unsigned_headers = {"Content-Type: application/xml"};
-  complete.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an S3 upload answer"};
+  complete.limits = {.max_body_bytes = kMaxS3ShortAnswerBytes, .name = "an S3 upload answer"};
   auto completed = Send(complete);
   if (!completed.ok()) return abandon(completed.error());
   // S3 may answer 200 and then report the failure in the body.
@@ -272,7 +272,7 @@ Result<std::string> S3Client::UploadPart(const std::string& key, const std::stri
   call.size = size;
   call.payload_hash = Hex(digest);
   call.transfer = true;
-  call.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an S3 upload answer"};
+  call.limits = {.max_body_bytes = kMaxS3ShortAnswerBytes, .name = "an S3 upload answer"};
   std::string etag;
   Status sent = RetryTransfer(config_.part_attempts, [&]() -> Status {
     auto response = Send(call);
@@ -291,7 +291,7 @@ Status S3Client::AbortUpload(const std::string& key, const std::string& upload_i
   call.method = "DELETE";
   call.key = key;
   call.query = {{"uploadId", upload_id}};
-  call.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an S3 answer"};
+  call.limits = {.max_body_bytes = kMaxS3ShortAnswerBytes, .name = "an S3 answer"};
   auto response = Send(call);
   if (!response.ok()) return response.error();
   if (response->status != 204 && response->status != 200 && response->status != 404)
@@ -335,7 +335,7 @@ Result<S3ObjectInfo> S3Client::HeadObject(const std::string& key) {
   call.method = "HEAD";
   call.key = key;
   call.headers = CustomerKeyHeaders(config_.encryption);
-  call.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an S3 answer"};
+  call.limits = {.max_body_bytes = kMaxS3ShortAnswerBytes, .name = "an S3 answer"};
   auto response = Send(call);
   if (!response.ok()) return response.error();
   if (response->status != 200) return S3StatusError(*response, What("HeadObject", key));
@@ -350,7 +350,7 @@ Status S3Client::DeleteObject(const std::string& key) {
   Call call;
   call.method = "DELETE";
   call.key = key;
-  call.limits = {.max_body_bytes = kMaxShortAnswerBytes, .name = "an S3 answer"};
+  call.limits = {.max_body_bytes = kMaxS3ShortAnswerBytes, .name = "an S3 answer"};
   auto response = Send(call);
   if (!response.ok()) return response.error();
   if (response->status != 204 && response->status != 200 && response->status != 404)
@@ -370,7 +370,7 @@ Result<std::vector<S3Object>> S3Client::ListObjects(const std::string& prefix) {
                   {"max-keys", std::to_string(config_.list_page_keys)},
                   {"encoding-type", "url"}};
     if (!token.empty()) call.query.emplace_back("continuation-token", token);
-    call.limits = {.max_body_bytes = kMaxListPageBytes, .name = "an S3 listing page"};
+    call.limits = {.max_body_bytes = kMaxS3ListPageBytes, .name = "an S3 listing page"};
     auto response = Send(call);
     if (!response.ok()) return Error{response.error().code, what + "*: " + response.error().message, {}};
     if (response->status != 200) return S3StatusError(*response, what + "*");

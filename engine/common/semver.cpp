@@ -2,16 +2,17 @@
 
 #include <algorithm>
 
+#include "engine/common/ascii.h"
+
 namespace ruleplane {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsAlnumOrHyphen(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
+  return IsAsciiDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
 }
 
 bool IsNumericIdentifier(std::string_view part) {
-  if (part.empty() || !std::all_of(part.begin(), part.end(), IsDigit)) return false;
+  if (part.empty() || !std::all_of(part.begin(), part.end(), IsAsciiDigit)) return false;
   return part.size() == 1 || part[0] != '0';
 }
 
@@ -23,7 +24,7 @@ bool AreValidIdentifiers(std::string_view text, bool numeric_no_leading_zero) {
     std::string_view part =
         text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (part.empty() || !std::all_of(part.begin(), part.end(), IsAlnumOrHyphen)) return false;
-    if (numeric_no_leading_zero && std::all_of(part.begin(), part.end(), IsDigit) &&
+    if (numeric_no_leading_zero && std::all_of(part.begin(), part.end(), IsAsciiDigit) &&
         !IsNumericIdentifier(part)) {
       return false;
     }
@@ -41,7 +42,7 @@ std::string_view NextIdentifier(std::string_view text, size_t& pos) {
 }
 
 bool AllDigits(std::string_view part) {
-  return !part.empty() && std::all_of(part.begin(), part.end(), IsDigit);
+  return !part.empty() && std::all_of(part.begin(), part.end(), IsAsciiDigit);
 }
 
 // Numeric identifiers without leading zeros: longer is larger, then by text.

@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "engine/common/ascii.h"
+
 namespace ruleplane {
 namespace {
 
@@ -47,15 +49,13 @@ int DaysInMonth(int64_t year, int month) {
   return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // Reads exactly `count` digits at `pos`; false when they are not all digits.
 bool ReadDigits(std::string_view text, size_t& pos, int count, int& value) {
   if (pos + count > text.size()) return false;
   value = 0;
   for (int i = 0; i < count; ++i) {
     const char c = text[pos + i];
-    if (!IsDigit(c)) return false;
+    if (!IsAsciiDigit(c)) return false;
     value = value * 10 + (c - '0');
   }
   pos += count;
@@ -128,7 +128,7 @@ Result<Timestamp> ParseRfc3339(std::string_view text) {
   if (pos < text.size() && text[pos] == '.') {
     ++pos;
     int digits = 0;
-    while (pos < text.size() && IsDigit(text[pos])) {
+    while (pos < text.size() && IsAsciiDigit(text[pos])) {
       if (digits < 9) fraction_nanos = fraction_nanos * 10 + (text[pos] - '0');
       ++digits;
       ++pos;
@@ -225,12 +225,12 @@ Result<Duration> ParseDuration(std::string_view text) {
   if (rest.empty()) return InvalidDuration(text, "expected a number and a unit such as 5m, 1h30m or 1.5s");
   uint64_t total = 0;
   while (!rest.empty()) {
-    if (rest[0] != '.' && !IsDigit(rest[0])) {
+    if (rest[0] != '.' && !IsAsciiDigit(rest[0])) {
       return InvalidDuration(text, "expected a number and a unit such as 5m, 1h30m or 1.5s");
     }
     uint64_t whole = 0;
     size_t i = 0;
-    for (; i < rest.size() && IsDigit(rest[i]); ++i) {
+    for (; i < rest.size() && IsAsciiDigit(rest[i]); ++i) {
       if (whole > (kLimit - 1) / 10) return InvalidDuration(text, "out of range");
       whole = whole * 10 + (rest[i] - '0');
       if (whole > kLimit) return InvalidDuration(text, "out of range");
@@ -243,7 +243,7 @@ Result<Duration> ParseDuration(std::string_view text) {
     if (!rest.empty() && rest[0] == '.') {
       rest.remove_prefix(1);
       bool overflowed = false;
-      for (i = 0; i < rest.size() && IsDigit(rest[i]); ++i) {
+      for (i = 0; i < rest.size() && IsAsciiDigit(rest[i]); ++i) {
         if (overflowed) continue;
         if (fraction > (kLimit - 1) / 10) {
           overflowed = true;
@@ -263,7 +263,7 @@ Result<Duration> ParseDuration(std::string_view text) {
     if (!has_whole && !has_fraction) {
       return InvalidDuration(text, "expected a number and a unit such as 5m, 1h30m or 1.5s");
     }
-    for (i = 0; i < rest.size() && rest[i] != '.' && !IsDigit(rest[i]); ++i) {
+    for (i = 0; i < rest.size() && rest[i] != '.' && !IsAsciiDigit(rest[i]); ++i) {
     }
     if (i == 0) return InvalidDuration(text, "missing unit (ns, us, ms, s, m or h)");
     const std::string_view unit_name = rest.substr(0, i);

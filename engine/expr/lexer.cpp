@@ -6,17 +6,18 @@
 #include <string>
 #include <system_error>
 
+#include "engine/common/ascii.h"
+
 namespace ruleplane::expr {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool IsHexDigit(char c) { return IsAsciiDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool IsIdentPart(char c) { return IsIdentStart(c) || IsDigit(c); }
+bool IsIdentPart(char c) { return IsIdentStart(c) || IsAsciiDigit(c); }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 int HexValue(char c) {
-  if (IsDigit(c)) return c - '0';
+  if (IsAsciiDigit(c)) return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return c - 'A' + 10;
 }
@@ -110,7 +111,7 @@ Token Lexer::Next() {
     return token;
   }
   const char c = source_[pos_];
-  if (IsDigit(c) || (c == '.' && pos_ + 1 < source_.size() && IsDigit(source_[pos_ + 1]))) {
+  if (IsAsciiDigit(c) || (c == '.' && pos_ + 1 < source_.size() && IsAsciiDigit(source_[pos_ + 1]))) {
     return LexNumber();
   }
   if (c == '"' || c == '\'') return LexString(0, false, false);
@@ -181,19 +182,19 @@ Token Lexer::LexNumber() {
     if (pos_ == digits_start) return MakeError(start, "expected hexadecimal digits after '0x'");
   } else {
     bool is_double = false;
-    while (pos_ < source_.size() && IsDigit(source_[pos_])) ++pos_;
-    if (pos_ + 1 < source_.size() && source_[pos_] == '.' && IsDigit(source_[pos_ + 1])) {
+    while (pos_ < source_.size() && IsAsciiDigit(source_[pos_])) ++pos_;
+    if (pos_ + 1 < source_.size() && source_[pos_] == '.' && IsAsciiDigit(source_[pos_ + 1])) {
       is_double = true;
       ++pos_;
-      while (pos_ < source_.size() && IsDigit(source_[pos_])) ++pos_;
+      while (pos_ < source_.size() && IsAsciiDigit(source_[pos_])) ++pos_;
     }
     if (pos_ < source_.size() && (source_[pos_] == 'e' || source_[pos_] == 'E')) {
       size_t exponent = pos_ + 1;
       if (exponent < source_.size() && (source_[exponent] == '+' || source_[exponent] == '-')) ++exponent;
-      if (exponent < source_.size() && IsDigit(source_[exponent])) {
+      if (exponent < source_.size() && IsAsciiDigit(source_[exponent])) {
         is_double = true;
         pos_ = exponent;
-        while (pos_ < source_.size() && IsDigit(source_[pos_])) ++pos_;
+        while (pos_ < source_.size() && IsAsciiDigit(source_[pos_])) ++pos_;
       }
     }
     if (is_double) {

@@ -111,13 +111,13 @@ int FrameSize(const RuleSet& rules, const FrameLayout& layout) {
   return size;
 }
 
-std::string PositionText(const SourcePosition& position) {
+std::string FileAndPosition(const SourcePosition& position) {
   if (!position.known()) return position.file;
   return position.file + ":" + std::to_string(position.line) + ":" + std::to_string(position.column);
 }
 
 std::string WithPosition(const std::string& what, const SourcePosition& position) {
-  const std::string where = PositionText(position);
+  const std::string where = FileAndPosition(position);
   return where.empty() ? what : what + " (" + where + ")";
 }
 

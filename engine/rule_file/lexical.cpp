@@ -3,25 +3,26 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/common/ascii.h"
+
 namespace ruleplane {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
-bool IsAlnum(char c) { return IsDigit(c) || IsLower(c) || IsUpper(c); }
+bool IsAlnum(char c) { return IsAsciiDigit(c) || IsLower(c) || IsUpper(c); }
 
 // Skips digits from `pos`; how many there were.
 size_t SkipDigits(std::string_view text, size_t& pos) {
   const size_t start = pos;
-  while (pos < text.size() && IsDigit(text[pos])) ++pos;
+  while (pos < text.size() && IsAsciiDigit(text[pos])) ++pos;
   return pos - start;
 }
 
 }  // namespace
 
 bool IsIdentifier(std::string_view text) {
-  if (text.empty() || IsDigit(text[0])) return false;
+  if (text.empty() || IsAsciiDigit(text[0])) return false;
   for (const char c : text) {
     if (!IsAlnum(c) && c != '_') return false;
   }
@@ -39,7 +40,7 @@ bool IsUpperCamel(std::string_view text) {
 bool IsDnsLabel(std::string_view text) {
   if (text.empty() || text.size() > 63 || text.front() == '-' || text.back() == '-') return false;
   for (const char c : text) {
-    if (!IsLower(c) && !IsDigit(c) && c != '-') return false;
+    if (!IsLower(c) && !IsAsciiDigit(c) && c != '-') return false;
   }
   return true;
 }

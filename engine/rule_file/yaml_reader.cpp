@@ -7,6 +7,8 @@
 
 #include <yaml-cpp/depthguard.h>
 
+#include "engine/common/ascii.h"
+
 namespace ruleplane {
 namespace {
 
@@ -42,12 +44,6 @@ size_t EditDistance(std::string_view a, std::string_view b) {
     std::swap(previous, current);
   }
   return previous[b.size()];
-}
-
-std::string Lower(std::string_view text) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
 }
 
 }  // namespace
@@ -341,7 +337,7 @@ std::string ClosestName(std::string_view name, const std::vector<std::string>& c
   std::string best;
   size_t best_distance = 3;
   for (const std::string& candidate : candidates) {
-    size_t distance = Lower(name) == Lower(candidate) ? 0 : EditDistance(name, candidate);
+    size_t distance = AsciiLower(name) == AsciiLower(candidate) ? 0 : EditDistance(name, candidate);
     if (distance < best_distance && distance < std::max(name.size(), candidate.size())) {
       best = candidate;
       best_distance = distance;

@@ -10,7 +10,7 @@ std::string Plural(uint64_t count, const std::string& singular, const std::strin
   return std::to_string(count) + " " + (count == 1 ? singular : plural);
 }
 
-std::string PositionText(const SourcePosition& position) {
+std::string PositionSuffix(const SourcePosition& position) {
   if (!position.known()) return "";
   return " (" + position.file + ":" + std::to_string(position.line) + ":" + std::to_string(position.column) +
          ")";
@@ -25,7 +25,7 @@ void AppendFinding(std::string& out, const Finding& finding, const VerificationR
   } else if (!cause) {
     out += finding.severity == Diagnostic::Severity::kError ? "error: " : "warning: ";
   }
-  out += finding.message + PositionText(finding.position);
+  out += finding.message + PositionSuffix(finding.position);
   if (!finding.regions.empty()) {
     out += ": " + Plural(finding.states, "state", "states");
     if (finding.regions.size() > 1) out += " in " + std::to_string(finding.regions.size()) + " regions";
