@@ -36,8 +36,8 @@ Clock::time_point Time(int64_t unix_seconds, int64_t nanoseconds = 0) {
       std::chrono::seconds(unix_seconds) + std::chrono::nanoseconds(nanoseconds)));
 }
 
-StoredSnapshot Snapshot(const std::string& kind, int64_t start, int64_t last, int64_t created,
-                        bool final = false) {
+StoredSnapshot Stored(const std::string& kind, int64_t start, int64_t last, int64_t created,
+                      bool final = false) {
   char name[96];
   std::snprintf(name, sizeof name, "%s-%08lld-%08lld-%lld%s", kind.c_str(), static_cast<long long>(start),
                 static_cast<long long>(last), static_cast<long long>(created), final ? ".final" : "");
@@ -53,11 +53,11 @@ StoredSnapshot Snapshot(const std::string& kind, int64_t start, int64_t last, in
 }
 
 StoredSnapshot Full(int64_t last, int64_t created, bool final = false) {
-  return Snapshot("Full", 0, last, created, final);
+  return Stored("Full", 0, last, created, final);
 }
 
 StoredSnapshot Incr(int64_t start, int64_t last, int64_t created) {
-  return Snapshot("Incr", start, last, created);
+  return Stored("Incr", start, last, created);
 }
 
 std::vector<std::string> Names(const std::vector<StoredSnapshot>& snapshots) {
@@ -132,7 +132,7 @@ std::vector<StoredSnapshot> EtcdBackupRestoresGarbageCollectionStore(int64_t now
   std::vector<StoredSnapshot> store;
   int count = 0;
   for (int64_t time = At(-36, 0); time <= now; time += 10 * kMinute) {
-    store.push_back(Snapshot(count == 0 ? "Full" : "Incr", 0, 1001, time));
+    store.push_back(Stored(count == 0 ? "Full" : "Incr", 0, 1001, time));
     count = (count + 1) % 3;
   }
   return store;
@@ -144,16 +144,16 @@ std::vector<StoredSnapshot> EtcdBackupRestoresGarbageCollectionStore(int64_t now
 std::vector<std::string> EtcdBackupRestoresExponentialExpectation(int64_t now) {
   std::vector<std::string> expected;
   for (int64_t day : {-29, -22, -15, -8, -7, -6, -5, -4, -3, -2, -1}) {
-    expected.push_back(Snapshot("Full", 0, 1001, At(day, 23, 30)).name);
+    expected.push_back(Stored("Full", 0, 1001, At(day, 23, 30)).name);
   }
   const int64_t hour_start = now - (now - kToday) % kHour;
   for (int64_t time = At(0, 0, 30); time < hour_start; time += kHour) {
-    expected.push_back(Snapshot("Full", 0, 1001, time).name);
+    expected.push_back(Stored("Full", 0, 1001, time).name);
   }
   int64_t time = hour_start;
-  for (; time <= now; time += 30 * kMinute) expected.push_back(Snapshot("Full", 0, 1001, time).name);
+  for (; time <= now; time += 30 * kMinute) expected.push_back(Stored("Full", 0, 1001, time).name);
   for (time = time - 30 * kMinute + 10 * kMinute; time <= now; time += 10 * kMinute) {
-    expected.push_back(Snapshot("Incr", 0, 1001, time).name);
+    expected.push_back(Stored("Incr", 0, 1001, time).name);
   }
   return expected;
 }
@@ -341,9 +341,9 @@ TEST(BackupRetention, WhatItCannotPlaceStaysAndChangesNothing) {
   std::vector<StoredSnapshot> listing = placeable;
   StoredSnapshot chunk = Full(205, At(-2, 5));
   chunk.path += "/0000000001";  // part 1 of a multipart upload
-  StoredSnapshot unknown_kind = Snapshot("Snap", 0, 250, At(-2, 6));
-  StoredSnapshot backwards = Snapshot("Full", 400, 260, At(-2, 7));
-  StoredSnapshot newest_looking = Snapshot("Incr", 9000, 8000, At(0, 1));
+  StoredSnapshot unknown_kind = Stored("Snap", 0, 250, At(-2, 6));
+  StoredSnapshot backwards = Stored("Full", 400, 260, At(-2, 7));
+  StoredSnapshot newest_looking = Stored("Incr", 9000, 8000, At(0, 1));
   for (const StoredSnapshot& odd : {chunk, unknown_kind, backwards, newest_looking}) listing.push_back(odd);
   const std::vector<std::string> expected = {placeable[0].name, placeable[1].name, placeable[2].name,
                                              placeable[3].name};
@@ -421,8 +421,8 @@ GeneratedCase Generate(std::mt19937_64& random) {
       // Something it cannot place, anywhere among the revisions.
       const int64_t last = uniform(0, revision + 1000);
       const int64_t kind = uniform(0, 2);
-      snapshot = kind == 0   ? Snapshot("Snap", 0, last, created)
-                 : kind == 1 ? Snapshot("Full", last + 1, last, created)
+      snapshot = kind == 0   ? Stored("Snap", 0, last, created)
+                 : kind == 1 ? Stored("Full", last + 1, last, created)
                              : Full(last, created);
       if (kind == 2) snapshot.path += "/0000000002";
     }

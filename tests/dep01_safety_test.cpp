@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const fs::path kSourceDir = testing::SourceDir();
+using testing::kSourceDir;
 
 std::string ReadText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

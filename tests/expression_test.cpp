@@ -15,7 +15,7 @@ namespace ruleplane::expr {
 namespace {
 
 // Variables every evaluation case may use, one slot each.
-constexpr const char* kVariables = R"({
+constexpr const char* kExpressionVariables = R"({
   "x": 2, "n": 3, "half": 0.5, "s": "hello", "empty": "",
   "l": [1, 2, 3], "names": ["a", "b"],
   "m": {"a": {"b": [1, 2, 3]}, "k": "v", "nothing": null},
@@ -27,7 +27,7 @@ constexpr const char* kVariables = R"({
 
 class ExpressionTest : public ExpressionCaseTest {
  protected:
-  ExpressionTest() : ExpressionCaseTest(kVariables) {}
+  ExpressionTest() : ExpressionCaseTest(kExpressionVariables) {}
 };
 
 TEST_F(ExpressionTest, Literals) {

@@ -16,7 +16,7 @@
 namespace ruleplane::expr {
 namespace {
 
-constexpr const char* kVariables = R"({
+constexpr const char* kExtensionVariables = R"({
   "s": "hello", "csv": "a,b,c", "sep": ",", "n": 2, "x": 7,
   "names": ["a", "b"], "mixed": ["a", 1],
   "schedule": "0 */6 * * *", "badSchedule": "61 * * * *", "leapDay": "0 0 29 2 *",
@@ -48,7 +48,7 @@ struct CheckErrorCase {
 
 class ExtensionFunctionsTest : public ExpressionCaseTest {
  protected:
-  ExtensionFunctionsTest() : ExpressionCaseTest(kVariables) {
+  ExtensionFunctionsTest() : ExpressionCaseTest(kExtensionVariables) {
     Declare("now", Value::MakeTimestamp(*ParseRfc3339("2024-05-01T10:00:00Z")));  // a Wednesday
   }
 

@@ -17,7 +17,7 @@ namespace {
 
 using testing::TextAt;
 
-StoredSnapshot Snapshot(const std::string& path) {
+StoredSnapshot Stored(const std::string& path) {
   auto snapshot = StoredSnapshotOf(path);
   EXPECT_TRUE(snapshot.has_value()) << path;
   return snapshot.value_or(StoredSnapshot{});
@@ -73,7 +73,7 @@ TEST(MemberApi, HealthzSaysWhatTheLastHeartbeatFound) {
 TEST(MemberApi, WithAClientCaOnlyAVerifiedClientCertificateGetsASnapshot) {
   FakeBackend backend;
   backend.answer.outcome = RequestedSnapshot::Outcome::kTaken;
-  backend.answer.snapshot = Snapshot("v2/Full-00000000-00000042-1714557600.gz");
+  backend.answer.snapshot = Stored("v2/Full-00000000-00000042-1714557600.gz");
   for (const std::string path : {"/snapshot/full", "/snapshot/delta", "/snapshot/latest"}) {
     const HttpAnswer refused = Answer(ServeMemberApi({"POST", path, ""}, backend, 8080, true, true));
     EXPECT_EQ(refused.status, 403) << path;
@@ -94,7 +94,7 @@ TEST(MemberApi, WithAClientCaOnlyAVerifiedClientCertificateGetsASnapshot) {
 TEST(MemberApi, AFullSnapshotIsASlowReplyAnsweredWithEtcdBackupRestoresJson) {
   FakeBackend backend;
   backend.answer.outcome = RequestedSnapshot::Outcome::kTaken;
-  backend.answer.snapshot = Snapshot("v2/Full-00000000-00000042-1714557600.gz.final");
+  backend.answer.snapshot = Stored("v2/Full-00000000-00000042-1714557600.gz.final");
   const HttpReply reply = ServeMemberApi({"POST", "/snapshot/full", "final=true"}, backend, 8080);
   ASSERT_TRUE(static_cast<bool>(reply.slow)) << "a snapshot must not be taken on the server's thread";
   EXPECT_TRUE(backend.requests.empty());
@@ -114,7 +114,7 @@ TEST(MemberApi, AFullSnapshotIsASlowReplyAnsweredWithEtcdBackupRestoresJson) {
 TEST(MemberApi, FinalMustBeAGoBooleanAndIsFalseUnlessGiven) {
   FakeBackend backend;
   backend.answer.outcome = RequestedSnapshot::Outcome::kTaken;
-  backend.answer.snapshot = Snapshot("v2/Full-00000000-00000042-1714557600");
+  backend.answer.snapshot = Stored("v2/Full-00000000-00000042-1714557600");
   EXPECT_EQ(Ask(backend, "GET", "/snapshot/full", "final=maybe").status, 400);
   EXPECT_TRUE(backend.requests.empty());
   EXPECT_EQ(Ask(backend, "GET", "/snapshot/full", "final=F").status, 200);
@@ -180,7 +180,7 @@ TEST(MemberApi, LatestIsTheNewestFullAndTheDeltasAfterIt) {
        {"v2/Full-00000000-00000010-1714557600", "v2/Incr-00000011-00000020-1714557610",
         "v1/Backup-1714557620/Full-00000000-00000020-1714557620.gz",
         "v2/Incr-00000021-00000030-1714557630.gz", "v2/Incr-00000031-00000040-1714557640.gz"})
-    listing.snapshots.push_back(Snapshot(path));
+    listing.snapshots.push_back(Stored(path));
   auto latest = ParseJson(LatestSnapshotsJson(listing));
   ASSERT_TRUE(latest.ok());
   EXPECT_EQ(TextAt(*latest, {"fullSnapshot", "snapName"}), "Full-00000000-00000020-1714557620.gz");
@@ -213,9 +213,9 @@ TEST(BackupMetrics, NamesTypesAndLabelsAreEtcdBackupRestores) {
   metrics.RoundRun();
   EXPECT_TRUE(HasLine(metrics.Text(), "ruleplane_backup_rounds_total 2"));
 
-  metrics.ObserveStore({Snapshot("v2/Full-00000000-00000010-1714557600"),
-                        Snapshot("v2/Incr-00000011-00000020-1714557610"),
-                        Snapshot("v2/Incr-00000021-00000025-1714557620")});
+  metrics.ObserveStore({Stored("v2/Full-00000000-00000010-1714557600"),
+                        Stored("v2/Incr-00000011-00000020-1714557610"),
+                        Stored("v2/Incr-00000021-00000025-1714557620")});
   std::string text = metrics.Text();
   EXPECT_TRUE(HasLine(text, R"(etcdbr_snapshot_latest_revision{kind="Full"} 10)"));
   EXPECT_TRUE(HasLine(text, R"(etcdbr_snapshot_latest_revision{kind="Incr"} 25)"));
@@ -236,7 +236,7 @@ TEST(BackupMetrics, NamesTypesAndLabelsAreEtcdBackupRestores) {
       HasLine(text, R"(etcdbr_snapshot_duration_seconds_bucket{kind="Full",succeeded="false",le="+Inf"} 1)"));
   EXPECT_TRUE(HasLine(text, R"(etcdbr_snapshot_duration_seconds_count{kind="Full",succeeded="false"} 1)"));
 
-  metrics.SnapshotTaken(Snapshot("v2/Full-00000000-00000042-1714557700.gz"), 3);
+  metrics.SnapshotTaken(Stored("v2/Full-00000000-00000042-1714557700.gz"), 3);
   metrics.Collected("Full", true);
   metrics.Collected("Incr", true);
   metrics.Collected("Incr", true);

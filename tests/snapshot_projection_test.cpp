@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using RuleSets = std::vector<std::shared_ptr<const CompiledRuleSet>>;
 
-const fs::path kSourceDir = testing::SourceDir();
+using testing::kSourceDir;
 
 std::string ReadText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -28,7 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSourceDir = testing::SourceDir();
+using testing::kSourceDir;
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

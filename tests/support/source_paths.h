@@ -1,5 +1,7 @@
 #pragma once
 
+#include <filesystem>
+
 // Where the tests find the checkout (rule files, deploy/, examples/) and the
 // ruleplane binary they run. Defined in source_paths.cpp alone, the one test
 // object compiled with the checkout's absolute path: every other test object is
@@ -9,5 +11,7 @@ namespace ruleplane::testing {
 
 const char* SourceDir();
 const char* RuleplaneBinary();
+
+inline const std::filesystem::path kSourceDir{SourceDir()};
 
 }  // namespace ruleplane::testing
