@@ -1,6 +1,7 @@
 // ruleplane compact: the compaction Job's command (CreateCompactionJob).
 #include <iostream>
 
+#include "adapters/etcd/etcd_client.h"
 #include "adapters/kubernetes/agent_lease.h"
 #include "cli/cluster_input.h"
 #include "cli/commands.h"
@@ -14,7 +15,8 @@ namespace {
 
 constexpr const char* kCompactUsage =
     R"(usage: ruleplane compact (--backup-store DIR | --storage-provider ...) --data-dir DIR
-                         [--compression gzip|zlib|none] [--timeout SECONDS]
+                         [--compression gzip|zlib|none] [--timeout SECONDS] [--cluster-id HEX]
+                         [--max-revision N]
                          [--full-snapshot-lease NAME [--namespace NS] [--kubeconfig FILE] [--context NAME]]
 
 Compacts the backups as etcd-backup-restore's compaction job does: restores
@@ -23,9 +25,16 @@ own on 127.0.0.1 (under --data-dir, a work directory; a copy left there by an
 interrupted run is replaced), compacts its history to the last revision,
 defragments it, and stores the result as a new full snapshot at that
 revision (compressed with --compression, default gzip). The snapshots in the
-store are only read. With --full-snapshot-lease, the Lease (etcd-druid's
-<etcd>-full-snap) then holds the newest full snapshot's revision (the new
-one's), so that the controller counts the events since it, and names it
+store are only read.
+With --cluster-id (the etcd cluster's ID in hex, as its members answer),
+snapshots marked as another cluster's are skipped: a history another cluster
+appended to the same prefix (a split brain, an Etcd created again under the
+same name) is neither compacted nor counted. With --max-revision (the
+cluster's revision when the compaction was decided), snapshots beyond it are
+skipped as strays. Both are left alone.
+With --full-snapshot-lease, the Lease (etcd-druid's <etcd>-full-snap) then
+holds the newest full snapshot's revision (the new one's), so that the
+controller counts the events since it, and names it
 (ruleplane.dev/compacted-full): the members' garbage collection keeps the
 deltas it replaced until a member's own full snapshot is newer. Nothing to
 compact (no delta after the newest full snapshot) is not an error. One JSON
@@ -44,6 +53,8 @@ int RunCompact(const Args& args, std::ostream& out, std::ostream& err) {
   Flags flags(WithStoreFlags({{"--data-dir"},
                               {"--compression"},
                               {"--timeout"},
+                              {"--cluster-id"},
+                              {"--max-revision"},
                               {"--full-snapshot-lease"},
                               {"--namespace"},
                               {"--kubeconfig"},
@@ -70,6 +81,19 @@ int RunCompact(const Args& args, std::ostream& out, std::ostream& err) {
   int64_t timeout_seconds = std::chrono::duration_cast<std::chrono::seconds>(options.command_timeout).count();
   if (!flags.GetCount("--timeout", timeout_seconds, err)) return kExitUsage;
   options.command_timeout = std::chrono::seconds(timeout_seconds);
+  if (const std::string cluster = flags.Get("--cluster-id"); !cluster.empty()) {
+    auto cluster_id = ParseMemberIdHex(cluster);
+    if (!cluster_id.ok() || *cluster_id == 0) {
+      err << "ruleplane: compact: --cluster-id must be an etcd cluster ID in hex, not '" << cluster << "'\n";
+      return kExitUsage;
+    }
+    options.cluster_id = *cluster_id;
+  }
+  if (flags.Has("--max-revision")) {
+    int64_t max_revision = 0;
+    if (!flags.GetCount("--max-revision", max_revision, err)) return kExitUsage;
+    options.max_revision = max_revision;
+  }
 
   // The Lease's API server is resolved before anything is compacted, so that
   // a bad --kubeconfig costs no restore.

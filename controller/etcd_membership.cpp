@@ -26,6 +26,7 @@ EtcdMembership ReadEtcdMembership(EtcdClient& client, RequestLog& log) {
       continue;
     }
     membership.cluster_id = MemberIdHex(status->cluster_id);
+    membership.revision = status->revision;
     for (const EtcdMember& listed : *members) membership.member_ids.push_back(MemberIdHex(listed.id));
     return membership;
   }

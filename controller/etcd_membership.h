@@ -22,6 +22,7 @@ struct EtcdMembership {
   // In hex without padding, as the member Leases write them
   // (kRevisionMemberAnnotation, etcd-backup-restore's holderIdentity).
   std::string cluster_id = {};               // "" when no member answered
+  int64_t revision = 0;                      // the answering member's revision
   std::vector<std::string> member_ids = {};  // the members the answering member lists
   std::string unavailable = {};              // why there is no member list, when there is none
 

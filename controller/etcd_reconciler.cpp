@@ -108,6 +108,15 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
     if (!members) members = ResolveMembers(snapshot->document);
     membership = ReadMembership(*members);
   }
+  // The compaction Job compacts only the history of the cluster a member
+  // answers for now, up to its revision now (CompactionScope).
+  CompactionScope compaction_scope;
+  if (std::any_of(plan->steps.begin(), plan->steps.end(),
+                  [](const PlanStep& step) { return step.action == "CreateCompactionJob"; })) {
+    if (!members) members = ResolveMembers(snapshot->document);
+    const EtcdMembership answered = membership ? *membership : ReadMembership(*members);
+    compaction_scope = {answered.cluster_id, answered.revision};
+  }
   ControllerGateOptions gate_options = GateOptions();
   gate_options.membership = membership ? &*membership : nullptr;
   const std::string digest = ApprovalDigest(*plan, etcd);
@@ -119,6 +128,7 @@ Result<ReconcileResult> EtcdReconciler::Reconcile(const std::string& key) {
     ClusterAdapters adapters(client_, *snapshot, members && members->ok() ? &**members : nullptr,
                              options_.member_init_rules);
     KubernetesAdapter& kubernetes = adapters.kubernetes();
+    kubernetes.set_compaction_scope(compaction_scope);
     ExecutorOptions options;
     options.dry_run = options_.dry_run;
     options.allow_disruptive = options_.allow_disruptive;

@@ -43,12 +43,16 @@ Status RemoveCopy(const std::string& path, RequestLog& log) {
 
 Result<CompactionOutcome> CompactBackups(BackupStore& store, const CompactionOptions& options,
                                          RequestLog& log) {
-  auto listing = store.List();
+  auto listing = store.List(options.max_revision);
   if (!listing.ok()) return listing.error();
+  if (options.cluster_id != 0) listing->KeepCluster(options.cluster_id);
   const size_t full = listing->LatestFullIndex();
   if (full == listing->snapshots.size()) {
-    return Error{
-        ErrorCode::kFailedPrecondition, "the backup store " + store.location() + " has no full snapshot", {}};
+    const std::string of_cluster =
+        options.cluster_id == 0 ? "" : " of etcd cluster " + MemberIdHex(options.cluster_id);
+    return Error{ErrorCode::kFailedPrecondition,
+                 "the backup store " + store.location() + " has no full snapshot" + of_cluster,
+                 {}};
   }
   CompactionOutcome outcome;
   outcome.revision = listing->snapshots[full].last_revision;

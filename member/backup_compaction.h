@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "adapters/local/backup_store.h"
@@ -23,6 +24,14 @@ struct CompactionOptions {
   std::string work_dir;
   std::string compression_suffix = ".gz";  // of the new full snapshot: ".gz", ".zlib" or ""
   std::chrono::milliseconds command_timeout{std::chrono::minutes(10)};
+  // The etcd cluster whose history is compacted (the ID its members answer
+  // with): the snapshots marked as another cluster's are skipped
+  // (BackupStoreListing::KeepCluster). 0: the newest history, whichever
+  // cluster's it is.
+  uint64_t cluster_id = 0;
+  // The cluster's revision when the compaction was decided: snapshots beyond
+  // it are skipped (BackupStoreListing::SkipBeyondRevision).
+  std::optional<int64_t> max_revision;
 };
 
 struct CompactionOutcome {
@@ -32,9 +41,9 @@ struct CompactionOutcome {
   int64_t database_bytes_before = 0, database_bytes_after = 0;  // before and after the defragmentation
 };
 
-// Fails (nothing stored) when the store has no full snapshot, a delta is
-// missing or does not replay, the snapshots are marked as more than one
-// cluster's (backup_store.h), or etcd does not start.
+// Fails (nothing stored) when the store has no full snapshot (of the
+// cluster), a delta is missing or does not replay, the snapshots are marked
+// as more than one cluster's (backup_store.h), or etcd does not start.
 Result<CompactionOutcome> CompactBackups(BackupStore& store, const CompactionOptions& options,
                                          RequestLog& log);
 

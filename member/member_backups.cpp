@@ -90,13 +90,16 @@ Result<MemberBackups::DueBackup> MemberBackups::TakeDueBackup(std::chrono::syste
   return DueBackup{*taken, options_.delta_snapshot_lease};
 }
 
-Status MemberBackups::CollectGarbage(int64_t cluster_revision, std::chrono::system_clock::time_point now,
+Status MemberBackups::CollectGarbage(const EtcdStatus& cluster, std::chrono::system_clock::time_point now,
                                      BackupRound& round) {
   // With the cluster's revision, a stray name beyond it is a warning, not a
   // full snapshot that would pass for the newest and leave the real one
-  // unprotected.
-  auto listing = store_.List(cluster_revision);
+  // unprotected. Another cluster's snapshots on the prefix are neither
+  // collected nor counted, for the same reason: its newer full snapshot
+  // would leave this cluster's newest one to LimitBased.
+  auto listing = store_.List(cluster.revision);
   if (!listing.ok()) return listing.error();
+  if (cluster.cluster_id != 0) listing->KeepCluster(cluster.cluster_id);
   RetentionOptions retention = options_.retention;
   retention.schedule = options_.schedule;
   // The compaction Job names its full snapshot on the full-snapshot Lease;
@@ -209,7 +212,7 @@ BackupRound MemberBackups::Run(std::chrono::system_clock::time_point now) {
   auto current = cluster_.MemberStatus(options_.client_url, reads);
   if (!current.ok() || current->leader == 0 || current->leader != current->member_id) return round;
   last_collection_ = collecting;
-  if (Status collected = CollectGarbage(current->revision, collecting, round); !collected.ok())
+  if (Status collected = CollectGarbage(*current, collecting, round); !collected.ok())
     AppendError(round, "garbage collection: " + collected.error().message);
   return round;
 }

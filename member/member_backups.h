@@ -122,9 +122,10 @@ class MemberBackups {
   };
   Result<DueBackup> TakeDueBackup(std::chrono::system_clock::time_point now);
   // Deletes what SnapshotsToCollect decides at `now` over the store's
-  // listing (names beyond `cluster_revision` left out), into
-  // `round.collected`; stops at the first deletion that fails.
-  Status CollectGarbage(int64_t cluster_revision, std::chrono::system_clock::time_point now,
+  // listing of `cluster`'s snapshots (names beyond its revision, and other
+  // clusters' snapshots, left out), into `round.collected`; stops at the
+  // first deletion that fails.
+  Status CollectGarbage(const EtcdStatus& cluster, std::chrono::system_clock::time_point now,
                         BackupRound& round);
   Status SetBackupReady(bool succeeded, const std::string& message,
                         std::chrono::system_clock::time_point now);

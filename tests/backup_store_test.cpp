@@ -318,6 +318,19 @@ TEST(BackupStoreClusters, TwoClustersInOneReplayAreRefusedAndANameMarkedTwiceIsS
                                        "v2/Full-00000000-00000001-1714557600 from cluster a1"),
             std::string::npos)
       << mixed.error().message;
+
+  // One cluster's history: the other cluster's snapshots become warnings, the unmarked stay.
+  BackupStoreListing of_a1 = *listing;
+  of_a1.KeepCluster(0xa1);
+  ASSERT_EQ(of_a1.snapshots.size(), 2u);
+  EXPECT_EQ(of_a1.snapshots[0].name, "Full-00000000-00000001-1714557600");
+  EXPECT_EQ(of_a1.snapshots[1].name, "Incr-00000002-00000005-1714557601");
+  EXPECT_TRUE(ChainCluster(of_a1.snapshots).ok());
+  EXPECT_NE(
+      of_a1.warnings.back().find("v2/Incr-00000006-00000009-1714557602 was taken from etcd cluster b2, not "
+                                 "a1: another cluster's, skipped (left alone)"),
+      std::string::npos)
+      << of_a1.warnings.back();
 }
 
 TEST(SnapshotTrailerCheck, AcceptsTheStreamInPiecesOfAnySize) {

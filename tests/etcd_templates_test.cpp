@@ -143,6 +143,22 @@ TEST(EtcdTemplates, TheCompactionJobRunsRuleplaneCompactOnTheStore) {
   }
   EXPECT_EQ(ValueAt(pod, {"volumes"})->list_value().size(), 2u) << "workspace and secret";
   EXPECT_EQ(ValueAt(container, {"resources", "requests", "memory"})->string_value(), "3Gi");
+  for (const std::string& arg : args) {
+    EXPECT_FALSE(arg.starts_with("--cluster-id") || arg.starts_with("--max-revision"))
+        << "no member answered";
+  }
+
+  // The cluster a member answered for, and its revision: only its history, up to there, is compacted.
+  auto of_cluster = CompactionJob(etcd, {"8e9e05c52164694d", 4242});
+  ASSERT_TRUE(of_cluster.ok()) << of_cluster.error().message;
+  const Value::List& of_cluster_args =
+      ValueAt(ValueAt(*of_cluster, {"spec", "template", "spec", "containers"})->list_value()[0], {"args"})
+          ->list_value();
+  for (const char* expected : {"--cluster-id=8e9e05c52164694d", "--max-revision=4242"}) {
+    EXPECT_NE(std::find(of_cluster_args.begin(), of_cluster_args.end(), Value::String(expected)),
+              of_cluster_args.end())
+        << expected;
+  }
 
   auto sized = CompactionJob(Edited(etcd, [](auto& json) {
     json["spec"]["backup"]["snapshotCompaction"]["resources"]["requests"]["memory"] = "256Mi";

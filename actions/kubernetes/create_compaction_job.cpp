@@ -1,5 +1,7 @@
 // CreateCompactionJob: <etcd>-compactor. AlreadyExists is done: a job of this
-// name runs or ran; etcd-druid waits for it too.
+// name runs or ran; etcd-druid waits for it too. The Job compacts the history
+// of the cluster a member answered for while the plan ran, when one did
+// (CompactionScope).
 #include "actions/kubernetes/kubernetes_action_handler.h"
 #include "adapters/kubernetes/etcd_templates.h"
 
@@ -12,7 +14,7 @@ Result<bool> IsDone(const PlanStep& /*step*/, KubernetesActionContext& context, 
 }
 
 Status Perform(const PlanStep& /*step*/, KubernetesActionContext& context, RequestLog& log) {
-  auto job = CompactionJob(context.observed_etcd());
+  auto job = CompactionJob(context.observed_etcd(), context.compaction_scope());
   if (!job.ok()) return job.error();
   return context.CreateUnlessPresent({"batch/v1", "jobs", context.namespace_name(), "", ""}, *job, log);
 }

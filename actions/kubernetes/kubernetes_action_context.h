@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/kubernetes/etcd_templates.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "adapters/request.h"
 #include "engine/common/error.h"
@@ -39,6 +40,11 @@ class KubernetesActionContext {
   const std::string& namespace_name() const { return namespace_; }
   const std::string& etcd_name() const { return etcd_name_; }
   const std::vector<std::string>& member_init_rules() const { return member_init_rules_; }
+  // What the compaction Job compacts: the history of the cluster a member
+  // answered for while the plan ran (empty when none was asked or none
+  // answered).
+  const CompactionScope& compaction_scope() const { return compaction_scope_; }
+  void set_compaction_scope(CompactionScope scope) { compaction_scope_ = std::move(scope); }
 
   // The object as this plan last saw it (observed, or returned by its own write).
   Value& Tracked(const std::string& key, const Value& observed);
@@ -112,6 +118,7 @@ class KubernetesActionContext {
   Value snapshot_;
   std::string namespace_, etcd_name_;
   std::vector<std::string> member_init_rules_;
+  CompactionScope compaction_scope_;
   std::map<std::string, Value> tracked_;
 };
 

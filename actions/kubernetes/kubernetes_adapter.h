@@ -69,6 +69,9 @@ class KubernetesAdapter : public Adapter {
   // about to do.
   Status PatchEtcdStatus(const Value& status_patch, RequestLog& log);
 
+  // KubernetesActionContext::compaction_scope.
+  void set_compaction_scope(CompactionScope scope) { context_.set_compaction_scope(std::move(scope)); }
+
  private:
   KubernetesActionContext context_;
 };

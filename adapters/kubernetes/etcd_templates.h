@@ -124,10 +124,20 @@ Result<Value> EtcdStatefulSet(const Value& etcd, int64_t replicas,
 
 std::string CompactionJobName(const Value& etcd);
 
+// The history the compaction Job compacts: that of the etcd cluster a member
+// answered for just now (`compact --cluster-id`, hex), up to the revision it
+// answered with (`compact --max-revision`): another cluster's snapshots on the
+// prefix, and strays beyond the cluster's revision, are neither compacted nor
+// written to the full-snapshot Lease. "" and 0 when no member answered.
+struct CompactionScope {
+  std::string cluster_id;
+  int64_t max_revision = 0;
+};
+
 // The batch/v1 Job that runs `ruleplane compact` over the Etcd's backup
 // store (where etcd-druid runs etcd-backup-restore's `compact`), in the
 // member image, as the members' service account (MemberServiceAccountName).
-Result<Value> CompactionJob(const Value& etcd);
+Result<Value> CompactionJob(const Value& etcd, const CompactionScope& scope = {});
 
 // The Lease `name` owned by the Etcd, labelled app.kubernetes.io/part-of
 // <etcd> and gardener.cloud/purpose `purpose` ("etcd-member-lease",

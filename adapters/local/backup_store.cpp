@@ -117,18 +117,36 @@ BackupStore::BackupStore(std::string directory)
 
 BackupStore::BackupStore(std::unique_ptr<ObjectStore> objects) : objects_(std::move(objects)) {}
 
-void BackupStoreListing::SkipBeyondRevision(int64_t cluster_revision) {
+void BackupStoreListing::SkipWhere(const std::function<std::string(const StoredSnapshot&)>& reason) {
   std::vector<StoredSnapshot> kept;
   for (StoredSnapshot& snapshot : snapshots) {
-    if (snapshot.last_revision <= cluster_revision) {
+    const std::string why = reason(snapshot);
+    if (why.empty()) {
       kept.push_back(std::move(snapshot));
-      continue;
+    } else {
+      warnings.push_back(snapshot.path + why + ", skipped (left alone)");
     }
-    warnings.push_back(snapshot.path + " names revision " + std::to_string(snapshot.last_revision) +
-                       ", beyond the cluster's current revision " + std::to_string(cluster_revision) +
-                       ": suspect, skipped (left alone)");
   }
   snapshots = std::move(kept);
+}
+
+void BackupStoreListing::SkipBeyondRevision(int64_t cluster_revision) {
+  SkipWhere([&](const StoredSnapshot& snapshot) {
+    return snapshot.last_revision <= cluster_revision
+               ? std::string()
+               : " names revision " + std::to_string(snapshot.last_revision) +
+                     ", beyond the cluster's current revision " + std::to_string(cluster_revision) +
+                     ": suspect";
+  });
+}
+
+void BackupStoreListing::KeepCluster(uint64_t cluster_id) {
+  SkipWhere([&](const StoredSnapshot& snapshot) {
+    return snapshot.cluster_id == 0 || snapshot.cluster_id == cluster_id
+               ? std::string()
+               : " was taken from etcd cluster " + MemberIdHex(snapshot.cluster_id) + ", not " +
+                     MemberIdHex(cluster_id) + ": another cluster's";
+  });
 }
 
 size_t BackupStoreListing::LatestFullIndex() const {

@@ -30,6 +30,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,6 +75,12 @@ struct BackupStoreListing {
   // would otherwise pass for the latest backup.
   void SkipBeyondRevision(int64_t cluster_revision);
 
+  // Moves every snapshot marked as another etcd cluster's than `cluster_id`
+  // to the warnings (the unmarked stay: etcd-backup-restore's, or older): a
+  // history appended to the same prefix by a cluster that split off, or by an
+  // Etcd created again under the same name, is not this cluster's.
+  void KeepCluster(uint64_t cluster_id);
+
   // Judges each name against its neighbour below (by last revision): etcd
   // applies far fewer than kMaxRevisionsPerSecond (1,000,000) revisions a
   // second, so a snapshot whose last revision exceeds the one below by more
@@ -93,6 +100,11 @@ struct BackupStoreListing {
   // generations of the initialization rules read (1.x `snapshots`, 2.x
   // `backups(paths)`).
   Value ToValue() const;
+
+ private:
+  // Moves the snapshots `reason` gives a reason for ("" keeps one) to the
+  // warnings, with it.
+  void SkipWhere(const std::function<std::string(const StoredSnapshot&)>& reason);
 };
 
 class BackupStore {

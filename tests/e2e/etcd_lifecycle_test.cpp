@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "adapters/etcd/etcd_client.h"
 #include "adapters/kubernetes/manifests.h"
 #include "adapters/kubernetes/object_fields.h"
 #include "adapters/local/backup_store.h"
@@ -663,7 +664,15 @@ TEST_F(EtcdLifecycle, UnderTodaysRulesDeltasPastTheThresholdAreCompactedByAJobTh
   ASSERT_TRUE(writer.WriteSome(300).ok());
   writer.Start(std::chrono::milliseconds(50));
 
+  // The Job's arguments, read while it exists (the controller deletes it once it has completed).
+  std::vector<std::string> job_args;
   auto compaction_condition = [&]() -> std::string {
+    if (auto job = admin_->Get({"batch/v1", "jobs", "default", "etcd-main-compactor", ""}, log);
+        job.ok() && job_args.empty()) {
+      for (const Value& container : FieldList(*job, {"spec", "template", "spec", "containers"})) {
+        for (const Value& arg : FieldList(container, {"args"})) job_args.push_back(arg.string_value());
+      }
+    }
     for (const Value& condition : FieldList(Etcd(), {"status", "conditions"})) {
       if (TextAt(condition, {"type"}) == "LastSnapshotCompactionSucceeded")
         return TextAt(condition, {"status"}) + "/" + TextAt(condition, {"reason"});
@@ -707,9 +716,21 @@ TEST_F(EtcdLifecycle, UnderTodaysRulesDeltasPastTheThresholdAreCompactedByAJobTh
   auto listing = BackupStore(std::move(*objects)).List();
   ASSERT_TRUE(listing.ok()) << listing.error().message;
   bool stored = false;
-  for (const StoredSnapshot& snapshot : listing->snapshots)
+  uint64_t cluster_id = 0;
+  for (const StoredSnapshot& snapshot : listing->snapshots) {
     stored = stored || snapshot.name == TextAt(*outcome, {"snapshot"});
+    cluster_id = std::max(cluster_id, snapshot.cluster_id);
+  }
   EXPECT_TRUE(stored) << compacted;
+  // The Job compacts the history of the cluster a member answered for: no other cluster's on the prefix.
+  ASSERT_NE(cluster_id, 0u) << "the members' snapshots are marked with their cluster";
+  EXPECT_NE(std::find(job_args.begin(), job_args.end(), "--cluster-id=" + MemberIdHex(cluster_id)),
+            job_args.end())
+      << ::testing::PrintToString(job_args);
+  EXPECT_NE(std::find_if(job_args.begin(), job_args.end(),
+                         [](const std::string& arg) { return arg.starts_with("--max-revision="); }),
+            job_args.end())
+      << ::testing::PrintToString(job_args);
   // The full-snapshot Lease names a snapshot a compaction Job stored: the
   // members' collection keeps what it replaced while it is the newest full.
   std::set<std::string> stored_by_jobs;

@@ -5,10 +5,12 @@
 // nothing, and the next run compacts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
 #include "actions/local/local_adapter.h"
+#include "adapters/etcd/etcd_client.h"
 #include "adapters/local/loopback_etcd.h"
 #include "adapters/local/snapshot_file.h"
 #include "member/backup_taker.h"
@@ -151,6 +153,73 @@ TEST_F(BackupCompaction, KilledBeforeItsUploadItStoresNothingAndTheNextRunCompac
   auto listed = store_.List();
   ASSERT_TRUE(listed.ok());
   EXPECT_EQ(listed->snapshots.size(), 5u);
+}
+
+// Another etcd cluster's history on the same prefix (a member that split off,
+// an Etcd created again under the same name) is not this cluster's to compact:
+// without --cluster-id the compaction took whichever history was newest and
+// wrote its revision to the full-snapshot Lease; with it, the cluster's own
+// chain is compacted and the other one is left alone. --max-revision (the
+// cluster's revision when the controller decided) leaves what is beyond it.
+TEST_F(BackupCompaction, WithAClusterIdAnotherClustersNewerHistoryIsSkipped) {
+  WriteBackups();
+  auto own = store_.List();
+  ASSERT_TRUE(own.ok());
+  const int64_t own_last_revision = own->snapshots.back().last_revision;
+  const uint64_t own_cluster = own->snapshots.back().cluster_id;
+  ASSERT_NE(own_cluster, 0u) << "the snapshots are marked with their cluster";
+
+  // A second cluster appends a longer history to the same store.
+  TempDir other_dir{"backup-compaction-other"};
+  auto other = EtcdCluster::Create(1, other_dir.path());
+  ASSERT_TRUE(other->StartAll().ok());
+  EtcdClient other_client = other->Client();
+  for (int64_t key = 0; key <= own_last_revision + 20; ++key) {
+    ASSERT_TRUE(other_client.Put("/registry/other" + std::to_string(key), "o", log_).ok());
+  }
+  auto other_full = TakeFullBackup(other_client, store_, options_, log_);
+  ASSERT_TRUE(other_full.ok()) << other_full.error().message;
+  ASSERT_TRUE(other_client.Put("/registry/other-last", "o", log_).ok());
+  auto other_delta = TakeDeltaBackup(other_client, store_, options_, log_);
+  ASSERT_TRUE(other_delta.ok()) << other_delta.error().message;
+  auto mixed = store_.List();
+  ASSERT_TRUE(mixed.ok());
+  const int64_t other_last_revision = mixed->snapshots.back().last_revision;
+  ASSERT_NE(mixed->snapshots.back().cluster_id, own_cluster);
+  ASSERT_GT(other_last_revision, own_last_revision);
+
+  auto unfiltered = Ruleplane(CompactArgs());
+  ASSERT_EQ(unfiltered.exit_code, 0) << unfiltered.err;
+  EXPECT_EQ(nlohmann::json::parse(unfiltered.out)["revision"], other_last_revision)
+      << "without --cluster-id the newest history is compacted, whichever cluster's: " << unfiltered.out;
+
+  const int64_t second_delta_revision = own->snapshots[2].last_revision;
+  auto bounded = Ruleplane(CompactArgs() + " --cluster-id " + MemberIdHex(own_cluster) + " --max-revision " +
+                           std::to_string(second_delta_revision));
+  ASSERT_EQ(bounded.exit_code, 0) << bounded.err;
+  EXPECT_EQ(nlohmann::json::parse(bounded.out)["revision"], second_delta_revision) << bounded.out;
+  EXPECT_EQ(nlohmann::json::parse(bounded.out)["deltas"], 2) << bounded.out;
+
+  auto filtered = Ruleplane(CompactArgs() + " --cluster-id " + MemberIdHex(own_cluster));
+  ASSERT_EQ(filtered.exit_code, 0) << filtered.err;
+  auto outcome = nlohmann::json::parse(filtered.out);
+  EXPECT_EQ(outcome["revision"], own_last_revision) << filtered.out;
+  EXPECT_EQ(outcome["deltas"], 1) << "the third delta, after the compacted full snapshot: " << filtered.out;
+  auto after = store_.List();
+  ASSERT_TRUE(after.ok());
+  auto compacted = std::find_if(after->snapshots.begin(), after->snapshots.end(),
+                                [&](const StoredSnapshot& s) { return s.name == outcome["snapshot"]; });
+  ASSERT_NE(compacted, after->snapshots.end()) << filtered.out;
+  EXPECT_EQ(compacted->cluster_id, own_cluster);
+  EXPECT_EQ(compacted->last_revision, own_last_revision);
+
+  auto no_such_cluster = Ruleplane(CompactArgs() + " --cluster-id 1234abcd");
+  EXPECT_EQ(no_such_cluster.exit_code, 1) << no_such_cluster.err;
+  EXPECT_TRUE(testing_support::Contains(no_such_cluster.err, "has no full snapshot of etcd cluster 1234abcd"))
+      << no_such_cluster.err;
+  auto not_hex = Ruleplane(CompactArgs() + " --cluster-id own");
+  EXPECT_EQ(not_hex.exit_code, 2) << not_hex.err;
+  EXPECT_TRUE(testing_support::Contains(not_hex.err, "--cluster-id must be")) << not_hex.err;
 }
 
 TEST_F(BackupCompaction, AStoreWithoutAFullSnapshotIsAnErrorNamingIt) {

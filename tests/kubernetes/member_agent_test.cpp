@@ -740,6 +740,42 @@ TEST_F(MemberAgentTest, ExponentialCollectionKeepsTheNewestFullAndTheDeltasAfter
             (std::set<std::string>{"v2/" + full, "v2/" + incr}));
 }
 
+// Another cluster's full snapshot on the prefix (a split brain's other side,
+// marked as its cluster's), newer by revision than this cluster's own: under
+// LimitBased --max-backups 1 it counted, and this cluster's newest full
+// snapshot was collected, leaving a restore only the other cluster's. Another
+// cluster's snapshots are neither counted nor collected.
+TEST_F(MemberAgentTest, AnotherClustersNewerFullSnapshotIsNeitherCountedNorCollected) {
+  NumberedWriter writer(etcd_->ClientUrls(), "gc/");
+  ASSERT_TRUE(writer.WriteSome(20).ok());
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const CommandResult first = Agent(leader);
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  const std::string own_full = TextAt(Round(first), {"backup"});
+  ASSERT_EQ(own_full.rfind("Full-", 0), 0u) << first.out;
+  ASSERT_TRUE(writer.WriteSome(10).ok());
+  const std::string yearly = "--schedule '0 0 1 1 *' --delta-snapshot-period 1s";
+  const CommandResult delta = Agent(leader, yearly);
+  ASSERT_EQ(delta.exit_code, 0) << delta.out << delta.err;
+  const std::string own_delta = TextAt(Round(delta), {"backup"});
+  ASSERT_EQ(own_delta.rfind("Incr-", 0), 0u) << delta.out;
+
+  const int64_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  const std::string other_full = SnapshotPath("Full", 0, LastRevision(own_full) + 1, now);
+  std::ofstream(store_ + "/" + other_full) << "another cluster's";
+  std::filesystem::create_directories(store_ + "/clusters/abcdef12");
+  std::ofstream(store_ + "/clusters/abcdef12/snapshot-" + other_full.substr(3));  // the name after "v2/"
+
+  const CommandResult limited =
+      Agent(leader, yearly + " --garbage-collection-policy LimitBased --max-backups 1");
+  ASSERT_EQ(limited.exit_code, 0) << limited.out << limited.err;
+  EXPECT_EQ(Collected(Round(limited)), std::set<std::string>{}) << limited.out;
+  const std::vector<std::string> files = StoreFiles(store_);
+  EXPECT_EQ(std::set<std::string>(files.begin(), files.end()),
+            (std::set<std::string>{"v2/" + own_full, "v2/" + own_delta, other_full}));
+}
+
 // After a scale-down from 5 to 3 (the Etcd says 3, etcd still has 5 members),
 // with member 0 leading. etcd runs without its own check of a removal's
 // quorum (--strict-reconfig-check, on by default, which an operator may turn

@@ -9,7 +9,7 @@ std::string CompactionJobName(const Value& etcd) {
   return FieldText(etcd, {"metadata", "name"}) + "-compactor";
 }
 
-Result<Value> CompactionJob(const Value& etcd) {
+Result<Value> CompactionJob(const Value& etcd, const CompactionScope& scope) {
   const std::string name = FieldText(etcd, {"metadata", "name"});
   if (ValueAt(etcd, {"spec", "backup", "store"}) == nullptr)
     return Missing(etcd, "spec.backup.store", "is not set: there is nothing to compact");
@@ -23,6 +23,8 @@ Result<Value> CompactionJob(const Value& etcd) {
   // happen in the Pod's own emptyDir.
   Json args = {"compact", "--data-dir=/var/etcd/data/compaction",
                "--full-snapshot-lease=" + name + "-full-snap"};
+  if (!scope.cluster_id.empty()) args.push_back("--cluster-id=" + scope.cluster_id);
+  if (scope.max_revision > 0) args.push_back("--max-revision=" + std::to_string(scope.max_revision));
   for (const std::string& arg : store->args) args.push_back(arg);
   Json env = {
       {{"name", "POD_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
