@@ -9,6 +9,7 @@
 #include <iostream>
 #include <thread>
 
+#include "actions/local/etcd_config.h"
 #include "adapters/etcd/etcd_client.h"
 #include "adapters/kubernetes/kube_client.h"
 #include "cli/cluster_input.h"
@@ -225,6 +226,7 @@ std::optional<MemberContext> BuildMemberContext(const Flags& flags, std::istream
     err << "ruleplane: " << read.error().message << "\n";
     return std::nullopt;
   }
+  member.cluster_token = EtcdClusterToken(context.etcd);
   // Without --endpoints: every member the cluster could have, as the template and the Etcd name them.
   if (!flags.Has("--endpoints")) {
     auto derived = ClientEndpointsOfConfig(member.config_template, member.name, context.etcd);

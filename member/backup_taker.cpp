@@ -112,7 +112,7 @@ Result<TakenBackup> TakeDeltaBackup(EtcdClient& client, BackupStore& store, cons
   // before a restore) and a replay of it would be refused.
   for (size_t i = listing->LatestFullIndex(); i < listing->snapshots.size(); ++i) {
     const StoredSnapshot& snapshot = listing->snapshots[i];
-    if (snapshot.cluster_id == 0 || snapshot.cluster_id == status->cluster_id) continue;
+    if (snapshot.MayBeOf(status->cluster_id)) continue;
     return Error{ErrorCode::kFailedPrecondition,
                  "the backup store's snapshot " + snapshot.path + " was taken from etcd cluster " +
                      MemberIdHex(snapshot.cluster_id) + ", this is cluster " +

@@ -120,6 +120,7 @@ AgentRound MemberAgent::Heartbeat(std::chrono::system_clock::time_point now) {
     round.error = "the member does not answer: " + status.error().message;
     return round;
   }
+  round.cluster_id = status->cluster_id;
   auto members = cluster_.MemberList(reads);
   if (!members.ok()) {
     round.error = "no member list: " + members.error().message;

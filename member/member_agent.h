@@ -89,6 +89,7 @@ Value StringList(const std::vector<std::string>& strings);
 // What one heartbeat did, for the log line.
 struct AgentRound {
   bool healthy = false;
+  uint64_t cluster_id = 0;             // the etcd cluster the member answered for; 0 when it did not
   std::string holder_identity;         // written to the member lease; "" when not renewed
   std::string backup;                  // the snapshot taken, "" when none (--once only)
   std::vector<std::string> collected;  // the snapshots garbage-collected (--once only)

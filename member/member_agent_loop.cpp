@@ -56,10 +56,11 @@ Result<std::unique_ptr<BackupSide>> OpenBackupSide(const MemberAgentLoopOptions&
 class LoopApi : public MemberApiBackend {
  public:
   LoopApi(BackupSide* side, std::unique_ptr<BackupStore> store, const std::atomic<bool>& healthy,
-          const std::atomic<bool>& stop, TlsConfig forward_tls)
+          const std::atomic<uint64_t>& cluster_id, const std::atomic<bool>& stop, TlsConfig forward_tls)
       : side_(side),
         store_(std::move(store)),
         healthy_(healthy),
+        cluster_id_(cluster_id),
         stop_(stop),
         forward_tls_(std::move(forward_tls)) {}
 
@@ -72,6 +73,7 @@ class LoopApi : public MemberApiBackend {
     std::lock_guard<std::mutex> lock(store_mutex_);
     return store_->List();
   }
+  uint64_t ClusterId() override { return cluster_id_; }
   std::string StorePrefix() override { return store_ ? store_->objects().PrefixName() : ""; }
   std::string MetricsText() override {
     return side_ ? side_->backups.metrics().Text() : BackupMetrics().Text();
@@ -94,6 +96,7 @@ class LoopApi : public MemberApiBackend {
   std::unique_ptr<BackupStore> store_;
   std::mutex store_mutex_;
   const std::atomic<bool>& healthy_;
+  const std::atomic<uint64_t>& cluster_id_;
   const std::atomic<bool>& stop_;
   TlsConfig forward_tls_;
 };
@@ -147,6 +150,7 @@ void RunMemberAgentLoop(const MemberAgentLoopOptions& options, const std::atomic
     log << FormatJson(line) << std::endl;
   };
   std::atomic<bool> healthy{false};
+  std::atomic<uint64_t> cluster_id{0};
   std::unique_ptr<LoopApi> api;
   std::unique_ptr<HttpServer> server;
   if (options.server_port > 0) {
@@ -159,7 +163,7 @@ void RunMemberAgentLoop(const MemberAgentLoopOptions& options, const std::atomic
     forward_tls.ca_file = options.server_ca;
     forward_tls.cert_file = options.server_client_cert;
     forward_tls.key_file = options.server_client_key;
-    api = std::make_unique<LoopApi>(side.get(), std::move(listing), healthy, stop, forward_tls);
+    api = std::make_unique<LoopApi>(side.get(), std::move(listing), healthy, cluster_id, stop, forward_tls);
     HttpServerOptions server_options;
     server_options.tls = options.server_tls;
     auto started = HttpServer::Start(options.server_host + ":" + std::to_string(options.server_port),
@@ -197,6 +201,7 @@ void RunMemberAgentLoop(const MemberAgentLoopOptions& options, const std::atomic
     const auto started = std::chrono::steady_clock::now();
     const AgentRound round = agent.Heartbeat(std::chrono::system_clock::now());
     healthy = round.healthy;
+    if (round.cluster_id != 0) cluster_id = round.cluster_id;
     print(round.ToValue());
     if (!WaitUntilNext(started, options.agent.heartbeat, stop)) break;
   }

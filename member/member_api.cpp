@@ -156,6 +156,10 @@ HttpReply ServeMemberApi(const HttpRequest& request, MemberApiBackend& backend, 
     return HttpReply::Slow([&backend]() -> HttpAnswer {
       auto listing = backend.ListStore();
       if (!listing.ok()) return {500, "text/plain", listing.error().message + "\n"};
+      // Another cluster's newer snapshots on the prefix (a member that split
+      // off, an Etcd created again) are not this cluster's latest: the
+      // controller's TriggerFullSnapshot would read them as its backup.
+      if (const uint64_t cluster = backend.ClusterId(); cluster != 0) listing->KeepCluster(cluster);
       return {200, kJson, LatestSnapshotsJson(*listing)};
     });
   }

@@ -7,7 +7,8 @@
 //                            `final` that is not a boolean
 //   /snapshot/delta          the same for a delta (200 `null` when the cluster has not moved)
 //   /snapshot/latest         {"fullSnapshot": {...}, "deltaSnapshots": [...]}: the newest full
-//                            snapshot and the deltas after it
+//                            snapshot and the deltas after it, of this member's etcd cluster
+//                            (and unmarked ones) once a heartbeat has named it
 //   /metrics                 BackupMetrics' Prometheus text
 //
 // With TLS and a client CA (member-agent --server-client-ca), a snapshot
@@ -43,6 +44,8 @@ class MemberApiBackend {
   virtual bool BacksUp() = 0;
   virtual RequestedSnapshot TakeSnapshot(const SnapshotRequest& request) = 0;
   virtual Result<BackupStoreListing> ListStore() = 0;
+  // The etcd cluster the member's last heartbeat answered for; 0 until one did.
+  virtual uint64_t ClusterId() = 0;
   // The store's prefix (its directory's name), for the snapshots' JSON.
   virtual std::string StorePrefix() = 0;
   virtual std::string MetricsText() = 0;

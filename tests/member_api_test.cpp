@@ -32,6 +32,7 @@ class FakeBackend : public MemberApiBackend {
     return answer;
   }
   Result<BackupStoreListing> ListStore() override { return listing; }
+  uint64_t ClusterId() override { return cluster_id; }
   std::string StorePrefix() override { return "etcd-main"; }
   std::string MetricsText() override { return "etcdbr_snapshot_gc_total 0\n"; }
   Result<HttpAnswer> Send(const std::string& method, const std::string& url) override {
@@ -44,6 +45,7 @@ class FakeBackend : public MemberApiBackend {
   bool backs_up = true;
   RequestedSnapshot answer;
   BackupStoreListing listing;
+  uint64_t cluster_id = 0;
   std::vector<SnapshotRequest> requests;
   std::vector<std::string> sent;
 };
@@ -193,6 +195,37 @@ TEST(MemberApi, LatestIsTheNewestFullAndTheDeltasAfterIt) {
   EXPECT_EQ(TextAt(deltas->list_value()[1], {"kind"}), "Incr");
 
   EXPECT_EQ(LatestSnapshotsJson(BackupStoreListing{}), R"({"fullSnapshot":null,"deltaSnapshots":null})");
+}
+
+// Issue 41, hazard 11: another etcd cluster's snapshots on the prefix (a
+// member that split off, an Etcd created again) are not this cluster's
+// latest; the controller's TriggerFullSnapshot reads its backup from here.
+// Before, the other cluster's newer full snapshot was answered.
+TEST(MemberApi, LatestListsOnlyTheClusterTheLastHeartbeatAnsweredFor) {
+  FakeBackend backend;
+  backend.listing.prefix = "etcd-main";
+  for (const auto& [path, cluster] :
+       std::vector<std::pair<std::string, uint64_t>>{{"v2/Full-00000000-00000010-1714557600.gz", 0xa1},
+                                                     {"v2/Incr-00000011-00000020-1714557610.gz", 0xa1},
+                                                     {"v2/Incr-00000021-00000030-1714557630.gz", 0},
+                                                     {"v2/Full-00000000-00000090-1714557620.gz", 0xb2}}) {
+    StoredSnapshot snapshot = Stored(path);
+    snapshot.cluster_id = cluster;
+    backend.listing.snapshots.push_back(snapshot);
+  }
+  auto latest = ParseJson(Ask(backend, "GET", "/snapshot/latest").body);
+  ASSERT_TRUE(latest.ok());
+  EXPECT_EQ(TextAt(*latest, {"fullSnapshot", "snapName"}), "Full-00000000-00000090-1714557620.gz")
+      << "no heartbeat yet: every snapshot counts";
+
+  backend.cluster_id = 0xa1;
+  latest = ParseJson(Ask(backend, "GET", "/snapshot/latest").body);
+  ASSERT_TRUE(latest.ok());
+  EXPECT_EQ(TextAt(*latest, {"fullSnapshot", "snapName"}), "Full-00000000-00000010-1714557600.gz");
+  const Value* deltas = ValueAt(*latest, {"deltaSnapshots"});
+  ASSERT_TRUE(deltas != nullptr && deltas->is_list());
+  ASSERT_EQ(deltas->list_value().size(), 2u) << "its own delta and the unmarked one (etcd-backup-restore's)";
+  EXPECT_EQ(TextAt(deltas->list_value()[1], {"snapName"}), "Incr-00000021-00000030-1714557630.gz");
 }
 
 bool HasLine(const std::string& text, const std::string& line) {

@@ -33,6 +33,7 @@ Result<std::string> RenderEtcdConfig(const std::string& template_yaml, const Loc
   config["initial-cluster"] = initial_cluster;
   config["initial-cluster-state"] = initial_cluster_state;
   config["initial-advertise-peer-urls"] = member.peer_url;
+  if (!member.cluster_token.empty()) config["initial-cluster-token"] = member.cluster_token;
   if (!member.client_url.empty()) config["advertise-client-urls"] = member.client_url;
   // ruleplane talks to etcd through the v3 JSON gateway, and etcd 3.4 started
   // with --config-file serves it only when the file says so (the flag's
@@ -41,6 +42,13 @@ Result<std::string> RenderEtcdConfig(const std::string& template_yaml, const Loc
   YAML::Emitter out;
   out << config;
   return std::string(out.c_str()) + "\n";
+}
+
+std::string EtcdClusterToken(const Value& etcd) {
+  const Value* uid = etcd.FindPath({"metadata", "uid"});
+  return uid != nullptr && uid->is_string() && !uid->string_value().empty()
+             ? "etcd-cluster-" + uid->string_value()
+             : "";
 }
 
 Result<std::string> ReadConfigFile(const std::string& path) {

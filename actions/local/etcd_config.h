@@ -11,16 +11,29 @@
 #include "adapters/local/local_member.h"
 #include "adapters/request.h"
 #include "engine/common/error.h"
+#include "engine/common/value.h"
 
 namespace ruleplane {
 
 // The etcd configuration file for `member` from its template: name, data-dir,
-// initial-cluster, initial-cluster-state, advertised URLs set, the rest
+// initial-cluster, initial-cluster-state, advertised URLs set (and
+// initial-cluster-token, when the member has one), the rest
 // (TLS files, listen URLs, quotas) as the template has it; the v3 JSON
 // gateway enabled, which ruleplane's etcd adapter needs.
 Result<std::string> RenderEtcdConfig(const std::string& template_yaml, const LocalMember& member,
                                      const std::string& initial_cluster,
                                      const std::string& initial_cluster_state);
+
+// The initial-cluster-token of the Etcd `etcd` (an Etcd object): "etcd-cluster-"
+// and its metadata.uid; "" when it has none (an Etcd given as a file). etcd
+// derives a cluster's ID from the first members' peer URLs and this token, so
+// an Etcd deleted and created again under the same name and size bootstraps
+// a cluster with another ID, and the backup store tells its snapshots from
+// the first one's (BackupStoreListing::KeepCluster). etcd-druid's template
+// says "etcd-cluster" for every Etcd. Only a member that bootstraps or
+// restores a cluster reads the token: one that joins or restarts on its
+// data does not, so a running cluster is not affected.
+std::string EtcdClusterToken(const Value& etcd);
 
 // The etcd configuration, its template, the re-bootstrap record: bounded,
 // regular files only.

@@ -63,7 +63,9 @@ Status Perform(const PlanStep& step, LocalActionContext& context, RequestLog& lo
           RunRecorded({"etcdctl", "snapshot", "restore", db_file, "--name", member.name, "--data-dir",
                        restored, "--initial-cluster", initial_cluster, "--initial-advertise-peer-urls",
                        member.peer_url, "--initial-cluster-token",
-                       TemplateValue(member.config_template, "initial-cluster-token", "etcd-cluster")},
+                       member.cluster_token.empty()
+                           ? TemplateValue(member.config_template, "initial-cluster-token", "etcd-cluster")
+                           : member.cluster_token},
                       member.command_timeout, log);
       !ran.ok()) {
     return ran;

@@ -142,10 +142,9 @@ void BackupStoreListing::SkipBeyondRevision(int64_t cluster_revision) {
 
 void BackupStoreListing::KeepCluster(uint64_t cluster_id) {
   SkipWhere([&](const StoredSnapshot& snapshot) {
-    return snapshot.cluster_id == 0 || snapshot.cluster_id == cluster_id
-               ? std::string()
-               : " was taken from etcd cluster " + MemberIdHex(snapshot.cluster_id) + ", not " +
-                     MemberIdHex(cluster_id) + ": another cluster's";
+    return snapshot.MayBeOf(cluster_id) ? std::string()
+                                        : " was taken from etcd cluster " + MemberIdHex(snapshot.cluster_id) +
+                                              ", not " + MemberIdHex(cluster_id) + ": another cluster's";
   });
 }
 

@@ -55,6 +55,10 @@ struct StoredSnapshot {
   bool is_final = false;
   int64_t size_bytes = 0;
   uint64_t cluster_id = 0;  // from its marker; 0: none (etcd-backup-restore's, or older)
+
+  // Whether it may be etcd cluster `cluster`'s: marked as that cluster's, or
+  // unmarked (an unmarked snapshot agrees with any cluster).
+  bool MayBeOf(uint64_t cluster) const { return cluster_id == 0 || cluster_id == cluster; }
 };
 
 inline constexpr int64_t kMaxRevisionsPerSecond = 1'000'000;

@@ -22,6 +22,9 @@ struct LocalMember {
   std::string config_template;  // the etcd configuration etcd-druid mounts (YAML)
   std::string config_out;       // where the generated configuration goes
   std::string namespace_name;   // written to the data directory's safe_guard file
+  // The initial-cluster-token of a cluster this member bootstraps or restores
+  // (EtcdClusterToken); "" keeps the template's.
+  std::string cluster_token;
   std::chrono::milliseconds command_timeout{std::chrono::minutes(10)};
 };
 

@@ -14,7 +14,13 @@
 // a node whose clock is 5 minutes behind (the agent SIGSTOPped, the test
 // renewing in its place; from the audit log: nothing disruptive meanwhile; a
 // controller that read the written renewTime would find the member's Lease
-// expired and, past the grace periods, delete its Pod). After each fault the cluster must settle (three Ready
+// expired and, past the grace periods, delete its Pod), a stranger (any Pod in
+// the namespace) asking a member agent's API for a dozen snapshots (at most
+// one of each kind is taken, and no full snapshot from before is collected
+// because of them), the members' ServiceAccount token used to write the
+// controllers' Lease, another Etcd's snapshot Lease and the StatefulSet's
+// scale (each refused; the audit log shows no write by a member's token
+// outside its own Etcd's Leases and status). After each fault the cluster must settle (three Ready
 // members in the status, three started voters in etcd's own member list, the writer acknowledged again) and
 // then show every acknowledged key, one cluster ID and one member list on every member, HashKV equal; and the
 // API server's audit log must show that every write by a controller replica (not Events, not the controllers'
@@ -49,7 +55,11 @@
 
 #include <gtest/gtest.h>
 
+#include "adapters/kubernetes/manifests.h"
+#include "adapters/local/backup_store.h"
 #include "engine/common/json_value.h"
+#include "platform/base64.h"
+#include "platform/http_client.h"
 #include "platform/process.h"
 #include "tests/support/audit_log.h"
 #include "tests/support/chaos_campaign.h"
@@ -89,17 +99,24 @@ enum Kind {
   kKillMemberAgent,
   kKillMemberInit,  // a member Pod deleted, its member-init SIGKILLed 1-3 times in a row as it comes back
   kDeletePod,
-  kClearStatus,    // the Etcd's status cleared by the admin (status subresource)
-  kRestartDryRun,  // the --dry-run replica stopped and started again
-  kSkewLease,      // a member's Lease renewed for kSkewFor as from a node kSkewBehind behind
+  kClearStatus,        // the Etcd's status cleared by the admin (status subresource)
+  kRestartDryRun,      // the --dry-run replica stopped and started again
+  kSkewLease,          // a member's Lease renewed for kSkewFor as from a node kSkewBehind behind
+  kStrangerCallsApi,   // a Pod in the namespace POSTs a dozen snapshot requests to a member agent
+  kMemberTokenWrites,  // the members' ServiceAccount token tries what only the controller may write
   kKinds
 };
 constexpr int kCiFaults = kKinds;
 constexpr seconds kSkewFor = seconds(30);  // past unknownGracePeriod + notReadyGracePeriod
 constexpr std::chrono::minutes kSkewBehind{5};
 constexpr std::array<const char*, kKinds> kKindNames = {
-    "kill-controller", "pause-leader", "kill-etcd",       "kill-member-agent", "kill-member-init",
-    "delete-pod",      "clear-status", "restart-dry-run", "skew-lease"};
+    "kill-controller",  "pause-leader",       "kill-etcd",          "kill-member-agent",
+    "kill-member-init", "delete-pod",         "clear-status",       "restart-dry-run",
+    "skew-lease",       "stranger-calls-api", "member-token-writes"};
+// The stranger's snapshot requests: a third each delta, full and final full.
+constexpr int kStrangerRequests = 12;
+const std::string kMembersUser = "system:serviceaccount:default:etcd-main";
+const std::string kOtherEtcdLease = "etcd-other-full-snap";
 
 struct Totals {
   int sequences = 0;
@@ -109,7 +126,9 @@ struct Totals {
   int quorum_losses = 0;     // the last step of a sequence, recovered only after an approval
   int unexpected_exits = 0;  // replicas that ended without being killed or paused
   int leadership_changes = 0;
-  int checked_writes = 0;  // controller writes checked against the Lease holder
+  int checked_writes = 0;             // controller writes checked against the Lease holder
+  int stranger_requests_refused = 0;  // 429: past the one request of its kind per interval
+  int member_token_writes_refused = 0;
   int64_t acknowledged = 0;
   int64_t lost = 0;
   int split_clusters = 0;
@@ -130,7 +149,16 @@ struct AuditFindings {
   int checked_writes = 0;  // by a controller-* user, not Events, not the controllers' Lease
   int leadership_changes = 0;
   int disruptive_after_approval = 0;  // writes of the approved recovery (what the window check looks for)
+  int member_writes = 0;              // by the members' ServiceAccount, each to its own Etcd's objects
 };
+
+// What the members' Role allows them to write: their Etcd's member and
+// snapshot Leases, and its status.
+bool IsMembersOwnObject(const AuditEvent& event) {
+  const std::string etcd = E2eWorld::kEtcd;
+  if (event.resource == "leases") return event.name.rfind(etcd + "-", 0) == 0;
+  return event.resource == "etcds" && event.subresource == "status" && event.name == etcd;
+}
 
 // From the quorum loss to its approval (server times, RFC 3339 with six
 // fractional digits, so that text order is time order); empty: none yet.
@@ -166,6 +194,12 @@ AuditFindings CheckAuditLog(const std::string& path, const ApprovalWindow& windo
   std::string holder;
   for (const AuditEvent& event : events) {
     if (!event.Succeeded() || !IsWrite(event.verb)) continue;
+    if (event.user == kMembersUser) {
+      ++findings.member_writes;
+      if (!IsMembersOwnObject(event))
+        findings.violations.push_back("the members' token: " + event.Describe());
+      continue;
+    }
     const bool by_controller = event.user.rfind("controller-", 0) == 0;
     if (event.resource == "leases" && event.name == kControllerLease && event.namespace_name == "default") {
       if (event.user == kDryRunUser)
@@ -475,8 +509,139 @@ class Sequence {
                                   FormatMicroTime(std::chrono::system_clock::now() + seconds(5)));
         return;
       }
+      case kStrangerCallsApi:
+        return StrangerCallsApi(pick(3));
+      case kMemberTokenWrites:
+        return MemberTokenWrites();
       case kKinds:
         return;
+    }
+  }
+
+  // The full snapshots in the store (the Local store on the node's hostPath).
+  Result<std::set<std::string>> FullSnapshots() const {
+    auto listing =
+        BackupStore(dir_->path() + "/node/hostpath/etc/gardener/local-backupbuckets/e2e-backups/etcd-main")
+            .List();
+    if (!listing.ok()) return listing.error();
+    std::set<std::string> names;
+    for (const StoredSnapshot& snapshot : listing->snapshots)
+      if (snapshot.kind == "Full") names.insert(snapshot.name);
+    return names;
+  }
+
+  // The revision the leader's agent last wrote on the delta snapshot Lease; 0 when none.
+  int64_t DeltaLeaseRevision() {
+    RequestLog log;
+    auto lease = world_->admin().Get(
+        {"coordination.k8s.io/v1", "leases", "default", std::string(E2eWorld::kEtcd) + "-delta-snap", ""},
+        log);
+    const std::string holder = lease.ok() ? TextAt(*lease, {"spec", "holderIdentity"}) : "";
+    return holder.empty() ? int64_t{0} : std::strtoll(holder.c_str(), nullptr, 10);
+  }
+
+  // Issue 41, hazard 2: without TLS the agents' API takes requests from any
+  // caller. A dozen POSTs of full, final full and delta snapshots: the agents
+  // take at most one of each kind (429 for the rest), and the garbage
+  // collection of the two backup rounds after them (each round ends with it)
+  // deletes no full snapshot the store had before. Before, each was taken
+  // and LimitBased collection kept only the newest 7 full snapshots: the
+  // older history was gone within a minute.
+  void StrangerCallsApi(int member) {
+    auto before = FullSnapshots();
+    if (!before.ok()) return Fail("cannot list the backup store: " + before.error().message);
+    const std::string at = "http://" + world_->agent().PodIP(Pod(member)) + ":8080";
+    Note("fault stranger-calls-api: " + std::to_string(kStrangerRequests) + " snapshot requests POSTed to " +
+         Pod(member) + "'s agent (" + at + "), " + std::to_string(before->size()) +
+         " full snapshot(s) stored");
+    HttpClient http;
+    std::map<std::string, int> taken;
+    std::map<int, int> answers;
+    for (int request = 0; request < kStrangerRequests; ++request) {
+      const char* path = request % 3 == 0   ? "/snapshot/delta"
+                         : request % 3 == 1 ? "/snapshot/full"
+                                            : "/snapshot/full?final=true";
+      auto response = http.Send("POST", at + path, "", seconds(60));
+      const int status = response.ok() ? response->status : 0;
+      ++answers[status];
+      if (status == 200) ++taken[request % 3 == 0 ? "delta" : "full"];
+      if (status == 429) ++totals_.stranger_requests_refused;
+    }
+    std::string summary;
+    for (const auto& [status, count] : answers)
+      summary += (summary.empty() ? "" : ", ") + std::to_string(count) + " x " + std::to_string(status);
+    Note("answers: " + summary);
+    for (const auto& [kind, count] : taken)
+      if (count > 1)
+        Fail("one caller got " + std::to_string(count) + " " + kind + " snapshots taken at once");
+    const int64_t revision = DeltaLeaseRevision();
+    int64_t seen = revision;
+    int rounds = 0;
+    Eventually(
+        [&] {
+          const int64_t now = DeltaLeaseRevision();
+          if (now != seen) {
+            ++rounds;
+            seen = now;
+          }
+          return rounds >= 2;
+        },
+        seconds(60), milliseconds(200));
+    if (rounds < 2) return Fail("the leader's agent took no two delta snapshots within 60 s\n" + Describe());
+    auto after = FullSnapshots();
+    if (!after.ok()) return Fail("cannot list the backup store: " + after.error().message);
+    for (const std::string& name : *before)
+      if (after->count(name) == 0) Fail("the garbage collection after a stranger's requests deleted " + name);
+  }
+
+  // Issue 41, hazard 4: what the members' ServiceAccount token can write. The
+  // controllers' leader-election Lease, another Etcd's snapshot Lease (whose
+  // revision an approver's data-loss bound reads) and the StatefulSet's scale
+  // must each be refused (403); CheckAuditLog finds any write by the token
+  // outside its own Etcd's Leases and status.
+  void MemberTokenWrites() {
+    RequestLog log;
+    std::string token;
+    auto account = world_->admin().Get({"v1", "serviceaccounts", "default", E2eWorld::kEtcd, ""}, log);
+    const Value* secrets = account.ok() ? ValueAt(*account, {"secrets"}) : nullptr;
+    for (const Value& reference :
+         secrets != nullptr && secrets->is_list() ? secrets->list_value() : Value::List{}) {
+      auto secret = world_->admin().Get({"v1", "secrets", "default", TextAt(reference, {"name"}), ""}, log);
+      if (!secret.ok() || TextAt(*secret, {"type"}) != "kubernetes.io/service-account-token") continue;
+      token = Base64Decode(TextAt(*secret, {"data", "token"})).value_or("");
+    }
+    if (token.empty())
+      return Fail("no token Secret for the members' ServiceAccount " + std::string(E2eWorld::kEtcd));
+    KubeConfig config = world_->admin().config();
+    config.tls.cert_file = config.tls.key_file = config.tls.cert_pem = config.tls.key_pem = "";
+    config.token = token;
+    KubeClient members(config);
+    Note("fault member-token-writes: the members' token writes the controllers' Lease, " + kOtherEtcdLease +
+         " and the StatefulSet's scale");
+    const KubeResource other_lease{"coordination.k8s.io/v1", "leases", "default", kOtherEtcdLease, ""};
+    auto other = ParseJson(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":")" +
+                           kOtherEtcdLease + R"("},"spec":{"holderIdentity":"1000"}})");
+    if (!other.ok()) return Fail(other.error().message);
+    if (auto created = ApplyManifests(world_->admin(), {*other}, "default", log); !created.ok())
+      return Fail("cannot create " + kOtherEtcdLease + ": " + created.error().message);
+    const Value holder = Value::MakeMap(
+        {{Value::String("spec"), Value::MakeMap({{Value::String("holderIdentity"), Value::String("1")}})}});
+    const Value replicas = Value::MakeMap(
+        {{Value::String("spec"), Value::MakeMap({{Value::String("replicas"), Value::Int(1)}})}});
+    const std::pair<KubeResource, Value> writes[] = {
+        {{"coordination.k8s.io/v1", "leases", "default", kControllerLease, ""}, holder},
+        {other_lease, holder},
+        {{"apps/v1", "statefulsets", "default", E2eWorld::kEtcd, "scale"}, replicas}};
+    for (const auto& [object, patch] : writes) {
+      auto written = members.MergePatch(object, patch, log);
+      if (written.ok()) {
+        Fail("the members' token wrote " + object.plural + " " + object.name + ": " + FormatJson(*written));
+      } else if (written.error().message.find("HTTP 403") == std::string::npos) {
+        Fail("the members' token's write of " + object.name +
+             " failed otherwise than refused: " + written.error().message);
+      } else {
+        ++totals_.member_token_writes_refused;
+      }
     }
   }
 
@@ -560,7 +725,8 @@ class Sequence {
     Note("checked: " + std::to_string(writer_->acknowledged().size()) + " acknowledged writes, " +
          std::to_string(missing.size()) + " lost, " + std::to_string(cluster_ids.size()) +
          " cluster ID, HashKV equal, " + std::to_string(audit_.checked_writes) +
-         " controller writes checked against the Lease holder, " + std::to_string(audit_.violations.size()) +
+         " controller writes checked against the Lease holder, " + std::to_string(audit_.member_writes) +
+         " by the members' token to their own objects, " + std::to_string(audit_.violations.size()) +
          " audit violations");
   }
 
@@ -705,6 +871,8 @@ std::string Summary(const Totals& totals) {
        << totals.member_init_kills << " member-init runs killed, " << totals.unexpected_exits
        << " replicas ended on their own, " << totals.leadership_changes << " leadership changes, "
        << totals.checked_writes << " controller writes checked against the Lease holder, "
+       << totals.stranger_requests_refused << " stranger's snapshot requests refused (429), "
+       << totals.member_token_writes_refused << " writes with the members' token refused (403), "
        << totals.acknowledged << " acknowledged writes, " << totals.lost << " writes lost, "
        << totals.split_clusters << " split clusters, longest outage " << totals.longest_outage.count()
        << " ms (seed " << totals.longest_outage_seed << ", bound " << kOutageBound.count()

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -497,26 +498,44 @@ TEST_F(MemberInit, AfterAScaleUpFromOneTheFirstMemberRestartedBeforeTheStatusFol
   writer.Start();
 
   // What m0's Pod sees in the window: the template rendered for one member, the status of one member.
-  const std::string lagging_template = Dir(0) + "/etcd.template-of-one.yaml";
-  std::string template_text = Slurp(Template(0));
-  const size_t line = template_text.find("initial-cluster: ");
-  ASSERT_NE(line, std::string::npos) << template_text;
-  template_text.replace(line, template_text.find('\n', line) - line,
-                        "initial-cluster: " + cluster_->member(0).name + "=" + cluster_->member(0).peer_url);
-  Put(lagging_template, template_text);
-  const std::string etcd = Dir(0) + "/etcd-grown-from-one.json";
-  Put(etcd, R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd",)"
-            R"("metadata":{"name":"etcd-main","namespace":"default"},"spec":{"replicas":3},)"
-            R"("status":{"clusterSize":1,"members":[{"name":")" +
-                cluster_->member(0).name + R"(","status":"Ready"}]}})");
-
-  Outcome run = Ruleplane(MemberInitArgs(0, etcd, lagging_template, cluster_->member(0).client_url));
+  Outcome run = Ruleplane(MemberInitArgsInScaleUpWindow(0));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_FALSE(Contains(run.out, "RestoreFullSnapshot")) << run.out;
   EXPECT_TRUE(Beside(0, ".").empty())
       << "valid data is never moved aside while the cluster can have other members";
 
   RejoinsOneClusterThatLostNothing(*this, writer);
+}
+
+// Issue 41, hazard 11: etcd derives a cluster's ID from its first members'
+// peer URLs and the initial-cluster-token, and etcd-druid's template says
+// "etcd-cluster" for every Etcd: an Etcd deleted and created again with the
+// same name and size bootstrapped a cluster with the same ID as the first
+// one, and the backup store (KeepCluster, the chain checks) could not tell
+// the two histories apart. The token now carries the Etcd's uid: another
+// uid, another cluster ID; the same uid, the same one.
+TEST_F(MemberInit, AnEtcdCreatedAgainUnderTheSameNameBootstrapsAClusterWithAnotherId) {
+  std::map<std::string, uint64_t> ids;
+  for (const std::string uid : {"3f2a9c10-first", "7d41e6b2-again", "3f2a9c10-first"}) {
+    etcd_uid_ = uid;
+    ASSERT_NO_FATAL_FAILURE(Bootstrap());
+    auto view = ViewOf(0);
+    ASSERT_TRUE(view.ok()) << view.error().message;
+    EXPECT_TRUE(Contains(Slurp(Config(0)), "initial-cluster-token: etcd-cluster-" + uid)) << Slurp(Config(0));
+    if (ids.count(uid) != 0) {
+      EXPECT_EQ(view->cluster_id, ids[uid]) << "the same Etcd, the same cluster ID";
+    } else {
+      for (const auto& [other, id] : ids)
+        EXPECT_NE(view->cluster_id, id) << "the Etcd " << uid << " bootstrapped the cluster of " << other;
+      ids[uid] = view->cluster_id;
+    }
+    // The Etcd deleted: its members stopped, their volumes gone with the Pods.
+    for (int i = 0; i < size_; ++i) {
+      cluster_->StopMember(i);
+      fs::rename(DataDir(i), DataDir(i) + ".etcd-" + uid + "-" + std::to_string(ids.size()));
+      fs::remove(Config(i));
+    }
+  }
 }
 
 // DEP-01 scenarios 7 and 8: every data directory lost. The first member

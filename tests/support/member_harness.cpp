@@ -62,6 +62,10 @@ std::string MemberHarness::Endpoints() const {
   return joined;
 }
 
+std::string MemberHarness::UidField() const {
+  return etcd_uid_.empty() ? "" : R"(,"uid":")" + etcd_uid_ + R"(")";
+}
+
 std::string MemberHarness::WriteEtcd(int i, const std::vector<StatusMember>& members,
                                      const std::string& rebootstrap) const {
   std::string list;
@@ -72,7 +76,7 @@ std::string MemberHarness::WriteEtcd(int i, const std::vector<StatusMember>& mem
   }
   const std::string path = Dir(i) + "/etcd.json";
   std::ofstream(path) << R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd",)"
-                      << R"("metadata":{"name":"etcd-main","namespace":"default")"
+                      << R"("metadata":{"name":"etcd-main","namespace":"default")" << UidField()
                       << (rebootstrap.empty()
                               ? ""
                               : R"(,"annotations":{"ruleplane.dev/rebootstrap":")" + rebootstrap + R"("})")
@@ -127,6 +131,27 @@ std::string MemberHarness::MemberInitArgs(int i, const std::string& etcd, const 
          (config_template.empty() ? Template(i) : config_template) + " --config-out " + Config(i) +
          " --namespace default --endpoints " + (endpoints.empty() ? Endpoints() : endpoints) + " " +
          StoreFlags() + TlsFlags() + " --etcd " + etcd + " --retry-deadline 30";
+}
+
+std::string MemberHarness::MemberInitArgsInScaleUpWindow(int i) const {
+  const EtcdMemberSpec& member = cluster_->member(i);
+  std::string template_text = Slurp(Template(i));
+  const size_t line = template_text.find("initial-cluster: ");
+  if (line == std::string::npos) {
+    ADD_FAILURE() << "no initial-cluster in " << Template(i) << ":\n" << template_text;
+  } else {
+    template_text.replace(line, template_text.find('\n', line) - line,
+                          "initial-cluster: " + member.name + "=" + member.peer_url);
+  }
+  const std::string lagging_template = Dir(i) + "/etcd.template-of-one.yaml";
+  std::ofstream(lagging_template) << template_text;
+  const std::string etcd = Dir(i) + "/etcd-grown-from-one.json";
+  std::ofstream(etcd) << R"({"apiVersion":"druid.gardener.cloud/v1alpha1","kind":"Etcd",)"
+                      << R"("metadata":{"name":"etcd-main","namespace":"default")" << UidField()
+                      << R"(},"spec":{"replicas":)" << size_
+                      << R"(},"status":{"clusterSize":1,"members":[{"name":")" << member.name
+                      << R"(","status":"Ready"}]}})";
+  return MemberInitArgs(i, etcd, lagging_template, member.client_url);
 }
 
 Outcome MemberHarness::MemberInitOf(int i, const std::string& etcd, const std::string& extra,

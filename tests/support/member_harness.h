@@ -61,6 +61,8 @@ class MemberHarness {
   std::string Endpoints() const;  // every client URL, comma-separated
   std::string TlsFlags() const;   // " --cacert F --cert F --key F", or "" without TLS
 
+  // The Etcd's metadata.uid in the objects the harness writes; "" for none.
+  std::string etcd_uid_;
   // Writes the Etcd object etcd-druid would show and returns its path;
   // `rebootstrap`: the marker an approved quorum-loss plan writes, if any.
   std::string WriteEtcd(int i, const std::vector<StatusMember>& members,
@@ -78,6 +80,13 @@ class MemberHarness {
   // and every member's client URL).
   std::string MemberInitArgs(int i, const std::string& etcd, const std::string& config_template = "",
                              const std::string& endpoints = "") const;
+  // member-init's arguments for member i as its Pod sees a scale-up from one
+  // member (issue 41, hazard 1): the StatefulSet has all the replicas, but the
+  // Etcd status still says one member, member i, Ready, the configuration
+  // template still names member i alone, and member i's own client URL is the
+  // only endpoint the template gives it. Writes the Etcd object and the
+  // template beside member i's own.
+  std::string MemberInitArgsInScaleUpWindow(int i) const;
   // member-init for member i, with the Etcd object `etcd`.
   Outcome MemberInitOf(int i, const std::string& etcd, const std::string& extra = "",
                        const std::string& env = "") const;
@@ -128,6 +137,9 @@ class MemberHarness {
   std::string store_;  // the Local store's directory
   StoreConfig store_config_;
   std::optional<TestPki> pki_;
+
+ private:
+  std::string UidField() const;  // `,"uid":"..."` for the Etcd's metadata, or ""
 };
 
 }  // namespace ruleplane::testing
