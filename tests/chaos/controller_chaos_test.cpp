@@ -16,8 +16,8 @@
 // controller that read the written renewTime would find the member's Lease
 // expired and, past the grace periods, delete its Pod), a stranger (any Pod in
 // the namespace) asking a member agent's API for a dozen snapshots (at most
-// one of each kind is taken, and no full snapshot from before is collected
-// because of them), the members' ServiceAccount token used to write the
+// one of each kind is taken, and a full snapshot stored before is collected
+// only for a newer one of its own schedule period), the members' ServiceAccount token used to write the
 // controllers' Lease, another Etcd's snapshot Lease and the StatefulSet's
 // scale (each refused; the audit log shows no write by a member's token
 // outside its own Etcd's Leases and status). After each fault the cluster must settle (three Ready
@@ -126,8 +126,9 @@ struct Totals {
   int quorum_losses = 0;     // the last step of a sequence, recovered only after an approval
   int unexpected_exits = 0;  // replicas that ended without being killed or paused
   int leadership_changes = 0;
-  int checked_writes = 0;             // controller writes checked against the Lease holder
-  int stranger_requests_refused = 0;  // 429: past the one request of its kind per interval
+  int checked_writes = 0;                  // controller writes checked against the Lease holder
+  int stranger_requests_refused = 0;       // 429: past the one request of its kind per interval
+  int fulls_replaced_in_their_period = 0;  // by a newer full of the same schedule period (LimitBased)
   int member_token_writes_refused = 0;
   int64_t acknowledged = 0;
   int64_t lost = 0;
@@ -518,16 +519,17 @@ class Sequence {
     }
   }
 
-  // The full snapshots in the store (the Local store on the node's hostPath).
-  Result<std::set<std::string>> FullSnapshots() const {
+  // The full snapshots in the store (the Local store on the node's hostPath), by name, with their creation
+  // times.
+  Result<std::map<std::string, int64_t>> FullSnapshots() const {
     auto listing =
         BackupStore(dir_->path() + "/node/hostpath/etc/gardener/local-backupbuckets/e2e-backups/etcd-main")
             .List();
     if (!listing.ok()) return listing.error();
-    std::set<std::string> names;
+    std::map<std::string, int64_t> fulls;
     for (const StoredSnapshot& snapshot : listing->snapshots)
-      if (snapshot.kind == "Full") names.insert(snapshot.name);
-    return names;
+      if (snapshot.kind == "Full") fulls[snapshot.name] = snapshot.created_on;
+    return fulls;
   }
 
   // The revision the leader's agent last wrote on the delta snapshot Lease; 0 when none.
@@ -574,8 +576,10 @@ class Sequence {
     for (const auto& [kind, count] : taken)
       if (count > 1)
         Fail("one caller got " + std::to_string(count) + " " + kind + " snapshots taken at once");
-    const int64_t revision = DeltaLeaseRevision();
-    int64_t seen = revision;
+    // Each backup round of the leader's agent ends in its garbage collection,
+    // and the rounds run one after the other: once the delta Lease has moved
+    // three times, two rounds' collections after the requests are done.
+    int64_t seen = DeltaLeaseRevision();
     int rounds = 0;
     Eventually(
         [&] {
@@ -584,14 +588,29 @@ class Sequence {
             ++rounds;
             seen = now;
           }
-          return rounds >= 2;
+          return rounds >= 3;
         },
-        seconds(60), milliseconds(200));
-    if (rounds < 2) return Fail("the leader's agent took no two delta snapshots within 60 s\n" + Describe());
+        seconds(90), milliseconds(200));
+    if (rounds < 3)
+      return Fail("the leader's agent took no three delta snapshots within 90 s\n" + Describe());
     auto after = FullSnapshots();
     if (!after.ok()) return Fail("cannot list the backup store: " + after.error().message);
-    for (const std::string& name : *before)
-      if (after->count(name) == 0) Fail("the garbage collection after a stranger's requests deleted " + name);
+    // LimitBased with the members' default hourly schedule keeps the newest
+    // full of each period: a full stored before may give way only to a newer
+    // one of its own clock hour, never because of the stranger's to one of a
+    // later period.
+    for (const auto& [name, created] : *before) {
+      if (after->count(name) != 0) continue;
+      const bool replaced_in_its_period = std::any_of(after->begin(), after->end(), [&](const auto& kept) {
+        return kept.second > created && kept.second / 3600 == created / 3600;
+      });
+      if (replaced_in_its_period) {
+        ++totals_.fulls_replaced_in_their_period;
+      } else {
+        Fail("the garbage collection after a stranger's requests deleted " + name +
+             ", and no newer full snapshot of its hour is stored");
+      }
+    }
   }
 
   // Issue 41, hazard 4: what the members' ServiceAccount token can write. The
@@ -872,6 +891,7 @@ std::string Summary(const Totals& totals) {
        << " replicas ended on their own, " << totals.leadership_changes << " leadership changes, "
        << totals.checked_writes << " controller writes checked against the Lease holder, "
        << totals.stranger_requests_refused << " stranger's snapshot requests refused (429), "
+       << totals.fulls_replaced_in_their_period << " full snapshots replaced by a newer one of their hour, "
        << totals.member_token_writes_refused << " writes with the members' token refused (403), "
        << totals.acknowledged << " acknowledged writes, " << totals.lost << " writes lost, "
        << totals.split_clusters << " split clusters, longest outage " << totals.longest_outage.count()
